@@ -1,0 +1,79 @@
+// swift-tools-version: 6.0
+// AnonAuth: self-hosted anonymous-first authentication. No Swift package dependencies:
+// Foundation, the toolchain's own modules and three Debian system libraries.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+  .swiftLanguageMode(.v6),
+  .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+  name: "AnonAuth",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "anonauthd", targets: ["anonauthd"]),
+    .executable(name: "anonauth", targets: ["anonauth"]),
+    .library(name: "AnonAuthClient", targets: ["AnonAuthClient"]),
+  ],
+  targets: [
+    // System libraries (Debian -dev packages) and the C shim for macros and variadics.
+    .systemLibrary(
+      name: "COpenSSL", pkgConfig: "openssl",
+      providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+    .systemLibrary(
+      name: "CProtobufC", pkgConfig: "libprotobuf-c",
+      providers: [.apt(["libprotobuf-c-dev"]), .brew(["protobuf-c"])]),
+    .target(name: "CShims", dependencies: ["COpenSSL"]),
+
+    // The protobuf-c code generated from Protos/ by `make proto` (committed).
+    .target(name: "AnonAuthProto", dependencies: ["CProtobufC"]),
+
+    // Frames, messages, status: what travels on the wire.
+    .target(
+      name: "AnonAuthWire", dependencies: ["AnonAuthProto", "CProtobufC"],
+      swiftSettings: swiftSettings),
+    // Keys, certificates, tokens, random ids.
+    .target(
+      name: "AnonAuthCrypto", dependencies: ["COpenSSL", "CShims"],
+      swiftSettings: swiftSettings),
+    // The epoll event loop and TLS connections, shared by server and client.
+    .target(
+      name: "AnonAuthNet", dependencies: ["AnonAuthWire", "COpenSSL", "CShims"],
+      swiftSettings: swiftSettings),
+    // The service layer: handlers and workers. Knows accounts, not sockets.
+    .target(
+      name: "AnonAuthService", dependencies: ["AnonAuthWire", "AnonAuthCrypto"],
+      swiftSettings: swiftSettings),
+    // The RPC server: listener, connections, router, ops HTTP, shutdown.
+    .target(
+      name: "AnonAuthServer",
+      dependencies: ["AnonAuthNet", "AnonAuthService", "AnonAuthWire", "AnonAuthCrypto"],
+      swiftSettings: swiftSettings),
+    // The Swift client library.
+    .target(
+      name: "AnonAuthClient", dependencies: ["AnonAuthNet", "AnonAuthWire"],
+      swiftSettings: swiftSettings),
+
+    .executableTarget(
+      name: "anonauthd", dependencies: ["AnonAuthServer", "AnonAuthCrypto"],
+      swiftSettings: swiftSettings),
+    .executableTarget(
+      name: "anonauth", dependencies: ["AnonAuthClient", "AnonAuthWire"],
+      swiftSettings: swiftSettings),
+
+    .testTarget(
+      name: "AnonAuthWireTests", dependencies: ["AnonAuthWire"],
+      swiftSettings: swiftSettings),
+    .testTarget(
+      name: "AnonAuthCryptoTests", dependencies: ["AnonAuthCrypto"],
+      swiftSettings: swiftSettings),
+    .testTarget(
+      name: "AnonAuthIntegrationTests",
+      dependencies: ["AnonAuthClient", "AnonAuthWire", "AnonAuthNet"],
+      swiftSettings: swiftSettings),
+  ]
+)

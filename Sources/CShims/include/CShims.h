@@ -1,0 +1,40 @@
+#ifndef ANONAUTH_CSHIMS_H
+#define ANONAUTH_CSHIMS_H
+// What Swift cannot import directly: Linux event APIs missing from Glibc's module,
+// OpenSSL function-like macros, and helpers that keep pointer casts out of Swift.
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <sys/socket.h>
+#include <sys/resource.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <openssl/ssl.h>
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+
+/// errno as a function: Swift reads it at once after a failing call.
+int anonauth_errno(void);
+
+// OpenSSL macros.
+int anonauth_ssl_ctx_set_min_proto(SSL_CTX *ctx, int version);
+int anonauth_ssl_ctx_set_max_proto(SSL_CTX *ctx, int version);
+long anonauth_ssl_ctx_set_mode(SSL_CTX *ctx, long mode);
+int anonauth_ssl_set_tlsext_host_name(SSL *ssl, const char *name);
+int anonauth_ssl_ctx_set_session_cache_off(SSL_CTX *ctx);
+
+/// Installs the server's ALPN selection: offers exactly one protocol; a client that
+/// offers ALPN without it gets no_application_protocol, a client with none is accepted.
+void anonauth_ssl_ctx_require_alpn(SSL_CTX *ctx, const unsigned char *proto, unsigned int len);
+
+/// The selected ALPN protocol (or len 0).
+void anonauth_ssl_get_alpn(const SSL *ssl, const unsigned char **data, unsigned int *len);
+
+/// Runs the event for this many bytes: epoll_event's packed layout is awkward in Swift.
+int anonauth_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
+int anonauth_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max, int timeout_ms);
+
+#endif

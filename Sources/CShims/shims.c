@@ -1,0 +1,96 @@
+#include "CShims.h"
+#include <errno.h>
+#include <string.h>
+#include <stdlib.h>
+#include <pthread.h>
+
+int anonauth_errno(void) { return errno; }
+
+int anonauth_ssl_ctx_set_min_proto(SSL_CTX *ctx, int version) {
+  return (int)SSL_CTX_set_min_proto_version(ctx, version);
+}
+
+int anonauth_ssl_ctx_set_max_proto(SSL_CTX *ctx, int version) {
+  return (int)SSL_CTX_set_max_proto_version(ctx, version);
+}
+
+long anonauth_ssl_ctx_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
+
+int anonauth_ssl_set_tlsext_host_name(SSL *ssl, const char *name) {
+  return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+
+int anonauth_ssl_ctx_set_session_cache_off(SSL_CTX *ctx) {
+  return (int)SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+}
+
+typedef struct {
+  unsigned char proto[256];
+  unsigned int len;
+} alpn_want;
+
+static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                       const unsigned char *in, unsigned int inlen, void *arg) {
+  (void)ssl;
+  const alpn_want *want = (const alpn_want *)arg;
+  unsigned int i = 0;
+  while (i < inlen) {
+    unsigned int l = in[i];
+    if (i + 1 + l > inlen) break;
+    if (l == want->len && memcmp(in + i + 1, want->proto, l) == 0) {
+      *out = in + i + 1;
+      *outlen = (unsigned char)l;
+      return SSL_TLSEXT_ERR_OK;
+    }
+    i += 1 + l;
+  }
+  return SSL_TLSEXT_ERR_ALERT_FATAL;  // no_application_protocol
+}
+
+static int alpn_index = -1;
+static pthread_once_t alpn_once = PTHREAD_ONCE_INIT;
+
+static void alpn_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl,
+                      void *argp) {
+  (void)parent; (void)ad; (void)idx; (void)argl; (void)argp;
+  free(ptr);
+}
+
+static void alpn_index_init(void) {
+  alpn_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, alpn_free);
+}
+
+void anonauth_ssl_ctx_require_alpn(SSL_CTX *ctx, const unsigned char *proto, unsigned int len) {
+  if (len == 0 || len > 255) return;
+  pthread_once(&alpn_once, alpn_index_init);
+  alpn_want *w = malloc(sizeof *w);
+  if (w == NULL) return;
+  memcpy(w->proto, proto, len);
+  w->len = len;
+  // The context owns the copy: alpn_free releases it with the context.
+  SSL_CTX_set_ex_data(ctx, alpn_index, w);
+  SSL_CTX_set_alpn_select_cb(ctx, alpn_select, w);
+}
+
+void anonauth_ssl_get_alpn(const SSL *ssl, const unsigned char **data, unsigned int *len) {
+  SSL_get0_alpn_selected(ssl, data, len);
+}
+
+int anonauth_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
+  struct epoll_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.events = events;
+  ev.data.u64 = data;
+  return epoll_ctl(epfd, op, fd, &ev);
+}
+
+int anonauth_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max, int timeout_ms) {
+  struct epoll_event evs[256];
+  if (max > 256) max = 256;
+  int n = epoll_wait(epfd, evs, max, timeout_ms);
+  for (int i = 0; i < n; i++) {
+    events[i] = evs[i].events;
+    data[i] = evs[i].data.u64;
+  }
+  return n;
+}
