@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Regenerates the protobuf-c code from Protos/ into OUT (default: the committed place).
-# `make proto` runs it; `make check-proto` runs it into a temp dir and diffs.
+# Regenerates the code derived from Protos/: the protobuf-c code into C_OUT (default: the
+# committed place, Sources/AnonAuthProto) and the Swift message types into SWIFT_OUT
+# (default: Sources/AnonAuthWire/Generated).
+# `make proto` runs it; `make check-proto` runs it into temp dirs and diffs (`diff -r`).
+# Usage: Scripts/gen-proto.sh [C_OUT [SWIFT_OUT]]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/Sources/AnonAuthProto}
+swift_out=${2:-$root/Sources/AnonAuthWire/Generated}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$root/Protos"
@@ -21,3 +25,8 @@ rm -rf "$out/include/anonauth" "$out/generated/anonauth"
   echo "#endif"
 } > "$out/include/AnonAuthProto.h"
 printf 'module AnonAuthProto {\n  header "AnonAuthProto.h"\n  export *\n}\n' > "$out/include/module.modulemap"
+
+# The Swift message types bridged to the code above (Scripts/gen_swift_messages.py).
+protoc --include_imports --include_source_info --descriptor_set_out="$tmp/descriptors.pb" \
+  -I. $protos
+python3 "$root/Scripts/gen_swift_messages.py" "$tmp/descriptors.pb" "$swift_out"
