@@ -29,4 +29,4 @@ printf 'module AnonAuthProto {\n  header "AnonAuthProto.h"\n  export *\n}\n' > "
 # The Swift message types bridged to the code above (Scripts/gen_swift_messages.py).
 protoc --include_imports --include_source_info --descriptor_set_out="$tmp/descriptors.pb" \
   -I. $protos
-python3 "$root/Scripts/gen_swift_messages.py" "$tmp/descriptors.pb" "$swift_out"
+"${PYTHON:-python3}" "$root/Scripts/gen_swift_messages.py" "$tmp/descriptors.pb" "$swift_out"

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CShims.h"
 #include <errno.h>
 #include <string.h>
@@ -5,6 +6,10 @@
 #include <pthread.h>
 
 int anonauth_errno(void) { return errno; }
+
+int anonauth_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
+  return accept4(fd, addr, len, flags);
+}
 
 int anonauth_ssl_ctx_set_min_proto(SSL_CTX *ctx, int version) {
   return (int)SSL_CTX_set_min_proto_version(ctx, version);
@@ -22,6 +27,13 @@ int anonauth_ssl_set_tlsext_host_name(SSL *ssl, const char *name) {
 
 int anonauth_ssl_ctx_set_session_cache_off(SSL_CTX *ctx) {
   return (int)SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+}
+
+void anonauth_ssl_ctx_harden(SSL_CTX *ctx) {
+  SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION |
+                               SSL_OP_NO_COMPRESSION);
+  SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE |
+                            SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 }
 
 typedef struct {
@@ -93,4 +105,10 @@ int anonauth_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max, int
     data[i] = evs[i].data.u64;
   }
   return n;
+}
+
+EVP_PKEY *anonauth_ec_p256_keygen(void) { return EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256"); }
+
+EVP_PKEY *anonauth_rsa_keygen(unsigned int bits) {
+  return EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)bits);
 }

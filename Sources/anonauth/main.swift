@@ -1,1 +1,39 @@
-print("anonauth")
+import Foundation
+
+/// The `anonauth` command line: one subcommand per task, `--help` on each.
+let commands: [(name: String, summary: String, help: String, run: (Arguments) async throws(CLIError) -> Void)] = [
+  ("health", HealthCommand.summary, HealthCommand.help, HealthCommand.run)
+]
+
+@MainActor func usage() -> String {
+  var out = "Usage: anonauth COMMAND [options]\n\nCommands:\n"
+  for command in commands { out += "  \(command.name.padding(toLength: 22, withPad: " ", startingAt: 0))\(command.summary)\n" }
+  out += "\nRun 'anonauth COMMAND --help' for a command's options.\n"
+  return out
+}
+
+let raw = Array(CommandLine.arguments.dropFirst())
+guard let name = raw.first, name != "--help", name != "-h", name != "help" else {
+  print(usage(), terminator: "")
+  exit(raw.isEmpty ? 2 : 0)
+}
+guard let command = commands.first(where: { $0.name == name }) else {
+  FileHandle.standardError.write(Data("anonauth: unknown command \"\(name)\"\n\n\(usage())".utf8))
+  exit(2)
+}
+let rest = Array(raw.dropFirst())
+if rest.contains("--help") || rest.contains("-h") {
+  print(command.help)
+  exit(0)
+}
+do {
+  let arguments = try Arguments(rest, switchNames: Connection.switchNames)
+  try await command.run(arguments)
+  exit(0)
+} catch {
+  if !error.description.isEmpty { FileHandle.standardError.write(Data("anonauth: \(error.description)\n".utf8)) }
+  switch error {
+  case .usage: exit(2)
+  case .failed: exit(1)
+  }
+}

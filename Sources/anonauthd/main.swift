@@ -1,1 +1,6 @@
-print("anonauthd")
+import AnonAuthServer
+import Foundation
+
+let code = await Daemon.main(
+  arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+exit(code)

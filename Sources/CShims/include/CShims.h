@@ -16,6 +16,9 @@
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 
+/// accept4 is hidden behind _GNU_SOURCE in Glibc's module.
+int anonauth_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
+
 /// errno as a function: Swift reads it at once after a failing call.
 int anonauth_errno(void);
 
@@ -25,6 +28,14 @@ int anonauth_ssl_ctx_set_max_proto(SSL_CTX *ctx, int version);
 long anonauth_ssl_ctx_set_mode(SSL_CTX *ctx, long mode);
 int anonauth_ssl_set_tlsext_host_name(SSL *ssl, const char *name);
 int anonauth_ssl_ctx_set_session_cache_off(SSL_CTX *ctx);
+
+/// No renegotiation, no compression; partial and moving writes for non-blocking I/O;
+/// buffers released while a connection is idle (SSL_OP_* are function-like macros).
+void anonauth_ssl_ctx_harden(SSL_CTX *ctx);
+
+/// EVP_EC_gen / EVP_RSA_gen are macros over the variadic EVP_PKEY_Q_keygen.
+EVP_PKEY *anonauth_ec_p256_keygen(void);
+EVP_PKEY *anonauth_rsa_keygen(unsigned int bits);
 
 /// Installs the server's ALPN selection: offers exactly one protocol; a client that
 /// offers ALPN without it gets no_application_protocol, a client with none is accepted.

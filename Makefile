@@ -1,0 +1,75 @@
+# AnonAuth: `make run` and `make test` work on a fresh Debian machine with the Swift
+# toolchain. They install the missing system packages when they can (root or sudo) and
+# say what to install when they cannot.
+
+SWIFT        ?= swift
+DATA_DIR     ?= ./anonauth-data
+VENV         := .build-venv
+PY           := $(VENV)/bin/python
+DEB_PACKAGES := pkg-config libssl-dev openssl libsqlite3-dev libprotobuf-c-dev \
+                protobuf-c-compiler protobuf-compiler python3 python3-venv faketime
+
+.PHONY: run test deps build build-release proto check-proto lint format interop-deps \
+        test-swift test-interop bench clean
+
+run: deps build
+	.build/debug/anonauthd --dev --data-dir $(DATA_DIR)
+
+test: deps check-proto lint build test-swift test-interop
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null; then SUDO="sudo"; else SUDO="none"; fi; \
+	  if [ "$$SUDO" = none ]; then \
+	    echo "Missing Debian packages:$$missing"; \
+	    echo "Install them with: apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	  echo "Installing:$$missing"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null \
+	    || { echo "apt-get failed; install by hand: apt-get install -y$$missing"; exit 1; }; \
+	fi
+
+build:
+	$(SWIFT) build --build-tests
+
+build-release:
+	$(SWIFT) build -c release -Xswiftc -static-stdlib
+
+proto: interop-deps
+	PYTHON=$(PY) Scripts/gen-proto.sh
+
+check-proto: interop-deps
+	@tmp=$$(mktemp -d); \
+	PYTHON=$(PY) Scripts/gen-proto.sh $$tmp/c $$tmp/swift >/dev/null && \
+	diff -r $$tmp/c Sources/AnonAuthProto >/dev/null && diff -r $$tmp/swift Sources/AnonAuthWire/Generated >/dev/null; \
+	rc=$$?; rm -rf $$tmp; \
+	if [ $$rc != 0 ]; then echo "Generated protobuf code is stale: run 'make proto' and commit."; exit 1; fi; \
+	echo "Generated protobuf code is up to date."
+
+lint:
+	$(SWIFT) format lint --strict -r Sources Tests Package.swift
+
+format:
+	$(SWIFT) format format -i -r Sources Tests Package.swift
+
+$(VENV)/.ok: Tests/Interop/requirements.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q -r Tests/Interop/requirements.txt
+	touch $@
+
+interop-deps: $(VENV)/.ok
+
+test-swift: build
+	$(SWIFT) test --skip-build
+
+test-interop: build interop-deps
+	ANONAUTHD=$$(pwd)/.build/debug/anonauthd $(PY) -m pytest -q Tests/Interop
+
+bench: deps build-release
+	Scripts/bench.sh
+
+clean:
+	rm -rf .build $(VENV)

@@ -1,0 +1,126 @@
+import AnonAuthNet
+import AnonAuthWire
+
+/// The client side of one connection: numbers calls, matches replies by id, enforces
+/// each call's deadline, and after a `GoAway` takes no new calls. Loop-confined.
+final class ClientConnection: TLSConnectionDelegate {
+  typealias Completion = @Sendable (Result<Reply, CallFailure>) -> Void
+
+  /// Why a call got no reply.
+  enum CallFailure: Error, Sendable {
+    /// The server never saw the call (sent after its `GoAway`, or the connection failed
+    /// before the call was written): safe to send again elsewhere.
+    case notProcessed(String)
+    case failed(RPCError)
+  }
+
+  private struct Pending {
+    let completion: Completion
+    let timer: UInt64
+  }
+
+  let tls: TLSConnection
+  private var pending: [UInt64: Pending] = [:]
+  private var nextID: UInt64 = 1
+  private(set) var goingAway = false
+  private(set) var closed = false
+  private var handshaken = false
+  private let flags: ConnectionFlags
+
+  init(tls: TLSConnection, flags: ConnectionFlags) {
+    self.tls = tls
+    self.flags = flags
+  }
+
+  var usable: Bool { !goingAway && !closed }
+
+  /// Sends a call; `completion` runs exactly once, on the loop.
+  func start(
+    method: String, payload: [UInt8], metadata: [String: String], timeoutMs: UInt32,
+    completion: @escaping Completion
+  ) {
+    guard usable else {
+      completion(.failure(.notProcessed("connection is going away")))
+      return
+    }
+    let id = nextID
+    nextID += 1
+    var call = Call()
+    call.id = id
+    call.method = method
+    call.metadata = metadata
+    call.timeoutMs = timeoutMs
+    call.payload = payload
+    var frame = Frame()
+    frame.kind = .call(call)
+    let timer = tls.loop.schedule(afterNanos: UInt64(timeoutMs) * 1_000_000 + 50_000_000) { [weak self] in
+      self?.finish(id, .failure(.failed(RPCError(.deadlineExceeded, "no reply within \(timeoutMs) ms"))))
+    }
+    pending[id] = Pending(completion: completion, timer: timer)
+    tls.send(frame)
+  }
+
+  /// Sends a Ping; the Pong only counts as activity.
+  func ping(nonce: UInt64) {
+    var ping = Ping()
+    ping.nonce = nonce
+    var frame = Frame()
+    frame.kind = .ping(ping)
+    tls.send(frame)
+  }
+
+  func close() { tls.closeGracefully() }
+
+  private func finish(_ id: UInt64, _ result: Result<Reply, CallFailure>) {
+    guard let call = pending.removeValue(forKey: id) else { return }
+    tls.loop.cancelTimer(call.timer)
+    call.completion(result)
+  }
+
+  // MARK: TLSConnectionDelegate
+
+  func connectionDidHandshake(_ connection: TLSConnection) {
+    handshaken = true
+  }
+
+  func connection(_ connection: TLSConnection, didReceive frame: Frame) {
+    switch frame.kind {
+    case .reply(let reply):
+      finish(reply.id, .success(reply))
+    case .ping(let ping):
+      var pong = Pong()
+      pong.nonce = ping.nonce
+      var out = Frame()
+      out.kind = .pong(pong)
+      tls.send(out)
+    case .goAway(let goAway):
+      goingAway = true
+      flags.markUnusable()
+      // Calls above last_call_id were never seen: they may be sent again elsewhere.
+      for id in pending.keys.sorted() where id > goAway.lastCallId {
+        finish(id, .failure(.notProcessed("server sent GoAway \(goAway.reason)")))
+      }
+      if pending.isEmpty { tls.closeGracefully() }
+    case .pong, .call, nil:
+      break
+    }
+    if goingAway && pending.isEmpty && tls.state == .open { tls.closeGracefully() }
+  }
+
+  func connection(_ connection: TLSConnection, didFailWith error: FrameError) {
+    tls.close(error: error)
+  }
+
+  func connectionDidClose(_ connection: TLSConnection, error: (any Error)?) {
+    closed = true
+    flags.markUnusable()
+    let why = error.map { "\($0)" } ?? "connection closed"
+    for id in pending.keys.sorted() {
+      // Before the handshake nothing was sent: the call may go to another connection.
+      let failure: CallFailure =
+        handshaken
+        ? .failed(RPCError(code: .unavailable, reason: "UNAVAILABLE", message: why)) : .notProcessed(why)
+      finish(id, .failure(failure))
+    }
+  }
+}

@@ -1,0 +1,130 @@
+import AnonAuthNet
+import AnonAuthWire
+import Glibc
+import Synchronization
+
+/// A client of the AnonAuth RPC: one TLS connection that multiplexes every call, made
+/// on first use and made again after the server says `GoAway` or the connection drops.
+///
+/// Calls are `async`; each has a deadline, sent to the server as `timeout_ms` and also
+/// enforced here.
+public final class RPCClient: Sendable {
+  public let endpoint: ClientEndpoint
+  private let context: TLSContext
+  private let address: SocketAddress
+  private let current = Mutex<ConnectionHandle?>(nil)
+  /// The deadline of calls that give none.
+  public let defaultTimeoutMs: UInt32
+
+  /// - Throws: `RPCClientError` for a bad address or an unusable CA file.
+  public init(endpoint: ClientEndpoint, defaultTimeoutMs: UInt32 = 30_000) throws(RPCClientError) {
+    self.endpoint = endpoint
+    self.defaultTimeoutMs = defaultTimeoutMs
+    do {
+      address = try SocketAddress(host: endpoint.host, port: endpoint.port)
+    } catch {
+      throw .badAddress("\(endpoint.host):\(endpoint.port)")
+    }
+    do {
+      context = try TLSContext.client(caFile: endpoint.caFile, insecure: endpoint.insecure)
+    } catch {
+      throw .tls(error.description)
+    }
+    // OpenSSL writes to sockets with write(2): a peer's reset must not kill the process.
+    signal(SIGPIPE, SIG_IGN)
+  }
+
+  /// Calls `method` with a typed request and decodes the typed response.
+  /// - Throws: `RPCError` with the server's status, or a local one (`UNAVAILABLE`,
+  ///   `DEADLINE_EXCEEDED`, `MALFORMED_REQUEST` for a response that does not parse).
+  public func call<Request: ProtoMessage, Response: ProtoMessage>(
+    _ method: String, _ request: Request, metadata: [String: String] = [:], timeoutMs: UInt32? = nil,
+    as: Response.Type = Response.self
+  ) async throws(RPCError) -> Response {
+    let payload = try await callRaw(
+      method, payload: request.serializedBytes(), metadata: metadata, timeoutMs: timeoutMs)
+    do {
+      return try Response(serializedBytes: payload)
+    } catch {
+      throw RPCError(code: .internalError, reason: "INTERNAL", message: "the response is not a \(Response.self)")
+    }
+  }
+
+  /// Calls with raw payload bytes: for tools and tests that speak bytes.
+  public func callRaw(
+    _ method: String, payload: [UInt8], metadata: [String: String] = [:], timeoutMs: UInt32? = nil
+  ) async throws(RPCError) -> [UInt8] {
+    let reply = try await send(method, payload: payload, metadata: metadata, timeoutMs: timeoutMs ?? defaultTimeoutMs)
+    if let status = reply.status, status.code != 0 {
+      throw RPCError(
+        code: StatusCode(rawValue: status.code), reason: status.reason, message: status.message,
+        details: status.details)
+    }
+    return reply.payload
+  }
+
+  /// The whole reply, status and metadata included.
+  public func send(
+    _ method: String, payload: [UInt8], metadata: [String: String], timeoutMs: UInt32
+  ) async throws(RPCError) -> Reply {
+    var attempt = 0
+    while true {
+      attempt += 1
+      let connection: ConnectionHandle
+      do {
+        connection = try connectionForCall()
+      } catch {
+        throw RPCError(code: .unavailable, reason: "UNAVAILABLE", message: "\(error)")
+      }
+      let result: Result<Reply, ClientConnection.CallFailure> = await withCheckedContinuation { continuation in
+        connection.execute { conn in
+          conn.start(method: method, payload: payload, metadata: metadata, timeoutMs: timeoutMs) {
+            continuation.resume(returning: $0)
+          }
+        }
+      }
+      switch result {
+      case .success(let reply):
+        return reply
+      case .failure(.failed(let error)):
+        throw error
+      case .failure(.notProcessed(let why)):
+        forget(connection)
+        if attempt >= 3 { throw RPCError(code: .unavailable, reason: "UNAVAILABLE", message: why) }
+      }
+    }
+  }
+
+  /// Closes the connection; calls in flight fail with `UNAVAILABLE`.
+  public func close() {
+    let connection = current.withLock { current -> ConnectionHandle? in
+      defer { current = nil }
+      return current
+    }
+    connection?.execute { $0.close() }
+  }
+
+  private func forget(_ connection: ConnectionHandle) {
+    current.withLock { current in
+      if current?.id == connection.id { current = nil }
+    }
+  }
+
+  private func connectionForCall() throws -> ConnectionHandle {
+    try current.withLock { current in
+      if let existing = current, existing.isUsable { return existing }
+      let loop = try ClientEventLoop.get()
+      let fd = try Socket.connect(to: address)
+      let tls = try TLSConnection(
+        fd: fd, context: context, loop: loop, peer: address, maxFrameSize: endpoint.maxFrameSize,
+        connecting: true, serverName: endpoint.serverName ?? endpoint.host)
+      let flags = ConnectionFlags()
+      let connection = ClientConnection(tls: tls, flags: flags)
+      tls.delegate = connection
+      let bound = ConnectionHandle(bound: LoopBound(connection, loop: loop), flags: flags)
+      bound.execute { $0.tls.start() }
+      current = bound
+      return bound
+    }
+  }
+}

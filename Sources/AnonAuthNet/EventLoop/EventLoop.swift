@@ -1,0 +1,170 @@
+import CShims
+import Foundation
+import Glibc
+import Synchronization
+
+/// One thread running `epoll_wait`: it owns its registrations and timers, and is woken
+/// through an eventfd when another thread hands it work with `execute`.
+///
+/// Socket I/O and OpenSSL calls happen here, never on Swift's cooperative pool.
+public final class EventLoop: @unchecked Sendable {
+  // @unchecked Sendable is safe: `handlers`, `timers`, `stopped` and `scratch` are touched
+  // only on the loop thread (checked by `assertInLoop` in debug builds); other threads
+  // reach the loop only through `pending`, which a Mutex guards, and the eventfd.
+  private let epfd: Int32
+  private let wakeFD: Int32
+  private var handlers: [UInt64: any EventHandler] = [:]
+  private var nextRegistration: UInt64 = 1
+  private var timers = TimerHeap()
+  private var stopped = false
+  private let pending = Mutex<[@Sendable () -> Void]>([])
+  private let threadID = Mutex<pthread_t?>(nil)
+  private let finished = DispatchSemaphore(value: 0)
+  /// One read buffer for every connection of this loop: idle connections hold none.
+  public let scratch: UnsafeMutableRawBufferPointer
+  public let name: String
+
+  /// The id of the wake-up registration: never handed to a handler.
+  private static let wakeID: UInt64 = 0
+
+  public init(name: String) throws(SystemError) {
+    self.name = name
+    epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
+    if epfd < 0 { throw SystemError("epoll_create1") }
+    wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
+    if wakeFD < 0 {
+      let error = SystemError("eventfd")
+      Glibc.close(epfd)
+      throw error
+    }
+    scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
+    _ = anonauth_epoll_ctl(epfd, EPOLL_CTL_ADD, wakeFD, IOEvents.readable.rawValue, Self.wakeID)
+  }
+
+  deinit {
+    Glibc.close(wakeFD)
+    Glibc.close(epfd)
+    scratch.deallocate()
+  }
+
+  /// Starts the loop on a new thread.
+  public func start() {
+    let thread = Thread { [self] in
+      threadID.withLock { $0 = pthread_self() }
+      run()
+      finished.signal()
+    }
+    thread.name = name
+    thread.stackSize = 1 << 20
+    thread.start()
+  }
+
+  /// Runs `task` on the loop thread, soon. Safe from any thread.
+  public func execute(_ task: @escaping @Sendable () -> Void) {
+    pending.withLock { $0.append(task) }
+    var one: UInt64 = 1
+    _ = write(wakeFD, &one, 8)
+  }
+
+  /// Asks the loop to stop after the current iteration and waits for its thread to end.
+  public func stopAndWait() {
+    execute { [self] in stopped = true }
+    if threadID.withLock({ $0 }) != nil { finished.wait() }
+  }
+
+  public var inLoop: Bool {
+    guard let id = threadID.withLock({ $0 }) else { return false }
+    return pthread_equal(id, pthread_self()) != 0
+  }
+
+  func assertInLoop() {
+    assert(inLoop, "\(name): called off the loop thread")
+  }
+
+  // MARK: Registrations (loop thread only)
+
+  /// Registers `fd`; the returned id goes into epoll's data so that events for a
+  /// descriptor number that was closed and reused are dropped.
+  public func register(fd: Int32, events: IOEvents, handler: any EventHandler) throws(SystemError) -> UInt64 {
+    assertInLoop()
+    let id = nextRegistration
+    nextRegistration += 1
+    if anonauth_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, events.rawValue | IOEvents.readHangup.rawValue, id) != 0 {
+      throw SystemError("epoll_ctl ADD")
+    }
+    handlers[id] = handler
+    return id
+  }
+
+  public func modify(fd: Int32, registration: UInt64, events: IOEvents) {
+    assertInLoop()
+    _ = anonauth_epoll_ctl(epfd, EPOLL_CTL_MOD, fd, events.rawValue | IOEvents.readHangup.rawValue, registration)
+  }
+
+  /// Removes the registration; call before closing the descriptor.
+  public func deregister(fd: Int32, registration: UInt64) {
+    assertInLoop()
+    _ = anonauth_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, 0, registration)
+    handlers[registration] = nil
+  }
+
+  // MARK: Timers (loop thread only)
+
+  /// Runs `body` on the loop once `delayNanos` have passed; cancel with the returned id.
+  @discardableResult
+  public func schedule(afterNanos delayNanos: UInt64, _ body: @escaping () -> Void) -> UInt64 {
+    assertInLoop()
+    return timers.schedule(at: MonotonicClock.now() &+ delayNanos, body)
+  }
+
+  public func cancelTimer(_ id: UInt64) {
+    assertInLoop()
+    timers.cancel(id)
+  }
+
+  // MARK: The loop
+
+  private func run() {
+    let maxEvents: Int32 = 256
+    let events = UnsafeMutablePointer<UInt32>.allocate(capacity: Int(maxEvents))
+    let datas = UnsafeMutablePointer<UInt64>.allocate(capacity: Int(maxEvents))
+    defer {
+      events.deallocate()
+      datas.deallocate()
+    }
+    while !stopped {
+      var timeout: Int32 = -1
+      if let deadline = timers.nextDeadline() {
+        let now = MonotonicClock.now()
+        // Round up, so that a timer is never woken for early and spun on.
+        timeout = deadline <= now ? 0 : Int32(min((deadline - now + 999_999) / 1_000_000, 60_000))
+      }
+      let n = anonauth_epoll_wait(epfd, events, datas, maxEvents, timeout)
+      if n < 0 && anonauth_errno() != EINTR { break }
+      for i in 0..<max(0, Int(n)) {
+        let id = datas[i]
+        if id == Self.wakeID {
+          var value: UInt64 = 0
+          _ = read(wakeFD, &value, 8)
+          continue
+        }
+        handlers[id]?.handleEvents(IOEvents(rawValue: events[i]))
+      }
+      runPending()
+      for callback in timers.popDue(now: MonotonicClock.now()) { callback() }
+    }
+    runPending()
+  }
+
+  private func runPending() {
+    while true {
+      let tasks = pending.withLock { queue -> [@Sendable () -> Void] in
+        let taken = queue
+        queue.removeAll(keepingCapacity: true)
+        return taken
+      }
+      if tasks.isEmpty { return }
+      for task in tasks { task() }
+    }
+  }
+}

@@ -1,0 +1,339 @@
+import AnonAuthWire
+import COpenSSL
+import CShims
+import Glibc
+
+/// What a `TLSConnection` reports to its owner; called on the connection's loop thread.
+public protocol TLSConnectionDelegate: AnyObject {
+  func connectionDidHandshake(_ connection: TLSConnection)
+  func connection(_ connection: TLSConnection, didReceive frame: Frame)
+  /// The byte stream stopped being frames; the owner decides whether to say `GoAway`.
+  func connection(_ connection: TLSConnection, didFailWith error: FrameError)
+  func connectionDidClose(_ connection: TLSConnection, error: (any Error)?)
+}
+
+/// One non-blocking TLS connection driven by an `EventLoop`: handshake, frame reading
+/// and buffered frame writing. Everything here runs on the loop's thread.
+public final class TLSConnection: EventHandler {
+  public enum State: Sendable {
+    case connecting, handshaking, open, closing, closed
+  }
+
+  public let loop: EventLoop
+  public let peer: SocketAddress?
+  public private(set) var state: State
+  public weak var delegate: (any TLSConnectionDelegate)?
+  /// Monotonic time of the last frame in or out: the idle timeout counts from it.
+  public private(set) var lastActivity: UInt64
+  /// When the handshake (or the TCP connect) began.
+  public let startedAt: UInt64
+  /// When the frame now being received began, if one is unfinished.
+  public private(set) var partialFrameSince: UInt64?
+
+  private let fd: Int32
+  private var ssl: OpaquePointer?
+  private var registration: UInt64 = 0
+  private var decoder: FrameDecoder
+  private var output: [UInt8] = []
+  private var outputIndex = 0
+  private var interestWritable = false
+  private var sslWantsWritable = false
+  private var lingerTimer: UInt64?
+
+  /// How long a closing connection waits for the peer's end before it is cut.
+  public static let lingerNanos: UInt64 = 2_000_000_000
+
+  /// A connection over an accepted or connecting socket. Takes ownership of `fd`.
+  /// - Parameter serverName: for clients, the name or IP the certificate must match.
+  public init(
+    fd: Int32, context: TLSContext, loop: EventLoop, peer: SocketAddress?,
+    maxFrameSize: Int, connecting: Bool = false, serverName: String? = nil
+  ) throws(OpenSSLError) {
+    self.fd = fd
+    self.loop = loop
+    self.peer = peer
+    self.decoder = FrameDecoder(maxFrameSize: maxFrameSize)
+    self.state = connecting ? .connecting : .handshaking
+    let now = MonotonicClock.now()
+    self.startedAt = now
+    self.lastActivity = now
+    ERR_clear_error()
+    guard let ssl = SSL_new(context.ctx) else {
+      Socket.close(fd)
+      throw OpenSSLError("SSL_new")
+    }
+    self.ssl = ssl
+    SSL_set_fd(ssl, fd)
+    if context.isServer {
+      SSL_set_accept_state(ssl)
+    } else {
+      SSL_set_connect_state(ssl)
+      if let serverName {
+        var probe = in6_addr()
+        let isIP =
+          inet_pton(AF_INET, serverName, &probe) == 1 || inet_pton(AF_INET6, serverName, &probe) == 1
+        if isIP {
+          X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName)
+        } else {
+          _ = anonauth_ssl_set_tlsext_host_name(ssl, serverName)
+          SSL_set1_host(ssl, serverName)
+        }
+      }
+    }
+  }
+
+  deinit {
+    if let ssl { SSL_free(ssl) }
+  }
+
+  /// Registers with the loop and begins; call on the loop thread.
+  public func start() {
+    do {
+      let events: IOEvents = state == .connecting ? [.writable] : [.readable]
+      interestWritable = state == .connecting
+      registration = try loop.register(fd: fd, events: events, handler: self)
+    } catch {
+      finishClose(error: error, registered: false)
+      return
+    }
+    if state == .handshaking { handshake() }
+  }
+
+  /// The negotiated ALPN protocol, or nil when the peer offered none.
+  public var negotiatedProtocol: String? {
+    guard let ssl else { return nil }
+    var data: UnsafePointer<UInt8>?
+    var len: UInt32 = 0
+    anonauth_ssl_get_alpn(ssl, &data, &len)
+    guard let data, len > 0 else { return nil }
+    return String(decoding: UnsafeBufferPointer(start: data, count: Int(len)), as: UTF8.self)
+  }
+
+  /// Whether the decoded output has not yet all reached the socket.
+  public var hasPendingOutput: Bool { outputIndex < output.count }
+
+  // MARK: Writing
+
+  /// Queues one frame and writes as much as the socket takes now.
+  public func send(_ frame: Frame) {
+    guard state == .open || state == .handshaking || state == .connecting else { return }
+    let body = frame.serializedBytes()
+    if output.isEmpty { output.reserveCapacity(body.count + 4) }
+    output.append(contentsOf: FrameEncoder.frame(body))
+    lastActivity = MonotonicClock.now()
+    if state == .open { flush() }
+    updateInterest()
+  }
+
+  /// Sends what is queued, then ends TLS and the TCP write side, and closes once the
+  /// peer has closed too (or after `lingerNanos`), so the last frame (a `GoAway`) is read
+  /// by the peer rather than lost to a reset.
+  public func closeGracefully() {
+    switch state {
+    case .closed, .closing: return
+    case .connecting:
+      finishClose(error: nil)
+      return
+    case .handshaking, .open:
+      break
+    }
+    state = .closing
+    lingerTimer = loop.schedule(afterNanos: Self.lingerNanos) { [weak self] in
+      self?.finishClose(error: nil)
+    }
+    flush()
+    if !hasPendingOutput { shutdownWrite() }
+    updateInterest()
+  }
+
+  /// Closes at once; queued output is dropped.
+  public func close(error: (any Error)? = nil) {
+    finishClose(error: error)
+  }
+
+  // MARK: Events
+
+  public func handleEvents(_ events: IOEvents) {
+    switch state {
+    case .closed: return
+    case .connecting:
+      let err = Socket.pendingError(fd)
+      if err != 0 {
+        finishClose(error: SystemError("connect", errno: err))
+        return
+      }
+      state = .handshaking
+      handshake()
+    case .handshaking:
+      handshake()
+    case .open:
+      readAvailable()
+      if state == .open || state == .closing { flush() }
+      updateInterest()
+    case .closing:
+      flush()
+      if !hasPendingOutput { shutdownWrite() }
+      drainWhileClosing()
+      updateInterest()
+    }
+  }
+
+  private func handshake() {
+    guard let ssl else { return }
+    ERR_clear_error()
+    let rc = SSL_do_handshake(ssl)
+    if rc == 1 {
+      state = .open
+      lastActivity = MonotonicClock.now()
+      delegate?.connectionDidHandshake(self)
+      guard state == .open else { return }
+      flush()
+      readAvailable()
+      updateInterest()
+      return
+    }
+    switch SSL_get_error(ssl, rc) {
+    case SSL_ERROR_WANT_READ:
+      sslWantsWritable = false
+      updateInterest()
+    case SSL_ERROR_WANT_WRITE:
+      sslWantsWritable = true
+      updateInterest()
+    default:
+      finishClose(error: OpenSSLError("TLS handshake"))
+    }
+  }
+
+  private func readAvailable() {
+    guard let ssl else { return }
+    let buffer = loop.scratch
+    while state == .open {
+      ERR_clear_error()
+      let n = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
+      if n > 0 {
+        decoder.append(UnsafeRawBufferPointer(rebasing: buffer[0..<Int(n)]))
+        deliverFrames()
+        continue
+      }
+      switch SSL_get_error(ssl, n) {
+      case SSL_ERROR_WANT_READ:
+        sslWantsWritable = false
+        return
+      case SSL_ERROR_WANT_WRITE:
+        sslWantsWritable = true
+        return
+      case SSL_ERROR_ZERO_RETURN:
+        finishClose(error: nil)
+        return
+      default:
+        finishClose(error: OpenSSLError("TLS read"))
+        return
+      }
+    }
+  }
+
+  private func deliverFrames() {
+    while state == .open {
+      let body: [UInt8]?
+      do {
+        body = try decoder.next()
+      } catch {
+        delegate?.connection(self, didFailWith: error)
+        return
+      }
+      guard let body else { break }
+      lastActivity = MonotonicClock.now()
+      guard let frame = try? Frame(serializedBytes: body) else {
+        delegate?.connection(self, didFailWith: .malformed("frame does not parse"))
+        return
+      }
+      delegate?.connection(self, didReceive: frame)
+    }
+    if decoder.hasPartialFrame {
+      if partialFrameSince == nil { partialFrameSince = MonotonicClock.now() }
+    } else {
+      partialFrameSince = nil
+    }
+  }
+
+  private func flush() {
+    guard let ssl, state == .open || state == .closing else { return }
+    while outputIndex < output.count {
+      ERR_clear_error()
+      let remaining = min(output.count - outputIndex, Int(Int32.max))
+      let n = output.withUnsafeBytes { raw in
+        SSL_write(ssl, raw.baseAddress.map { $0 + outputIndex }, Int32(remaining))
+      }
+      if n > 0 {
+        outputIndex += Int(n)
+        continue
+      }
+      switch SSL_get_error(ssl, n) {
+      case SSL_ERROR_WANT_WRITE:
+        sslWantsWritable = true
+        return
+      case SSL_ERROR_WANT_READ:
+        return
+      default:
+        finishClose(error: OpenSSLError("TLS write"))
+        return
+      }
+    }
+    // All written: give the memory back, idle connections hold no buffers.
+    output = []
+    outputIndex = 0
+    sslWantsWritable = false
+  }
+
+  private var wroteShutdown = false
+
+  private func shutdownWrite() {
+    guard let ssl, !wroteShutdown else { return }
+    wroteShutdown = true
+    ERR_clear_error()
+    _ = SSL_shutdown(ssl)
+    ERR_clear_error()
+    _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+  }
+
+  private func drainWhileClosing() {
+    guard let ssl else { return }
+    let buffer = loop.scratch
+    while true {
+      ERR_clear_error()
+      let n = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
+      if n > 0 { continue }
+      let err = SSL_get_error(ssl, n)
+      if err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE { return }
+      finishClose(error: nil)
+      return
+    }
+  }
+
+  private func updateInterest() {
+    guard state != .closed, registration != 0 else { return }
+    let wantWritable = state == .connecting || hasPendingOutput || sslWantsWritable
+    if wantWritable != interestWritable {
+      interestWritable = wantWritable
+      loop.modify(fd: fd, registration: registration, events: wantWritable ? [.readable, .writable] : [.readable])
+    }
+  }
+
+  private func finishClose(error: (any Error)?, registered: Bool = true) {
+    guard state != .closed else { return }
+    state = .closed
+    if let lingerTimer { loop.cancelTimer(lingerTimer) }
+    if registered, registration != 0 { loop.deregister(fd: fd, registration: registration) }
+    if let ssl {
+      SSL_free(ssl)
+      self.ssl = nil
+    }
+    ERR_clear_error()
+    Socket.close(fd)
+    output = []
+    outputIndex = 0
+    decoder = FrameDecoder(maxFrameSize: decoder.maxFrameSize)
+    partialFrameSince = nil
+    delegate?.connectionDidClose(self, error: error)
+  }
+}

@@ -1,0 +1,72 @@
+import COpenSSL
+import CShims
+
+/// An OpenSSL SSL_CTX set up the one way AnonAuth speaks TLS (PROTOCOL.md section 1):
+/// TLS 1.2 minimum (1.3 preferred by OpenSSL's default order), no renegotiation, no
+/// compression, ALPN `anonauth/1`, and buffers released while a connection is idle.
+public final class TLSContext: @unchecked Sendable {
+  // @unchecked Sendable is safe: the SSL_CTX is configured in init and only read after
+  // (SSL_new), which OpenSSL documents as thread-safe for a context that is not changed.
+  let ctx: OpaquePointer
+  public let isServer: Bool
+
+  /// The only application protocol AnonAuth speaks.
+  public static let alpn = "anonauth/1"
+
+  private init(server: Bool) throws(OpenSSLError) {
+    ERR_clear_error()
+    guard let ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method()) else {
+      throw OpenSSLError("SSL_CTX_new")
+    }
+    self.ctx = ctx
+    self.isServer = server
+    _ = anonauth_ssl_ctx_set_min_proto(ctx, TLS1_2_VERSION)
+    anonauth_ssl_ctx_harden(ctx)
+  }
+
+  deinit { SSL_CTX_free(ctx) }
+
+  /// A server context from PEM files: the certificate chain and its private key.
+  /// - Throws: `OpenSSLError` naming the file that could not be used.
+  public static func server(certificateChainFile: String, privateKeyFile: String) throws(OpenSSLError) -> TLSContext {
+    let context = try TLSContext(server: true)
+    ERR_clear_error()
+    if SSL_CTX_use_certificate_chain_file(context.ctx, certificateChainFile) != 1 {
+      throw OpenSSLError("TLS certificate \(certificateChainFile)")
+    }
+    if SSL_CTX_use_PrivateKey_file(context.ctx, privateKeyFile, SSL_FILETYPE_PEM) != 1 {
+      throw OpenSSLError("TLS private key \(privateKeyFile)")
+    }
+    if SSL_CTX_check_private_key(context.ctx) != 1 {
+      throw OpenSSLError("TLS key does not match certificate")
+    }
+    let proto = Array(alpn.utf8)
+    anonauth_ssl_ctx_require_alpn(context.ctx, proto, UInt32(proto.count))
+    return context
+  }
+
+  /// A client context that verifies the server against `caFile`, or, with
+  /// `insecure`, verifies nothing (development only: anyone can impersonate the server).
+  public static func client(caFile: String?, insecure: Bool = false) throws(OpenSSLError) -> TLSContext {
+    let context = try TLSContext(server: false)
+    ERR_clear_error()
+    if insecure {
+      SSL_CTX_set_verify(context.ctx, SSL_VERIFY_NONE, nil)
+    } else {
+      if let caFile {
+        if SSL_CTX_load_verify_locations(context.ctx, caFile, nil) != 1 {
+          throw OpenSSLError("CA file \(caFile)")
+        }
+      } else if SSL_CTX_set_default_verify_paths(context.ctx) != 1 {
+        throw OpenSSLError("default CA paths")
+      }
+      SSL_CTX_set_verify(context.ctx, SSL_VERIFY_PEER, nil)
+    }
+    var wire: [UInt8] = [UInt8(alpn.utf8.count)] + Array(alpn.utf8)
+    // SSL_CTX_set_alpn_protos returns 0 on success, unlike most of OpenSSL.
+    if SSL_CTX_set_alpn_protos(context.ctx, &wire, UInt32(wire.count)) != 0 {
+      throw OpenSSLError("ALPN")
+    }
+    return context
+  }
+}

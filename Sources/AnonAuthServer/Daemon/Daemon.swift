@@ -1,0 +1,122 @@
+import AnonAuthNet
+import AnonAuthService
+import AnonAuthWire
+import Dispatch
+import Foundation
+import Glibc
+
+/// The daemon's life: configure, start, announce `ready`, serve until SIGTERM/SIGINT,
+/// drain, exit 0. `main` returns the process exit code.
+public enum Daemon {
+  public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
+    let config: DaemonConfig
+    do {
+      let (resolved, action) = try DaemonConfig.resolve(arguments: arguments, environment: environment)
+      switch action {
+      case .help:
+        print(DaemonConfig.helpText(), terminator: "")
+        return 0
+      case .printConfig:
+        print(resolved.printableConfig(), terminator: "")
+        return 0
+      case .run:
+        config = resolved
+      }
+    } catch {
+      if arguments.contains("--help") || arguments.contains("-h") {
+        print(DaemonConfig.helpText(), terminator: "")
+        return 0
+      }
+      FileHandle.standardError.write(Data("anonauthd: \(error.description)\n".utf8))
+      return 2
+    }
+    do {
+      return try await run(config)
+    } catch let error as ConfigError {
+      FileHandle.standardError.write(Data("anonauthd: \(error.description)\n".utf8))
+      return 2
+    } catch {
+      FileHandle.standardError.write(Data("anonauthd: \(error)\n".utf8))
+      return 1
+    }
+  }
+
+  static func run(_ config: DaemonConfig) async throws -> Int32 {
+    signal(SIGPIPE, SIG_IGN)
+    let signals = SignalWaiter(signals: [SIGTERM, SIGINT])
+    let logger = Logger(minimum: config.logLevel)
+    let dataDir = DataDirectory(path: config.dataDir)
+    try dataDir.prepare()
+
+    var certFile = config.tlsCert
+    var keyFile = config.tlsKey
+    var masterKeyFile = config.masterKeyFile
+    if config.dev {
+      if certFile == nil {
+        try dataDir.ensureDevCertificate()
+        certFile = dataDir.devCertificate
+        keyFile = dataDir.devPrivateKey
+      }
+      if masterKeyFile == nil {
+        try dataDir.ensureDevMasterKey()
+        masterKeyFile = dataDir.devMasterKey
+      }
+    }
+    guard let certFile, let keyFile, let masterKeyFile else {
+      throw ConfigError("--tls-cert, --tls-key and --master-key-file are required without --dev")
+    }
+    _ = try MasterKey.load(path: masterKeyFile)
+    let tls: TLSContext
+    do {
+      tls = try TLSContext.server(certificateChainFile: certFile, privateKeyFile: keyFile)
+    } catch {
+      throw ConfigError(error.description)
+    }
+
+    let state = ServingState()
+    let metrics = ServerMetrics()
+    let health = HealthService(state: state)
+    var router = Router()
+    router.unary(HealthService.name, "Check") { (request: CheckRequest, context) in
+      health.check(request, context: context)
+    }
+    if config.testHooks { TestHooks.register(in: &router) }
+
+    let server = RPCServer(config: config.rpc, tls: tls, router: router, logger: logger, metrics: metrics)
+    let rpcAddress: SocketAddress
+    do {
+      rpcAddress = try server.start()
+    } catch {
+      throw ConfigError("--listen \(config.listen): \(error)")
+    }
+    let ops = try OpsServer(routes: OpsRoutes.make(state: state, metrics: metrics), logger: logger)
+    let opsAddress: SocketAddress
+    do {
+      opsAddress = try ops.start(on: config.opsListen)
+    } catch {
+      throw ConfigError("--ops-listen \(config.opsListen): \(error)")
+    }
+
+    if config.dev {
+      let caFile = URL(fileURLWithPath: certFile).standardizedFileURL.path
+      try ClientFile.update(
+        at: dataDir.clientJSON, rpc: rpcAddress.description, ops: opsAddress.description,
+        caFile: caFile, extra: [:])
+    }
+    state.set(.serving)
+    let ready: [String: LogValue] = [
+      "event": "ready", "rpc": .string(rpcAddress.description), "ops": .string(opsAddress.description),
+      "pid": .int(Int64(getpid())), "data_dir": .string(dataDir.path), "dev": .bool(config.dev),
+    ]
+    FileHandle.standardOutput.write(Data((LogValue.object(ready).json + "\n").utf8))
+    logger.info("serving", ["rpc": .string(rpcAddress.description), "ops": .string(opsAddress.description)])
+
+    let signal = await signals.next()
+    logger.info("draining", ["signal": .int(Int64(signal))])
+    state.set(.draining)
+    await server.shutdown()
+    ops.stop()
+    logger.info("stopped")
+    return 0
+  }
+}

@@ -1,0 +1,196 @@
+import AnonAuthNet
+import AnonAuthService
+import Foundation
+
+/// The daemon's effective settings, resolved flag > `ANONAUTH_*` environment > JSON
+/// file (`--config`) > default, and validated before anything starts.
+public struct DaemonConfig: Sendable {
+  public var dataDir: String
+  public var listen: SocketAddress
+  public var opsListen: SocketAddress
+  public var tlsCert: String?
+  public var tlsKey: String?
+  public var issuerPrefix: String
+  public var masterKeyFile: String?
+  public var trustedProxies: [String]
+  public var dev: Bool
+  public var testHooks: Bool
+  public var logLevel: Logger.Level
+  public var rpc: RPCServerConfig
+  /// Every setting's resolved text, for `--print-config`.
+  public let resolved: [(setting: Setting, value: String?, source: String)]
+
+  /// What the command line asked for besides running.
+  public enum Action: Sendable { case run, help, printConfig }
+
+  /// Parses and validates. `arguments` excludes the program name.
+  /// - Throws: `ConfigError` with one line saying what is wrong.
+  public static func resolve(
+    arguments: [String], environment: [String: String]
+  ) throws(ConfigError) -> (DaemonConfig, Action) {
+    var flags: [String: String] = [:]
+    var action = Action.run
+    let byName = Dictionary(uniqueKeysWithValues: Setting.all.map { ($0.name, $0) })
+    var index = 0
+    while index < arguments.count {
+      let argument = arguments[index]
+      index += 1
+      if argument == "--help" || argument == "-h" {
+        action = .help
+        continue
+      }
+      if argument == "--print-config" {
+        action = .printConfig
+        continue
+      }
+      guard argument.hasPrefix("--") else { throw ConfigError("unexpected argument \"\(argument)\"") }
+      var name = String(argument.dropFirst(2))
+      var value: String?
+      if let eq = name.firstIndex(of: "=") {
+        value = String(name[name.index(after: eq)...])
+        name = String(name[..<eq])
+      }
+      guard let setting = byName[name] else { throw ConfigError("unknown flag --\(name) (see --help)") }
+      if setting.isSwitch {
+        flags[name] = value ?? "true"
+      } else {
+        if value == nil {
+          guard index < arguments.count else { throw ConfigError("--\(name) needs a value") }
+          value = arguments[index]
+          index += 1
+        }
+        flags[name] = value
+      }
+    }
+
+    var file: [String: String] = [:]
+    let configPath = flags["config"] ?? environment["ANONAUTH_CONFIG"]
+    if let configPath { file = try loadFile(configPath, known: byName) }
+
+    var resolved: [(setting: Setting, value: String?, source: String)] = []
+    var values: [String: String] = [:]
+    for setting in Setting.all {
+      let pick: (String?, String) =
+        if let v = flags[setting.name] { (v, "flag") } else if let v = environment[setting.environmentName] {
+          (v, "env")
+        } else if let v = file[setting.name] { (v, "file") } else { (setting.defaultValue, "default") }
+      resolved.append((setting, pick.0, pick.1))
+      if let v = pick.0 { values[setting.name] = v }
+    }
+    return (try DaemonConfig(values: values, resolved: resolved), action)
+  }
+
+  private static func loadFile(_ path: String, known: [String: Setting]) throws(ConfigError) -> [String: String] {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw ConfigError("config file \(path): cannot read it")
+    }
+    guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+      throw ConfigError("config file \(path): not a JSON object")
+    }
+    var out: [String: String] = [:]
+    for (key, value) in object {
+      guard known[key] != nil, key != "config" else { throw ConfigError("config file \(path): unknown setting \"\(key)\"") }
+      switch value {
+      case let s as String: out[key] = s
+      case let b as Bool: out[key] = b ? "true" : "false"
+      case let n as NSNumber: out[key] = n.stringValue
+      default: throw ConfigError("config file \(path): \"\(key)\" must be a string, number or boolean")
+      }
+    }
+    return out
+  }
+
+  private init(values: [String: String], resolved: [(setting: Setting, value: String?, source: String)]) throws(ConfigError) {
+    func text(_ name: String) -> String { values[name] ?? "" }
+    func bool(_ name: String) throws(ConfigError) -> Bool {
+      switch text(name).lowercased() {
+      case "true", "1", "yes", "on": return true
+      case "false", "0", "no", "off", "": return false
+      default: throw ConfigError("--\(name): expected true or false, got \"\(text(name))\"")
+      }
+    }
+    func number(_ name: String, _ range: ClosedRange<UInt64>) throws(ConfigError) -> UInt64 {
+      guard let n = UInt64(text(name)), range.contains(n) else {
+        throw ConfigError("--\(name): expected a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text(name))\"")
+      }
+      return n
+    }
+    func address(_ name: String) throws(ConfigError) -> SocketAddress {
+      do {
+        return try SocketAddress(parsing: text(name))
+      } catch {
+        throw ConfigError("--\(name): \(error.description)")
+      }
+    }
+
+    self.resolved = resolved
+    dataDir = text("data-dir")
+    if dataDir.isEmpty { throw ConfigError("--data-dir: must not be empty") }
+    listen = try address("listen")
+    opsListen = try address("ops-listen")
+    tlsCert = values["tls-cert"].flatMap { $0.isEmpty ? nil : $0 }
+    tlsKey = values["tls-key"].flatMap { $0.isEmpty ? nil : $0 }
+    issuerPrefix = text("issuer-prefix")
+    guard issuerPrefix.hasPrefix("https://") || issuerPrefix.hasPrefix("http://") else {
+      throw ConfigError("--issuer-prefix: expected an http(s) URL, got \"\(issuerPrefix)\"")
+    }
+    masterKeyFile = values["master-key-file"].flatMap { $0.isEmpty ? nil : $0 }
+    trustedProxies = text("trusted-proxies").split(separator: ",").map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }.filter { !$0.isEmpty }
+    dev = try bool("dev")
+    testHooks = try bool("test-hooks")
+    switch text("log-level") {
+    case "debug": logLevel = .debug
+    case "info": logLevel = .info
+    case "warn", "warning": logLevel = .warning
+    case "error": logLevel = .error
+    default: throw ConfigError("--log-level: expected debug, info, warn or error, got \"\(text("log-level"))\"")
+    }
+    var rpc = RPCServerConfig(listen: listen)
+    rpc.ioThreads = Int(try number("io-threads", 1...64))
+    rpc.maxFrameSize = Int(try number("max-frame-size", 1024...(64 * 1024 * 1024)))
+    rpc.maxConcurrentCallsPerConnection = Int(try number("max-concurrent-calls", 1...100_000))
+    rpc.handshakeTimeoutMs = try number("handshake-timeout-ms", 1...3_600_000)
+    rpc.partialFrameTimeoutMs = try number("frame-timeout-ms", 1...3_600_000)
+    rpc.idleTimeoutMs = try number("idle-timeout-ms", 1...86_400_000)
+    rpc.defaultCallTimeoutMs = try number("call-timeout-ms", 1...3_600_000)
+    rpc.shutdownGraceMs = try number("shutdown-grace-ms", 0...3_600_000)
+    self.rpc = rpc
+
+    if (tlsCert == nil) != (tlsKey == nil) {
+      throw ConfigError("--tls-cert and --tls-key go together")
+    }
+    if !dev {
+      if tlsCert == nil { throw ConfigError("--tls-cert and --tls-key are required without --dev") }
+      if masterKeyFile == nil { throw ConfigError("--master-key-file is required without --dev") }
+    }
+  }
+
+  /// `--help`: every setting with its variable and default.
+  public static func helpText() -> String {
+    var out = """
+      anonauthd: the AnonAuth daemon (anonymous-first authentication over TLS RPC).
+
+      Usage: anonauthd [--dev] [--SETTING VALUE]... [--print-config] [--help]
+      Each setting is also read from its environment variable, then from the JSON file
+      given by --config; a flag wins over the variable, the variable over the file.
+
+      """
+    for setting in Setting.all {
+      let value = setting.isSwitch ? "" : " VALUE"
+      out += "  \(setting.flag)\(value)\n"
+      out += "      \(setting.help)\n"
+      out += "      env \(setting.environmentName); default: \(setting.defaultValue.map { $0.isEmpty ? "(empty)" : $0 } ?? "(none)")\n"
+    }
+    return out
+  }
+
+  /// `--print-config`: the effective settings, secrets masked, with where each came from.
+  public func printableConfig() -> String {
+    resolved.map { entry in
+      let shown = entry.value.map { entry.setting.isSecret && !$0.isEmpty ? "****" : $0 } ?? "(none)"
+      return "\(entry.setting.name)=\(shown)  # \(entry.source)"
+    }.joined(separator: "\n") + "\n"
+  }
+}

@@ -1,0 +1,51 @@
+/// One daemon setting: its flag, its `ANONAUTH_*` variable, its default and its help.
+/// The table in `Setting.all` is the single source for parsing, `--help` and
+/// `--print-config`.
+public struct Setting: Sendable {
+  public let name: String
+  public let defaultValue: String?
+  public let help: String
+  /// A switch takes no value on the command line (`--dev`); in the environment or the
+  /// JSON file it is "true"/"false".
+  public let isSwitch: Bool
+  /// Shown masked by `--print-config`.
+  public let isSecret: Bool
+
+  public var flag: String { "--\(name)" }
+  public var environmentName: String {
+    "ANONAUTH_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+  }
+
+  init(_ name: String, _ defaultValue: String?, _ help: String, isSwitch: Bool = false, isSecret: Bool = false) {
+    self.name = name
+    self.defaultValue = defaultValue
+    self.help = help
+    self.isSwitch = isSwitch
+    self.isSecret = isSecret
+  }
+
+  public static let all: [Setting] = [
+    Setting("data-dir", "./anonauth-data", "where the store, keys and dev files live (made 0700 if missing)"),
+    Setting("listen", "127.0.0.1:7443", "RPC over TLS, HOST:PORT (port 0 picks one)"),
+    Setting("ops-listen", "127.0.0.1:7080", "plain-HTTP ops port: /healthz /readyz /metrics (port 0 picks one)"),
+    Setting("tls-cert", nil, "PEM certificate chain; in --dev a self-signed one is made in the data dir"),
+    Setting("tls-key", nil, "PEM private key of --tls-cert"),
+    Setting("issuer-prefix", "https://anonauth.local/", "ID token iss prefix; the project id follows"),
+    Setting("master-key-file", nil, "32-byte key that encrypts signing keys at rest; in --dev made in the data dir"),
+    Setting("trusted-proxies", "", "comma-separated CIDRs whose x-end-user-ip is believed"),
+    Setting("dev", "false", "development mode: self-signed TLS, generated master key, demo-project", isSwitch: true),
+    Setting("config", nil, "a JSON file of settings, keyed by flag name without dashes' prefix (\"data-dir\")"),
+    Setting("log-level", "info", "debug, info, warn or error"),
+    Setting("io-threads", "1", "event-loop threads for RPC connections"),
+    Setting("max-frame-size", "4194304", "largest frame accepted, in bytes"),
+    Setting("max-concurrent-calls", "128", "calls in flight per connection before TOO_MANY_CALLS"),
+    Setting("handshake-timeout-ms", "10000", "a TLS handshake must finish within this"),
+    Setting("frame-timeout-ms", "30000", "a frame that has started must be complete within this"),
+    Setting("idle-timeout-ms", "300000", "idle connections are closed after this"),
+    Setting("call-timeout-ms", "30000", "a call's deadline when it sets none"),
+    Setting("shutdown-grace-ms", "20000", "on SIGTERM, how long calls in flight may take"),
+    Setting(
+      "test-hooks", "false", "testing only: adds anonauth.test.TestService/Sleep (never in production)",
+      isSwitch: true),
+  ]
+}

@@ -1,0 +1,205 @@
+import AnonAuthNet
+import AnonAuthService
+import Glibc
+import Synchronization
+
+/// The plain-HTTP ops port: health, readiness, metrics and public keys. One request per
+/// connection, on its own event loop so that RPC load cannot starve the probes.
+public final class OpsServer: Sendable {
+  public typealias Route = @Sendable () -> HTTPResponse
+
+  private let routes: [String: Route]
+  private let loop: EventLoop
+  private let listener = Mutex<UncheckedBox<OpsListener>?>(nil)
+  private let logger: Logger
+
+  public init(routes: [String: Route], logger: Logger) throws {
+    self.routes = routes
+    self.logger = logger
+    self.loop = try EventLoop(name: "anonauth-ops")
+  }
+
+  /// Binds and starts; returns the bound address.
+  public func start(on address: SocketAddress) throws -> SocketAddress {
+    let (fd, bound) = try Socket.listen(on: address, backlog: 128)
+    loop.start()
+    let routes = self.routes
+    let loop = self.loop
+    let logger = self.logger
+    let box = UncheckedBox(OpsListener(fd: fd, loop: loop, routes: routes, logger: logger))
+    loop.execute {
+      do {
+        try box.value.start()
+      } catch {
+        logger.error("ops listener failed", ["error": .string("\(error)")])
+      }
+    }
+    listener.withLock { $0 = box }
+    return bound
+  }
+
+  public func stop() {
+    guard let box = listener.withLock({ $0 }) else { return }
+    loop.execute { box.value.close() }
+    loop.stopAndWait()
+  }
+}
+
+/// Accepts ops connections and answers each one request. Confined to the ops loop.
+final class OpsListener: EventHandler {
+  private let fd: Int32
+  private let loop: EventLoop
+  private let routes: [String: OpsServer.Route]
+  private let logger: Logger
+  private var registration: UInt64 = 0
+  private var connections: [ObjectIdentifier: OpsConnection] = [:]
+
+  init(fd: Int32, loop: EventLoop, routes: [String: OpsServer.Route], logger: Logger) {
+    self.fd = fd
+    self.loop = loop
+    self.routes = routes
+    self.logger = logger
+  }
+
+  func start() throws(SystemError) {
+    registration = try loop.register(fd: fd, events: .readable, handler: self)
+  }
+
+  func close() {
+    if registration != 0 { loop.deregister(fd: fd, registration: registration) }
+    registration = 0
+    Socket.close(fd)
+    for connection in Array(connections.values) { connection.finish() }
+  }
+
+  func handleEvents(_ events: IOEvents) {
+    while let accepted = try? Socket.accept(fd) {
+      let connection = OpsConnection(fd: accepted.fd, loop: loop, routes: routes) { [weak self] done in
+        self?.connections[ObjectIdentifier(done)] = nil
+      }
+      connections[ObjectIdentifier(connection)] = connection
+      connection.start()
+    }
+  }
+}
+
+/// One ops HTTP exchange: read the head (at most 8 KiB, within 5 s), answer, close.
+final class OpsConnection: EventHandler {
+  private let fd: Int32
+  private let loop: EventLoop
+  private let routes: [String: OpsServer.Route]
+  private let onFinish: (OpsConnection) -> Void
+  private var registration: UInt64 = 0
+  private var input: [UInt8] = []
+  private var output: [UInt8] = []
+  private var written = 0
+  private var responding = false
+  private var done = false
+  private var timer: UInt64?
+
+  static let maxHead = 8 * 1024
+
+  init(fd: Int32, loop: EventLoop, routes: [String: OpsServer.Route], onFinish: @escaping (OpsConnection) -> Void) {
+    self.fd = fd
+    self.loop = loop
+    self.routes = routes
+    self.onFinish = onFinish
+  }
+
+  func start() {
+    do {
+      registration = try loop.register(fd: fd, events: .readable, handler: self)
+    } catch {
+      finish()
+      return
+    }
+    timer = loop.schedule(afterNanos: 5_000_000_000) { [weak self] in self?.finish() }
+  }
+
+  func handleEvents(_ events: IOEvents) {
+    if responding {
+      writeOut()
+      return
+    }
+    let buffer = loop.scratch
+    while true {
+      let n = read(fd, buffer.baseAddress, buffer.count)
+      if n > 0 {
+        input.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        if let end = headEnd() {
+          respond(to: input[..<end])
+          return
+        }
+        if input.count > Self.maxHead {
+          answer(HTTPResponse(status: 431, body: "request head too large\n"))
+          return
+        }
+        continue
+      }
+      if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+      if n < 0 && errno == EINTR { continue }
+      finish()
+      return
+    }
+  }
+
+  private func headEnd() -> Int? {
+    guard input.count >= 4 else { return nil }
+    for i in 0...(input.count - 4)
+    where input[i] == 13 && input[i + 1] == 10 && input[i + 2] == 13 && input[i + 3] == 10 {
+      return i
+    }
+    return nil
+  }
+
+  private func respond(to head: ArraySlice<UInt8>) {
+    guard let request = HTTPRequestHead(head) else {
+      answer(HTTPResponse(status: 400, body: "malformed request\n"))
+      return
+    }
+    guard request.method == "GET" || request.method == "HEAD" else {
+      answer(HTTPResponse(status: 405, headers: [("Allow", "GET, HEAD")], body: "only GET\n"))
+      return
+    }
+    guard let route = routes[request.path] else {
+      answer(HTTPResponse(status: 404, body: "not found\n"))
+      return
+    }
+    var response = route()
+    if request.method == "HEAD" { response.body = [] }
+    answer(response)
+  }
+
+  private func answer(_ response: HTTPResponse) {
+    responding = true
+    output = response.serialized()
+    loop.modify(fd: fd, registration: registration, events: [.writable])
+    writeOut()
+  }
+
+  private func writeOut() {
+    while written < output.count {
+      let n = output.withUnsafeBytes { raw in
+        send(fd, raw.baseAddress.map { $0 + written }, output.count - written, Int32(MSG_NOSIGNAL))
+      }
+      if n > 0 {
+        written += n
+        continue
+      }
+      if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+      if n < 0 && errno == EINTR { continue }
+      break
+    }
+    finish()
+  }
+
+  func finish() {
+    guard !done else { return }
+    done = true
+    if let timer { loop.cancelTimer(timer) }
+    if registration != 0 { loop.deregister(fd: fd, registration: registration) }
+    _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    Socket.close(fd)
+    onFinish(self)
+  }
+}

@@ -1,0 +1,91 @@
+import AnonAuthNet
+import AnonAuthService
+import AnonAuthWire
+import Synchronization
+
+/// The RPC server: TLS listener, event loops and connections, feeding the router.
+///
+/// A state machine behind a lock: it starts once and shuts down once, in order (stop
+/// accepting, `GoAway` to everyone, finish calls in flight within the grace period,
+/// close what is left, stop the loops).
+public final class RPCServer: Sendable {
+  private enum Phase {
+    case idle
+    case running(listener: LoopBound<Listener>, loops: [EventLoop], registries: [LoopBound<ConnectionRegistry>])
+    case stopped
+  }
+
+  private let core: ServerCore
+  private let context: TLSContext
+  private let phase = Mutex<Phase>(.idle)
+
+  public init(config: RPCServerConfig, tls: TLSContext, router: Router, logger: Logger, metrics: ServerMetrics) {
+    self.core = ServerCore(config: config, router: router, logger: logger, metrics: metrics)
+    self.context = tls
+  }
+
+  public var openConnections: Int { core.openConnections }
+
+  /// Binds and starts serving; returns the address actually bound (port 0 picks one).
+  public func start() throws -> SocketAddress {
+    Socket.raiseDescriptorLimit()
+    let (fd, bound) = try Socket.listen(on: core.config.listen)
+    var loops: [EventLoop] = []
+    for i in 0..<max(1, core.config.ioThreads) {
+      let loop = try EventLoop(name: "anonauth-io-\(i)")
+      loop.start()
+      loops.append(loop)
+    }
+    let registries = loops.map { LoopBound(ConnectionRegistry(loop: $0), loop: $0) }
+    let listener = Listener(fd: fd, loop: loops[0], registries: registries, context: context, core: core)
+    let sweep = core.config.sweepIntervalNanos
+    for registry in registries { registry.execute { $0.startSweeping(intervalNanos: sweep) } }
+    let boundListener = LoopBound(listener, loop: loops[0])
+    let logger = core.logger
+    boundListener.execute { listener in
+      do {
+        try listener.start()
+      } catch {
+        logger.error("listener registration failed", ["error": .string("\(error)")])
+      }
+    }
+    phase.withLock { $0 = .running(listener: boundListener, loops: loops, registries: registries) }
+    return bound
+  }
+
+  /// Graceful shutdown (PROTOCOL.md section 1). Returns once every connection is closed
+  /// and the loops have stopped.
+  public func shutdown() async {
+    let running = phase.withLock { phase -> (LoopBound<Listener>, [EventLoop], [LoopBound<ConnectionRegistry>])? in
+      guard case .running(let listener, let loops, let registries) = phase else { return nil }
+      phase = .stopped
+      return (listener, loops, registries)
+    }
+    guard let (listener, loops, registries) = running else { return }
+    listener.execute { $0.close() }
+    for registry in registries { registry.execute { $0.drainAll() } }
+
+    let grace = core.config.shutdownGraceMs
+    let core = self.core
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { await core.waitForAllClosed() }
+      group.addTask {
+        try? await Task.sleep(for: .milliseconds(grace))
+        core.abandonWaiting()
+      }
+      await group.next()
+      group.cancelAll()
+    }
+    if core.openConnections > 0 {
+      core.logger.warning(
+        "grace period over; closing connections", ["open": .int(Int64(core.openConnections))])
+    }
+    for registry in registries {
+      registry.execute {
+        $0.stopSweeping()
+        $0.closeAll()
+      }
+    }
+    for loop in loops { loop.stopAndWait() }
+  }
+}

@@ -1,0 +1,27 @@
+import AnonAuthNet
+
+/// The transport's limits and timeouts (PROTOCOL.md section 1). All are settable so
+/// that tests can make them short.
+public struct RPCServerConfig: Sendable {
+  public var listen: SocketAddress
+  public var maxFrameSize = 4 * 1024 * 1024
+  public var maxConcurrentCallsPerConnection = 128
+  public var handshakeTimeoutMs: UInt64 = 10_000
+  public var partialFrameTimeoutMs: UInt64 = 30_000
+  public var idleTimeoutMs: UInt64 = 300_000
+  public var defaultCallTimeoutMs: UInt64 = 30_000
+  public var shutdownGraceMs: UInt64 = 20_000
+  /// Event-loop threads; each connection lives on one of them.
+  public var ioThreads = 1
+
+  public init(listen: SocketAddress) {
+    self.listen = listen
+  }
+
+  /// How often connections are checked for the timeouts above: often enough that a
+  /// short test timeout fires on time, never more than once a second.
+  var sweepIntervalNanos: UInt64 {
+    let shortest = min(handshakeTimeoutMs, partialFrameTimeoutMs, idleTimeoutMs)
+    return max(10, min(1000, shortest / 4)) * 1_000_000
+  }
+}

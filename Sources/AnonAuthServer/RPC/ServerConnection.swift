@@ -1,0 +1,210 @@
+import AnonAuthNet
+import AnonAuthService
+import AnonAuthWire
+
+/// The server side of one connection: turns `Call` frames into routed calls, enforces
+/// the per-connection call limit and each call's deadline, and says `GoAway` when the
+/// peer breaks the framing or the server drains. Lives on its connection's loop.
+final class ServerConnection: TLSConnectionDelegate {
+  private struct InFlight {
+    let task: Task<Void, Never>
+    let timer: UInt64
+    let startedAt: UInt64
+    let method: String
+    let requestID: String
+  }
+
+  let connection: TLSConnection
+  private let core: ServerCore
+  private unowned let registry: ConnectionRegistry
+  private var inFlight: [UInt64: InFlight] = [:]
+  private var lastCallID: UInt64 = 0
+  private(set) var goingAway = false
+
+  init(connection: TLSConnection, core: ServerCore, registry: ConnectionRegistry) {
+    self.connection = connection
+    self.core = core
+    self.registry = registry
+  }
+
+  var isIdle: Bool { inFlight.isEmpty && !connection.hasPendingOutput }
+  var inFlightCount: Int { inFlight.count }
+
+  // MARK: TLSConnectionDelegate
+
+  func connectionDidHandshake(_ connection: TLSConnection) {}
+
+  func connection(_ connection: TLSConnection, didReceive frame: Frame) {
+    switch frame.kind {
+    case .call(let call):
+      handle(call)
+    case .ping(let ping):
+      var pong = Pong()
+      pong.nonce = ping.nonce
+      var out = Frame()
+      out.kind = .pong(pong)
+      connection.send(out)
+    case .pong:
+      break
+    case .reply, .goAway:
+      fail(.malformed("a client may not send Reply or GoAway"))
+    case nil:
+      fail(.malformed("frame kind not set"))
+    }
+  }
+
+  func connection(_ connection: TLSConnection, didFailWith error: FrameError) {
+    fail(error)
+  }
+
+  func connectionDidClose(_ connection: TLSConnection, error: (any Error)?) {
+    for (_, call) in inFlight {
+      call.task.cancel()
+      connection.loop.cancelTimer(call.timer)
+    }
+    inFlight.removeAll()
+    registry.remove(self)
+    core.connectionClosed()
+  }
+
+  // MARK: Calls
+
+  private func handle(_ call: Call) {
+    lastCallID = max(lastCallID, call.id)
+    let requestID = call.metadata["x-request-id"].flatMap { $0.isEmpty ? nil : String($0.prefix(128)) }
+      ?? RequestID.make()
+    if goingAway {
+      reply(to: call.id, requestID: requestID, result: .failure(RPCError(.shuttingDown, "the server is shutting down")))
+      return
+    }
+    if inFlight[call.id] != nil {
+      fail(.malformed("call id \(call.id) is already in flight"))
+      return
+    }
+    if inFlight.count >= core.config.maxConcurrentCallsPerConnection {
+      reply(
+        to: call.id, requestID: requestID,
+        result: .failure(
+          RPCError(.tooManyCalls, "more than \(core.config.maxConcurrentCallsPerConnection) calls in flight")))
+      return
+    }
+    let timeoutMs = call.timeoutMs == 0 ? core.config.defaultCallTimeoutMs : UInt64(call.timeoutMs)
+    let context = CallContext(
+      method: call.method, metadata: call.metadata, peerIP: connection.peer?.host,
+      requestID: requestID)
+    let bound = LoopBound(self, loop: connection.loop)
+    let router = core.router
+    let payload = call.payload
+    let id = call.id
+    let task = Task {
+      let result: Result<[UInt8], RPCError>
+      do throws(RPCError) {
+        result = .success(try await router.handle(context, payload: payload))
+      } catch {
+        result = .failure(error)
+      }
+      bound.execute { $0.complete(id, result: result) }
+    }
+    let timer = connection.loop.schedule(afterNanos: timeoutMs * 1_000_000) { [weak self] in
+      self?.expire(id)
+    }
+    inFlight[id] = InFlight(
+      task: task, timer: timer, startedAt: MonotonicClock.now(), method: call.method,
+      requestID: requestID)
+  }
+
+  private func complete(_ id: UInt64, result: Result<[UInt8], RPCError>) {
+    guard let call = inFlight.removeValue(forKey: id) else { return }  // expired first
+    connection.loop.cancelTimer(call.timer)
+    finish(call, id: id, result: result)
+  }
+
+  private func expire(_ id: UInt64) {
+    guard let call = inFlight.removeValue(forKey: id) else { return }
+    call.task.cancel()
+    finish(call, id: id, result: .failure(RPCError(.deadlineExceeded, "the call's deadline passed")))
+  }
+
+  private func finish(_ call: InFlight, id: UInt64, result: Result<[UInt8], RPCError>) {
+    reply(to: id, requestID: call.requestID, result: result)
+    core.logCall(
+      method: call.method, requestID: call.requestID, result: result,
+      nanos: MonotonicClock.now() - call.startedAt)
+    if goingAway && inFlight.isEmpty { connection.closeGracefully() }
+  }
+
+  private func reply(to id: UInt64, requestID: String, result: Result<[UInt8], RPCError>) {
+    var reply = Reply()
+    reply.id = id
+    reply.metadata = ["x-request-id": requestID]
+    var status = Status()
+    switch result {
+    case .success(let payload):
+      reply.payload = payload
+    case .failure(let error):
+      status.code = error.code.rawValue
+      status.reason = error.reason
+      status.message = error.message
+      status.details = error.details
+    }
+    reply.status = status
+    var frame = Frame()
+    frame.kind = .reply(reply)
+    connection.send(frame)
+  }
+
+  // MARK: Connection-level endings
+
+  /// A framing error: tell the peer why, then close this connection only.
+  private func fail(_ error: FrameError) {
+    core.logger.warning(
+      "connection error", ["reason": .string(error.goAwayReason), "peer": .string(connection.peer?.description ?? "")])
+    sendGoAway(reason: error.goAwayReason)
+    for (_, call) in inFlight { call.task.cancel() }
+    connection.closeGracefully()
+  }
+
+  /// Graceful shutdown: no new calls here; close once the calls in flight are answered.
+  func drain() {
+    guard !goingAway else { return }
+    goingAway = true
+    guard connection.state == .open else {
+      connection.close()
+      return
+    }
+    sendGoAway(reason: "SHUTTING_DOWN")
+    if inFlight.isEmpty { connection.closeGracefully() }
+  }
+
+  /// Called by the periodic sweep: handshake, partial-frame and idle timeouts.
+  func checkTimeouts(now: UInt64) {
+    let config = core.config
+    switch connection.state {
+    case .handshaking, .connecting:
+      if now - connection.startedAt > config.handshakeTimeoutMs * 1_000_000 {
+        connection.close()
+      }
+    case .open:
+      if let since = connection.partialFrameSince, now - since > config.partialFrameTimeoutMs * 1_000_000 {
+        connection.close()
+      } else if inFlight.isEmpty, !goingAway,
+        now - connection.lastActivity > config.idleTimeoutMs * 1_000_000
+      {
+        goingAway = true
+        sendGoAway(reason: "IDLE_TIMEOUT")
+        connection.closeGracefully()
+      }
+    case .closing, .closed:
+      break
+    }
+  }
+
+  private func sendGoAway(reason: String) {
+    var goAway = GoAway()
+    goAway.lastCallId = lastCallID
+    goAway.reason = reason
+    var frame = Frame()
+    frame.kind = .goAway(goAway)
+    connection.send(frame)
+  }
+}

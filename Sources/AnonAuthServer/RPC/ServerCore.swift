@@ -1,0 +1,91 @@
+import AnonAuthNet
+import AnonAuthService
+import AnonAuthWire
+import Synchronization
+
+/// What every connection of one server shares: settings, router, logger, and the count
+/// of open connections that graceful shutdown waits on.
+final class ServerCore: Sendable {
+  let config: RPCServerConfig
+  let router: Router
+  let logger: Logger
+  let metrics: ServerMetrics
+  private let open = Mutex<OpenConnections>(OpenConnections())
+
+  private struct OpenConnections {
+    var count = 0
+    var draining = false
+    var abandoned = false
+    var waiter: CheckedContinuation<Void, Never>?
+  }
+
+  init(config: RPCServerConfig, router: Router, logger: Logger, metrics: ServerMetrics) {
+    self.config = config
+    self.router = router
+    self.logger = logger
+    self.metrics = metrics
+  }
+
+  var openConnections: Int { open.withLock { $0.count } }
+
+  func connectionOpened() {
+    open.withLock { $0.count += 1 }
+    metrics.connectionsOpened.add(1, ordering: .relaxed)
+  }
+
+  /// Called on the connection's loop once it is closed.
+  func connectionClosed() {
+    metrics.connectionsClosed.add(1, ordering: .relaxed)
+    let waiter = open.withLock { state -> CheckedContinuation<Void, Never>? in
+      state.count -= 1
+      guard state.draining, state.count == 0 else { return nil }
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume()
+  }
+
+  /// Waits until every connection has closed (after `beginDraining`).
+  func waitForAllClosed() async {
+    await withCheckedContinuation { continuation in
+      let ready = open.withLock { state -> Bool in
+        state.draining = true
+        if state.count == 0 || state.abandoned { return true }
+        state.waiter = continuation
+        return false
+      }
+      if ready { continuation.resume() }
+    }
+  }
+
+  /// Wakes a `waitForAllClosed` that is still waiting (the grace period ran out).
+  func abandonWaiting() {
+    let waiter = open.withLock { state -> CheckedContinuation<Void, Never>? in
+      state.abandoned = true
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume()
+  }
+
+  func logCall(method: String, requestID: String, result: Result<[UInt8], RPCError>, nanos: UInt64) {
+    let code: StatusCode
+    let reason: String
+    switch result {
+    case .success:
+      code = .ok
+      reason = ""
+    case .failure(let error):
+      code = error.code
+      reason = error.reason
+    }
+    // Unknown method names come from clients: never let them become metric labels.
+    metrics.recordCall(method: router.knows(method) ? method : "unknown", code: code, nanos: nanos)
+    logger.info(
+      "call",
+      [
+        "request_id": .string(requestID), "method": .string(method), "code": .int(Int64(code.rawValue)),
+        "reason": .string(reason), "duration_ms": .double(Double(nanos) / 1e6),
+      ])
+  }
+}

@@ -1,0 +1,74 @@
+import AnonAuthWire
+import Synchronization
+
+/// Counters the ops port publishes in Prometheus text format.
+public final class ServerMetrics: Sendable {
+  public let connectionsOpened = Atomic<Int>(0)
+  public let connectionsClosed = Atomic<Int>(0)
+
+  /// Upper bounds of the latency histogram, in seconds.
+  static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
+  private struct CallKey: Hashable {
+    let method: String
+    let code: Int32
+  }
+
+  private struct Histogram {
+    var counts = [UInt64](repeating: 0, count: ServerMetrics.buckets.count)
+    var count: UInt64 = 0
+    var sum: Double = 0
+  }
+
+  private struct State {
+    var calls: [CallKey: UInt64] = [:]
+    var latency: [String: Histogram] = [:]
+  }
+
+  private let state = Mutex(State())
+
+  public init() {}
+
+  func recordCall(method: String, code: StatusCode, nanos: UInt64) {
+    let seconds = Double(nanos) / 1e9
+    state.withLock { state in
+      state.calls[CallKey(method: method, code: code.rawValue), default: 0] += 1
+      var histogram = state.latency[method] ?? Histogram()
+      for (i, bound) in Self.buckets.enumerated() where seconds <= bound { histogram.counts[i] += 1 }
+      histogram.count += 1
+      histogram.sum += seconds
+      state.latency[method] = histogram
+    }
+  }
+
+  /// The metrics in Prometheus text exposition format 0.0.4.
+  public func prometheusText() -> String {
+    let snapshot = state.withLock { $0 }
+    let opened = connectionsOpened.load(ordering: .relaxed)
+    let closed = connectionsClosed.load(ordering: .relaxed)
+    var out = ""
+    out += "# HELP anonauth_rpc_calls_total RPC calls answered, by method and status code.\n"
+    out += "# TYPE anonauth_rpc_calls_total counter\n"
+    for key in snapshot.calls.keys.sorted(by: { ($0.method, $0.code) < ($1.method, $1.code) }) {
+      out += "anonauth_rpc_calls_total{method=\"\(key.method)\",code=\"\(StatusCode(rawValue: key.code))\"} \(snapshot.calls[key] ?? 0)\n"
+    }
+    out += "# HELP anonauth_rpc_duration_seconds Time from a call's arrival to its reply.\n"
+    out += "# TYPE anonauth_rpc_duration_seconds histogram\n"
+    for method in snapshot.latency.keys.sorted() {
+      guard let histogram = snapshot.latency[method] else { continue }
+      for (i, bound) in Self.buckets.enumerated() {
+        out += "anonauth_rpc_duration_seconds_bucket{method=\"\(method)\",le=\"\(bound)\"} \(histogram.counts[i])\n"
+      }
+      out += "anonauth_rpc_duration_seconds_bucket{method=\"\(method)\",le=\"+Inf\"} \(histogram.count)\n"
+      out += "anonauth_rpc_duration_seconds_sum{method=\"\(method)\"} \(histogram.sum)\n"
+      out += "anonauth_rpc_duration_seconds_count{method=\"\(method)\"} \(histogram.count)\n"
+    }
+    out += "# HELP anonauth_connections_open Open RPC connections.\n"
+    out += "# TYPE anonauth_connections_open gauge\n"
+    out += "anonauth_connections_open \(opened - closed)\n"
+    out += "# HELP anonauth_connections_total RPC connections accepted.\n"
+    out += "# TYPE anonauth_connections_total counter\n"
+    out += "anonauth_connections_total \(opened)\n"
+    return out
+  }
+}

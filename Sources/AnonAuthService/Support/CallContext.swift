@@ -1,0 +1,18 @@
+/// What a handler knows about the call it serves, without knowing about sockets.
+public struct CallContext: Sendable {
+  /// The full method path, "/anonauth.v1.<Service>/<Method>".
+  public let method: String
+  /// The call's metadata; keys are lowercase.
+  public let metadata: [String: String]
+  /// The socket peer's IP address (no port), for quotas and trusted-proxy checks.
+  public let peerIP: String?
+  /// The caller's `x-request-id`, or one the server made.
+  public let requestID: String
+
+  public init(method: String, metadata: [String: String], peerIP: String?, requestID: String) {
+    self.method = method
+    self.metadata = metadata
+    self.peerIP = peerIP
+    self.requestID = requestID
+  }
+}

@@ -1,0 +1,83 @@
+/// Splits a byte stream into frame bodies: a 4-byte big-endian length, then that many
+/// bytes.
+///
+/// The length is checked against the limit as soon as the 4 bytes are in, before any of
+/// the body is buffered, so a hostile length cannot make the peer allocate.
+public struct FrameDecoder: Sendable {
+  /// The largest body accepted; PROTOCOL.md's default is 4 MiB.
+  public let maxFrameSize: Int
+  private var buffer: [UInt8] = []
+  private var readIndex = 0
+
+  public init(maxFrameSize: Int = 4 * 1024 * 1024) {
+    self.maxFrameSize = maxFrameSize
+  }
+
+  /// True while bytes of an unfinished frame are held: the partial-frame timeout runs.
+  public var hasPartialFrame: Bool { readIndex < buffer.count }
+
+  /// Bytes held but not yet returned as frames.
+  public var bufferedCount: Int { buffer.count - readIndex }
+
+  public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    compactIfWorthIt()
+    buffer.append(contentsOf: bytes)
+  }
+
+  public mutating func append(_ bytes: [UInt8]) {
+    bytes.withUnsafeBytes { append($0) }
+  }
+
+  /// The next complete frame body, or nil when more bytes are needed.
+  /// - Throws: `FrameError.emptyFrame` or `.tooLarge` as soon as the prefix shows it.
+  public mutating func next() throws(FrameError) -> [UInt8]? {
+    guard buffer.count - readIndex >= 4 else {
+      releaseIfDrained()
+      return nil
+    }
+    let length =
+      UInt32(buffer[readIndex]) << 24 | UInt32(buffer[readIndex + 1]) << 16
+      | UInt32(buffer[readIndex + 2]) << 8 | UInt32(buffer[readIndex + 3])
+    if length == 0 { throw .emptyFrame }
+    if UInt64(length) > UInt64(maxFrameSize) {
+      throw .tooLarge(length: length, limit: maxFrameSize)
+    }
+    let start = readIndex + 4
+    let end = start + Int(length)
+    guard buffer.count >= end else { return nil }
+    let body = Array(buffer[start..<end])
+    readIndex = end
+    releaseIfDrained()
+    return body
+  }
+
+  /// Idle connections must not keep read buffers: drop the storage once all is consumed.
+  private mutating func releaseIfDrained() {
+    if readIndex == buffer.count, !buffer.isEmpty || buffer.capacity > 0 {
+      buffer = []
+      readIndex = 0
+    }
+  }
+
+  private mutating func compactIfWorthIt() {
+    if readIndex > 0, readIndex >= buffer.count / 2 {
+      buffer.removeFirst(readIndex)
+      readIndex = 0
+    }
+  }
+}
+
+/// Puts the 4-byte big-endian length in front of a frame body.
+public enum FrameEncoder {
+  public static func frame(_ body: [UInt8]) -> [UInt8] {
+    var out = [UInt8]()
+    out.reserveCapacity(body.count + 4)
+    let n = UInt32(truncatingIfNeeded: body.count)
+    out.append(UInt8(truncatingIfNeeded: n >> 24))
+    out.append(UInt8(truncatingIfNeeded: n >> 16))
+    out.append(UInt8(truncatingIfNeeded: n >> 8))
+    out.append(UInt8(truncatingIfNeeded: n))
+    out.append(contentsOf: body)
+    return out
+  }
+}

@@ -1,0 +1,19 @@
+/// Why a byte stream stopped being a valid sequence of frames. Each is a connection
+/// error: the server answers with a `GoAway` carrying `reason` and closes.
+public enum FrameError: Error, Hashable, Sendable {
+  /// A length prefix of 0 (PROTOCOL.md section 6: zero-length frames are malformed).
+  case emptyFrame
+  /// A length prefix over the configured maximum; nothing of the body is read.
+  case tooLarge(length: UInt32, limit: Int)
+  /// The body does not parse as a `Frame`, its kind is unset, or the kind is not
+  /// one this side may receive.
+  case malformed(String)
+
+  /// The `GoAway` reason for this error.
+  public var goAwayReason: String {
+    switch self {
+    case .tooLarge: "FRAME_TOO_LARGE"
+    case .emptyFrame, .malformed: "MALFORMED_FRAME"
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/// A stable, machine-readable failure reason (PROTOCOL.md section 4).
+///
+/// Each reason carries the one status code it is always sent with, so a handler names
+/// the reason and the code can never disagree with the contract.
+public struct Reason: Hashable, Sendable, CustomStringConvertible {
+  public let name: String
+  public let code: StatusCode
+
+  public init(_ name: String, _ code: StatusCode) {
+    self.name = name
+    self.code = code
+  }
+
+  public var description: String { name }
+
+  public static let apiKeyInvalid = Reason("API_KEY_INVALID", .unauthenticated)
+  public static let adminKeyInvalid = Reason("ADMIN_KEY_INVALID", .unauthenticated)
+  public static let operationNotAllowed = Reason("OPERATION_NOT_ALLOWED", .failedPrecondition)
+  public static let tooManyAttempts = Reason("TOO_MANY_ATTEMPTS_TRY_LATER", .resourceExhausted)
+  public static let invalidIdToken = Reason("INVALID_ID_TOKEN", .unauthenticated)
+  public static let tokenExpired = Reason("TOKEN_EXPIRED", .unauthenticated)
+  public static let invalidRefreshToken = Reason("INVALID_REFRESH_TOKEN", .unauthenticated)
+  public static let userNotFound = Reason("USER_NOT_FOUND", .notFound)
+  public static let userDisabled = Reason("USER_DISABLED", .permissionDenied)
+  public static let invalidEmail = Reason("INVALID_EMAIL", .invalidArgument)
+  public static let weakPassword = Reason("WEAK_PASSWORD", .invalidArgument)
+  public static let emailExists = Reason("EMAIL_EXISTS", .alreadyExists)
+  public static let invalidLoginCredentials = Reason(
+    "INVALID_LOGIN_CREDENTIALS", .unauthenticated)
+  public static let credentialAlreadyInUse = Reason("CREDENTIAL_ALREADY_IN_USE", .alreadyExists)
+  public static let providerAlreadyLinked = Reason(
+    "PROVIDER_ALREADY_LINKED", .failedPrecondition)
+  public static let invalidIdpResponse = Reason("INVALID_IDP_RESPONSE", .invalidArgument)
+  public static let noSuchProvider = Reason("NO_SUCH_PROVIDER", .failedPrecondition)
+  public static let credentialTooOld = Reason(
+    "CREDENTIAL_TOO_OLD_LOGIN_AGAIN", .failedPrecondition)
+  public static let forbiddenClaim = Reason("FORBIDDEN_CLAIM", .invalidArgument)
+  public static let projectNotFound = Reason("PROJECT_NOT_FOUND", .notFound)
+  public static let missingSignUpMethod = Reason("MISSING_SIGN_UP_METHOD", .invalidArgument)
+
+  // Transport level.
+  public static let malformedRequest = Reason("MALFORMED_REQUEST", .invalidArgument)
+  public static let unknownMethod = Reason("UNKNOWN_METHOD", .unimplemented)
+  public static let deadlineExceeded = Reason("DEADLINE_EXCEEDED", .deadlineExceeded)
+  public static let tooManyCalls = Reason("TOO_MANY_CALLS", .resourceExhausted)
+  public static let shuttingDown = Reason("SHUTTING_DOWN", .unavailable)
+  public static let internalError = Reason("INTERNAL", .internalError)
+}

@@ -1,0 +1,43 @@
+import AnonAuthClient
+import Foundation
+
+/// How the CLI reaches the daemon: flags, else `client.json` in the data dir (written by
+/// `anonauthd --dev`), so that after `make run` every command works with no set-up.
+struct Connection {
+  static let switchNames: Set<String> = ["insecure", "json", "help"]
+  static let help = """
+      Connection options (default: read DATA_DIR/client.json):
+        --rpc HOST:PORT       the daemon's RPC address
+        --ca-file FILE        PEM certificate to trust (the --dev certificate)
+        --insecure            skip certificate checks (development only)
+        --data-dir DIR        where client.json is (default ./anonauth-data, or ANONAUTH_DATA_DIR)
+        --timeout-ms N        deadline of each call (default 10000)
+        --json                machine-readable output
+      """
+
+  let client: RPCClient
+  let file: [String: String]
+
+  init(_ arguments: Arguments) throws(CLIError) {
+    let env = ProcessInfo.processInfo.environment
+    let dataDir = arguments["data-dir"] ?? env["ANONAUTH_DATA_DIR"] ?? "./anonauth-data"
+    var file: [String: String] = [:]
+    if let data = FileManager.default.contents(atPath: dataDir + "/client.json"),
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    {
+      for (key, value) in object { if let s = value as? String { file[key] = s } }
+    }
+    self.file = file
+    guard let rpc = arguments["rpc"] ?? env["ANONAUTH_RPC"] ?? file["rpc"] else {
+      throw .usage("no daemon address: pass --rpc HOST:PORT or run anonauthd --dev (which writes \(dataDir)/client.json)")
+    }
+    let caFile = arguments["ca-file"] ?? file["ca_file"]
+    let timeout = arguments["timeout-ms"].flatMap { UInt32($0) } ?? 10_000
+    do {
+      let endpoint = try ClientEndpoint(address: rpc, caFile: caFile, insecure: arguments.has("insecure"))
+      client = try RPCClient(endpoint: endpoint, defaultTimeoutMs: timeout)
+    } catch {
+      throw .usage(error.description)
+    }
+  }
+}

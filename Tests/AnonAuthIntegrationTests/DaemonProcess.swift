@@ -1,0 +1,87 @@
+import AnonAuthClient
+import AnonAuthWire
+import Foundation
+import Testing
+
+/// The real `anonauthd` started as a process in a temporary data dir, on port 0 for both
+/// listeners, with the addresses read from its `ready` line.
+final class DaemonProcess: @unchecked Sendable {
+  // @unchecked Sendable is safe: every stored property is set in init and never changed
+  // afterwards; `Process` is only signalled and waited on.
+  let process: Process
+  let dataDir: URL
+  let rpc: String
+  let ops: String
+  let caFile: String
+  let logFile: URL
+
+  static var binary: String {
+    if let path = ProcessInfo.processInfo.environment["ANONAUTHD"] { return path }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    return root.appendingPathComponent(".build/debug/anonauthd").path
+  }
+
+  /// Starts the daemon with `--dev` and the given extra flags; waits for `ready`.
+  init(_ extra: [String] = [], environment: [String: String] = [:]) throws {
+    dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("anonauth-it-\(UUID().uuidString)")
+    logFile = dataDir.appendingPathExtension("log")
+    _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+    process = Process()
+    process.executableURL = URL(fileURLWithPath: Self.binary)
+    process.arguments =
+      ["--dev", "--data-dir", dataDir.path, "--listen", "127.0.0.1:0", "--ops-listen", "127.0.0.1:0"] + extra
+    var env = ProcessInfo.processInfo.environment
+    for (k, v) in environment { env[k] = v }
+    process.environment = env
+    let stdout = Pipe()
+    process.standardOutput = stdout
+    process.standardError = try FileHandle(forWritingTo: logFile)
+    try process.run()
+    guard let line = Self.readLine(stdout.fileHandleForReading),
+      let data = line.data(using: .utf8),
+      let ready = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+      ready["event"] as? String == "ready",
+      let rpc = ready["rpc"] as? String, let ops = ready["ops"] as? String
+    else {
+      process.terminate()
+      throw DaemonError.notReady(String(decoding: (try? Data(contentsOf: logFile)) ?? Data(), as: UTF8.self))
+    }
+    self.rpc = rpc
+    self.ops = ops
+    self.caFile = dataDir.appendingPathComponent("tls/dev-cert.pem").path
+  }
+
+  deinit {
+    if process.isRunning {
+      process.interrupt()
+      process.waitUntilExit()
+    }
+    try? FileManager.default.removeItem(at: dataDir)
+    try? FileManager.default.removeItem(at: logFile)
+  }
+
+  enum DaemonError: Error { case notReady(String) }
+
+  private static func readLine(_ handle: FileHandle) -> String? {
+    var bytes: [UInt8] = []
+    while true {
+      guard let chunk = try? handle.read(upToCount: 1), let byte = chunk.first else { return nil }
+      if byte == 10 { return String(decoding: bytes, as: UTF8.self) }
+      bytes.append(byte)
+    }
+  }
+
+  func client(timeoutMs: UInt32 = 10_000) throws -> RPCClient {
+    try RPCClient(endpoint: ClientEndpoint(address: rpc, caFile: caFile), defaultTimeoutMs: timeoutMs)
+  }
+
+  /// Sends SIGTERM and waits; returns the exit status.
+  func terminateAndWait() -> Int32 {
+    process.terminate()
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+
+  var log: String { String(decoding: (try? Data(contentsOf: logFile)) ?? Data(), as: UTF8.self) }
+}

@@ -1,0 +1,124 @@
+import AnonAuthClient
+import AnonAuthWire
+import Foundation
+import Testing
+
+/// The transport against the real daemon over real TLS.
+@Suite(.serialized) struct TransportTests {
+  static let check = "/anonauth.v1.HealthService/Check"
+
+  @Test func healthIsServing() async throws {
+    let daemon = try DaemonProcess()
+    let client = try daemon.client()
+    let response = try await client.call(Self.check, CheckRequest(), as: CheckResponse.self)
+    #expect(response.status == "SERVING")
+  }
+
+  @Test func thousandCallsOverEightConnectionsAllAnsweredAndMatched() async throws {
+    let daemon = try DaemonProcess()
+    let clients = try (0..<8).map { _ in try daemon.client() }
+    let results = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+      for i in 0..<1000 {
+        let client = clients[i % 8]
+        group.addTask {
+          let reply = try await client.send(
+            Self.check, payload: CheckRequest().serializedBytes(), metadata: ["x-request-id": "req-\(i)"],
+            timeoutMs: 20_000)
+          // The reply carries the request id of its own call: ids were matched right.
+          return (i, reply.metadata["x-request-id"])
+        }
+      }
+      var seen: [Int: String?] = [:]
+      for try await (i, echoed) in group { seen[i] = echoed }
+      return seen
+    }
+    #expect(results.count == 1000)
+    for i in 0..<1000 { #expect(results[i] == "req-\(i)") }
+  }
+
+  @Test func unknownMethodIsUnimplemented() async throws {
+    let daemon = try DaemonProcess()
+    let client = try daemon.client()
+    let error = await #expect(throws: RPCError.self) {
+      _ = try await client.callRaw("/anonauth.v1.NoSuchService/Nope", payload: [])
+    }
+    #expect(error?.code == .unimplemented)
+    #expect(error?.reason == "UNKNOWN_METHOD")
+  }
+
+  @Test func malformedPayloadIsInvalidArgument() async throws {
+    let daemon = try DaemonProcess()
+    let client = try daemon.client()
+    let error = await #expect(throws: RPCError.self) {
+      _ = try await client.callRaw(Self.check, payload: [0xff, 0xff, 0xff])
+    }
+    #expect(error?.code == .invalidArgument)
+    #expect(error?.reason == "MALFORMED_REQUEST")
+    // The connection and the server are fine afterwards.
+    let response = try await client.call(Self.check, CheckRequest(), as: CheckResponse.self)
+    #expect(response.status == "SERVING")
+  }
+
+  @Test func requestIDIsEchoedOrMade() async throws {
+    let daemon = try DaemonProcess()
+    let client = try daemon.client()
+    let given = try await client.send(
+      Self.check, payload: [], metadata: ["x-request-id": "abc-123"], timeoutMs: 5000)
+    #expect(given.metadata["x-request-id"] == "abc-123")
+    let made = try await client.send(Self.check, payload: [], metadata: [:], timeoutMs: 5000)
+    #expect(made.metadata["x-request-id"]?.count == 16)
+  }
+
+  @Test func callPastItsDeadlineGetsDeadlineExceeded() async throws {
+    let daemon = try DaemonProcess(["--test-hooks"])
+    let client = try daemon.client()
+    let error = await #expect(throws: RPCError.self) {
+      _ = try await client.callRaw(
+        "/anonauth.test.TestService/Sleep", payload: [], metadata: ["x-sleep-ms": "2000"], timeoutMs: 200)
+    }
+    #expect(error?.code == .deadlineExceeded)
+    #expect(error?.reason == "DEADLINE_EXCEEDED")
+  }
+
+  @Test func sigtermLetsCallsInFlightFinishThenExitsZero() async throws {
+    let daemon = try DaemonProcess(["--test-hooks"])
+    let client = try daemon.client()
+    let calls = (0..<5).map { _ in
+      Task {
+        try await client.send(
+          "/anonauth.test.TestService/Sleep", payload: [], metadata: ["x-sleep-ms": "800"], timeoutMs: 10_000)
+      }
+    }
+    try await Task.sleep(for: .milliseconds(300))  // the calls are on the server now
+    daemon.process.terminate()
+    for call in calls {
+      let reply = try await call.value
+      #expect(reply.status?.code ?? 0 == 0)
+    }
+    daemon.process.waitUntilExit()
+    #expect(daemon.process.terminationStatus == 0)
+    #expect(daemon.log.contains("\"msg\":\"stopped\""))
+  }
+
+  @Test func clientReconnectsAfterGoAway() async throws {
+    let daemon = try DaemonProcess(["--idle-timeout-ms", "300"])
+    let client = try daemon.client()
+    _ = try await client.call(Self.check, CheckRequest(), as: CheckResponse.self)
+    try await Task.sleep(for: .milliseconds(900))  // the server said GoAway IDLE_TIMEOUT and closed
+    let response = try await client.call(Self.check, CheckRequest(), as: CheckResponse.self)
+    #expect(response.status == "SERVING")
+    // Two connections: the first was closed by the server, the second made for the call.
+    let metrics = try await OpsHTTP.get(daemon.ops, "/metrics")
+    #expect(metrics.body.contains("anonauth_connections_total 2"))
+  }
+
+  @Test func wrongCAFailsTheHandshake() async throws {
+    let daemon = try DaemonProcess()
+    let other = try DaemonProcess()
+    let client = try RPCClient(endpoint: ClientEndpoint(address: daemon.rpc, caFile: other.caFile))
+    let error = await #expect(throws: RPCError.self) {
+      _ = try await client.call(Self.check, CheckRequest(), as: CheckResponse.self)
+    }
+    #expect(error?.code == .unavailable)
+  }
+}
