@@ -39,11 +39,11 @@ build-release:
 	$(SWIFT) build -c release -Xswiftc -static-stdlib
 
 proto: interop-deps
-	PYTHON=$(PY) Scripts/gen-proto.sh
+	PYTHON=$(CURDIR)/$(PY) Scripts/gen-proto.sh
 
 check-proto: interop-deps
 	@tmp=$$(mktemp -d); \
-	PYTHON=$(PY) Scripts/gen-proto.sh $$tmp/c $$tmp/swift >/dev/null && \
+	PYTHON=$(CURDIR)/$(PY) Scripts/gen-proto.sh $$tmp/c $$tmp/swift >/dev/null && \
 	diff -r $$tmp/c Sources/AnonAuthProto >/dev/null && diff -r $$tmp/swift Sources/AnonAuthWire/Generated >/dev/null; \
 	rc=$$?; rm -rf $$tmp; \
 	if [ $$rc != 0 ]; then echo "Generated protobuf code is stale: run 'make proto' and commit."; exit 1; fi; \

@@ -1,13 +1,16 @@
 import Foundation
 
 /// The `anonauth` command line: one subcommand per task, `--help` on each.
-let commands: [(name: String, summary: String, help: String, run: (Arguments) async throws(CLIError) -> Void)] = [
-  ("health", HealthCommand.summary, HealthCommand.help, HealthCommand.run)
-]
+let commands:
+  [(name: String, summary: String, help: String, run: (Arguments) async throws(CLIError) -> Void)] = [
+    ("health", HealthCommand.summary, HealthCommand.help, HealthCommand.run)
+  ]
 
 @MainActor func usage() -> String {
   var out = "Usage: anonauth COMMAND [options]\n\nCommands:\n"
-  for command in commands { out += "  \(command.name.padding(toLength: 22, withPad: " ", startingAt: 0))\(command.summary)\n" }
+  for command in commands {
+    out += "  \(command.name.padding(toLength: 22, withPad: " ", startingAt: 0))\(command.summary)\n"
+  }
   out += "\nRun 'anonauth COMMAND --help' for a command's options.\n"
   return out
 }
@@ -31,7 +34,9 @@ do {
   try await command.run(arguments)
   exit(0)
 } catch {
-  if !error.description.isEmpty { FileHandle.standardError.write(Data("anonauth: \(error.description)\n".utf8)) }
+  if !error.description.isEmpty {
+    FileHandle.standardError.write(Data("anonauth: \(error.description)\n".utf8))
+  }
   switch error {
   case .usage: exit(2)
   case .failed: exit(1)

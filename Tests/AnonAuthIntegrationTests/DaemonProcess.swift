@@ -24,7 +24,8 @@ final class DaemonProcess: @unchecked Sendable {
 
   /// Starts the daemon with `--dev` and the given extra flags; waits for `ready`.
   init(_ extra: [String] = [], environment: [String: String] = [:]) throws {
-    dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("anonauth-it-\(UUID().uuidString)")
+    dataDir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "anonauth-it-\(UUID().uuidString)")
     logFile = dataDir.appendingPathExtension("log")
     _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
     process = Process()

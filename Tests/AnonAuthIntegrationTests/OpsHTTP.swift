@@ -23,7 +23,9 @@ enum OpsHTTP {
     sa.sin_port = port.bigEndian
     inet_pton(AF_INET, String(parts[0]), &sa.sin_addr)
     let rc = withUnsafePointer(to: &sa) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
     }
     guard rc == 0 else { throw URLError(.cannotConnectToHost) }
     let bytes = Array(request.utf8)

@@ -2,6 +2,7 @@
 server can still say why), while another connection keeps being served."""
 
 import socket
+import warnings
 import ssl
 import struct
 import time
@@ -90,19 +91,21 @@ def test_stalled_handshake_is_cut_off(daemon):
 def test_h2_only_client_fails_with_no_application_protocol(daemon, pb):
     with pytest.raises(ssl.SSLError) as info:
         daemon.connect(alpn=("h2",))
-    assert "NO_APPLICATION_PROTOCOL" in str(info.value).upper()
+    assert "ALERT NO APPLICATION PROTOCOL" in str(info.value).upper()
     still_served(daemon, pb)
 
 
 def test_tls11_client_is_refused(daemon, pb):
     ctx = daemon.context()
-    ctx.minimum_version = ssl.TLSVersion.TLSv1_1
-    ctx.maximum_version = ssl.TLSVersion.TLSv1_1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_1
+        ctx.maximum_version = ssl.TLSVersion.TLSv1_1
     ctx.set_ciphers("DEFAULT:@SECLEVEL=0")
     with pytest.raises(ssl.SSLError) as info:
         daemon.connect(ctx=ctx)
     # The server's alert, not a client-side refusal to offer TLS 1.1.
-    assert "PROTOCOL_VERSION" in str(info.value).upper() or "UNSUPPORTED_PROTOCOL" in str(info.value).upper()
+    assert "ALERT PROTOCOL VERSION" in str(info.value).upper(), info.value
     still_served(daemon, pb)
 
 

@@ -46,7 +46,8 @@ public final class RPCClient: Sendable {
     do {
       return try Response(serializedBytes: payload)
     } catch {
-      throw RPCError(code: .internalError, reason: "INTERNAL", message: "the response is not a \(Response.self)")
+      throw RPCError(
+        code: .internalError, reason: "INTERNAL", message: "the response is not a \(Response.self)")
     }
   }
 
@@ -54,7 +55,8 @@ public final class RPCClient: Sendable {
   public func callRaw(
     _ method: String, payload: [UInt8], metadata: [String: String] = [:], timeoutMs: UInt32? = nil
   ) async throws(RPCError) -> [UInt8] {
-    let reply = try await send(method, payload: payload, metadata: metadata, timeoutMs: timeoutMs ?? defaultTimeoutMs)
+    let reply = try await send(
+      method, payload: payload, metadata: metadata, timeoutMs: timeoutMs ?? defaultTimeoutMs)
     if let status = reply.status, status.code != 0 {
       throw RPCError(
         code: StatusCode(rawValue: status.code), reason: status.reason, message: status.message,
@@ -76,7 +78,8 @@ public final class RPCClient: Sendable {
       } catch {
         throw RPCError(code: .unavailable, reason: "UNAVAILABLE", message: "\(error)")
       }
-      let result: Result<Reply, ClientConnection.CallFailure> = await withCheckedContinuation { continuation in
+      let result: Result<Reply, ClientConnection.CallFailure> = await withCheckedContinuation {
+        continuation in
         connection.execute { conn in
           conn.start(method: method, payload: payload, metadata: metadata, timeoutMs: timeoutMs) {
             continuation.resume(returning: $0)

@@ -12,7 +12,8 @@ public enum SecureRandom {
     return out
   }
 
-  private static let alphanumerics = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+  private static let alphanumerics = Array(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
 
   /// `length` characters of [A-Za-z0-9], unbiased (rejection sampling), as Firebase
   /// uids are.

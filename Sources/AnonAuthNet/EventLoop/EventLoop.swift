@@ -98,7 +98,8 @@ public final class EventLoop: @unchecked Sendable {
 
   public func modify(fd: Int32, registration: UInt64, events: IOEvents) {
     assertInLoop()
-    _ = anonauth_epoll_ctl(epfd, EPOLL_CTL_MOD, fd, events.rawValue | IOEvents.readHangup.rawValue, registration)
+    _ = anonauth_epoll_ctl(
+      epfd, EPOLL_CTL_MOD, fd, events.rawValue | IOEvents.readHangup.rawValue, registration)
   }
 
   /// Removes the registration; call before closing the descriptor.

@@ -10,7 +10,8 @@ public enum Socket {
   ) throws(SystemError) -> (fd: Int32, bound: SocketAddress) {
     let family = address.isIPv6 ? AF_INET6 : AF_INET
     let fd = try retryingOnInterrupt("socket") {
-      socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+      socket(
+        family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     }
     var one: Int32 = 1
     _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -62,7 +63,8 @@ public enum Socket {
   public static func connect(to address: SocketAddress) throws(SystemError) -> Int32 {
     let family = address.isIPv6 ? AF_INET6 : AF_INET
     let fd = try retryingOnInterrupt("socket") {
-      socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+      socket(
+        family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     }
     var one: Int32 = 1
     _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))

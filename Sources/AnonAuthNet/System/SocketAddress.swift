@@ -66,7 +66,9 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
       self.init(unchecked: CString.decode(buf), port: UInt16(bigEndian: port), isIPv6: false)
     case AF_INET6:
       let (addr, port) = withUnsafePointer(to: &storage) {
-        $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ($0.pointee.sin6_addr, $0.pointee.sin6_port) }
+        $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+          ($0.pointee.sin6_addr, $0.pointee.sin6_port)
+        }
       }
       var a = addr
       guard inet_ntop(AF_INET6, &a, &buf, socklen_t(buf.count)) != nil else { return nil }

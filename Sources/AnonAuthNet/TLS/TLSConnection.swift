@@ -315,7 +315,8 @@ public final class TLSConnection: EventHandler {
     let wantWritable = state == .connecting || hasPendingOutput || sslWantsWritable
     if wantWritable != interestWritable {
       interestWritable = wantWritable
-      loop.modify(fd: fd, registration: registration, events: wantWritable ? [.readable, .writable] : [.readable])
+      loop.modify(
+        fd: fd, registration: registration, events: wantWritable ? [.readable, .writable] : [.readable])
     }
   }
 

@@ -28,7 +28,9 @@ public final class TLSContext: @unchecked Sendable {
 
   /// A server context from PEM files: the certificate chain and its private key.
   /// - Throws: `OpenSSLError` naming the file that could not be used.
-  public static func server(certificateChainFile: String, privateKeyFile: String) throws(OpenSSLError) -> TLSContext {
+  public static func server(certificateChainFile: String, privateKeyFile: String) throws(OpenSSLError)
+    -> TLSContext
+  {
     let context = try TLSContext(server: true)
     ERR_clear_error()
     if SSL_CTX_use_certificate_chain_file(context.ctx, certificateChainFile) != 1 {

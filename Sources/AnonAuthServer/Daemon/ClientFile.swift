@@ -5,7 +5,9 @@ import Foundation
 /// start and keeps every other key already in the file (the raw admin key lives only
 /// there).
 public enum ClientFile {
-  public static func update(at path: String, rpc: String, ops: String, caFile: String, extra: [String: String]) throws(ConfigError) {
+  public static func update(
+    at path: String, rpc: String, ops: String, caFile: String, extra: [String: String]
+  ) throws(ConfigError) {
     var object: [String: Any] = [:]
     if let data = FileManager.default.contents(atPath: path),
       let existing = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
@@ -16,7 +18,9 @@ public enum ClientFile {
     object["rpc"] = rpc
     object["ops"] = ops
     object["ca_file"] = caFile
-    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]) else {
+    guard
+      let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+    else {
       throw ConfigError("\(path): cannot encode")
     }
     try DataDirectory.writeFile(path, Array(data) + [10], mode: 0o600)

@@ -80,7 +80,9 @@ public struct DaemonConfig: Sendable {
     return (try DaemonConfig(values: values, resolved: resolved), action)
   }
 
-  private static func loadFile(_ path: String, known: [String: Setting]) throws(ConfigError) -> [String: String] {
+  private static func loadFile(_ path: String, known: [String: Setting]) throws(ConfigError) -> [String:
+    String]
+  {
     guard let data = FileManager.default.contents(atPath: path) else {
       throw ConfigError("config file \(path): cannot read it")
     }
@@ -89,7 +91,9 @@ public struct DaemonConfig: Sendable {
     }
     var out: [String: String] = [:]
     for (key, value) in object {
-      guard known[key] != nil, key != "config" else { throw ConfigError("config file \(path): unknown setting \"\(key)\"") }
+      guard known[key] != nil, key != "config" else {
+        throw ConfigError("config file \(path): unknown setting \"\(key)\"")
+      }
       switch value {
       case let s as String: out[key] = s
       case let b as Bool: out[key] = b ? "true" : "false"
@@ -100,7 +104,9 @@ public struct DaemonConfig: Sendable {
     return out
   }
 
-  private init(values: [String: String], resolved: [(setting: Setting, value: String?, source: String)]) throws(ConfigError) {
+  private init(values: [String: String], resolved: [(setting: Setting, value: String?, source: String)])
+    throws(ConfigError)
+  {
     func text(_ name: String) -> String { values[name] ?? "" }
     func bool(_ name: String) throws(ConfigError) -> Bool {
       switch text(name).lowercased() {
@@ -111,7 +117,9 @@ public struct DaemonConfig: Sendable {
     }
     func number(_ name: String, _ range: ClosedRange<UInt64>) throws(ConfigError) -> UInt64 {
       guard let n = UInt64(text(name)), range.contains(n) else {
-        throw ConfigError("--\(name): expected a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text(name))\"")
+        throw ConfigError(
+          "--\(name): expected a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text(name))\""
+        )
       }
       return n
     }
@@ -145,7 +153,8 @@ public struct DaemonConfig: Sendable {
     case "info": logLevel = .info
     case "warn", "warning": logLevel = .warning
     case "error": logLevel = .error
-    default: throw ConfigError("--log-level: expected debug, info, warn or error, got \"\(text("log-level"))\"")
+    default:
+      throw ConfigError("--log-level: expected debug, info, warn or error, got \"\(text("log-level"))\"")
     }
     var rpc = RPCServerConfig(listen: listen)
     rpc.ioThreads = Int(try number("io-threads", 1...64))
@@ -181,7 +190,8 @@ public struct DaemonConfig: Sendable {
       let value = setting.isSwitch ? "" : " VALUE"
       out += "  \(setting.flag)\(value)\n"
       out += "      \(setting.help)\n"
-      out += "      env \(setting.environmentName); default: \(setting.defaultValue.map { $0.isEmpty ? "(empty)" : $0 } ?? "(none)")\n"
+      out +=
+        "      env \(setting.environmentName); default: \(setting.defaultValue.map { $0.isEmpty ? "(empty)" : $0 } ?? "(none)")\n"
     }
     return out
   }

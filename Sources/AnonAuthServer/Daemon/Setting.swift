@@ -16,7 +16,9 @@ public struct Setting: Sendable {
     "ANONAUTH_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
   }
 
-  init(_ name: String, _ defaultValue: String?, _ help: String, isSwitch: Bool = false, isSecret: Bool = false) {
+  init(
+    _ name: String, _ defaultValue: String?, _ help: String, isSwitch: Bool = false, isSecret: Bool = false
+  ) {
     self.name = name
     self.defaultValue = defaultValue
     self.help = help
@@ -27,14 +29,18 @@ public struct Setting: Sendable {
   public static let all: [Setting] = [
     Setting("data-dir", "./anonauth-data", "where the store, keys and dev files live (made 0700 if missing)"),
     Setting("listen", "127.0.0.1:7443", "RPC over TLS, HOST:PORT (port 0 picks one)"),
-    Setting("ops-listen", "127.0.0.1:7080", "plain-HTTP ops port: /healthz /readyz /metrics (port 0 picks one)"),
+    Setting(
+      "ops-listen", "127.0.0.1:7080", "plain-HTTP ops port: /healthz /readyz /metrics (port 0 picks one)"),
     Setting("tls-cert", nil, "PEM certificate chain; in --dev a self-signed one is made in the data dir"),
     Setting("tls-key", nil, "PEM private key of --tls-cert"),
     Setting("issuer-prefix", "https://anonauth.local/", "ID token iss prefix; the project id follows"),
-    Setting("master-key-file", nil, "32-byte key that encrypts signing keys at rest; in --dev made in the data dir"),
+    Setting(
+      "master-key-file", nil, "32-byte key that encrypts signing keys at rest; in --dev made in the data dir"),
     Setting("trusted-proxies", "", "comma-separated CIDRs whose x-end-user-ip is believed"),
-    Setting("dev", "false", "development mode: self-signed TLS, generated master key, demo-project", isSwitch: true),
-    Setting("config", nil, "a JSON file of settings, keyed by flag name without dashes' prefix (\"data-dir\")"),
+    Setting(
+      "dev", "false", "development mode: self-signed TLS, generated master key, demo-project", isSwitch: true),
+    Setting(
+      "config", nil, "a JSON file of settings, keyed by flag name without dashes' prefix (\"data-dir\")"),
     Setting("log-level", "info", "debug, info, warn or error"),
     Setting("io-threads", "1", "event-loop threads for RPC connections"),
     Setting("max-frame-size", "4194304", "largest frame accepted, in bytes"),

@@ -5,7 +5,10 @@ public struct HTTPResponse: Sendable {
   public var headers: [(String, String)]
   public var body: [UInt8]
 
-  public init(status: Int, contentType: String = "text/plain; charset=utf-8", headers: [(String, String)] = [], body: String) {
+  public init(
+    status: Int, contentType: String = "text/plain; charset=utf-8", headers: [(String, String)] = [],
+    body: String
+  ) {
     self.status = status
     self.contentType = contentType
     self.headers = headers

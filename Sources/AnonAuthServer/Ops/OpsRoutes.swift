@@ -14,7 +14,8 @@ public enum OpsRoutes {
       },
       "/metrics": {
         HTTPResponse(
-          status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.prometheusText())
+          status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.prometheusText()
+        )
       },
     ]
   }

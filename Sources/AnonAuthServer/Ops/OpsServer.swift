@@ -99,7 +99,9 @@ final class OpsConnection: EventHandler {
 
   static let maxHead = 8 * 1024
 
-  init(fd: Int32, loop: EventLoop, routes: [String: OpsServer.Route], onFinish: @escaping (OpsConnection) -> Void) {
+  init(
+    fd: Int32, loop: EventLoop, routes: [String: OpsServer.Route], onFinish: @escaping (OpsConnection) -> Void
+  ) {
     self.fd = fd
     self.loop = loop
     self.routes = routes

@@ -13,7 +13,10 @@ final class Listener: EventHandler {
   private var next = 0
   private var closed = false
 
-  init(fd: Int32, loop: EventLoop, registries: [LoopBound<ConnectionRegistry>], context: TLSContext, core: ServerCore) {
+  init(
+    fd: Int32, loop: EventLoop, registries: [LoopBound<ConnectionRegistry>], context: TLSContext,
+    core: ServerCore
+  ) {
     self.fd = fd
     self.loop = loop
     self.registries = registries

@@ -11,7 +11,8 @@ import Synchronization
 public final class RPCServer: Sendable {
   private enum Phase {
     case idle
-    case running(listener: LoopBound<Listener>, loops: [EventLoop], registries: [LoopBound<ConnectionRegistry>])
+    case running(
+      listener: LoopBound<Listener>, loops: [EventLoop], registries: [LoopBound<ConnectionRegistry>])
     case stopped
   }
 
@@ -19,7 +20,9 @@ public final class RPCServer: Sendable {
   private let context: TLSContext
   private let phase = Mutex<Phase>(.idle)
 
-  public init(config: RPCServerConfig, tls: TLSContext, router: Router, logger: Logger, metrics: ServerMetrics) {
+  public init(
+    config: RPCServerConfig, tls: TLSContext, router: Router, logger: Logger, metrics: ServerMetrics
+  ) {
     self.core = ServerCore(config: config, router: router, logger: logger, metrics: metrics)
     self.context = tls
   }
@@ -56,7 +59,8 @@ public final class RPCServer: Sendable {
   /// Graceful shutdown (PROTOCOL.md section 1). Returns once every connection is closed
   /// and the loops have stopped.
   public func shutdown() async {
-    let running = phase.withLock { phase -> (LoopBound<Listener>, [EventLoop], [LoopBound<ConnectionRegistry>])? in
+    let running = phase.withLock {
+      phase -> (LoopBound<Listener>, [EventLoop], [LoopBound<ConnectionRegistry>])? in
       guard case .running(let listener, let loops, let registries) = phase else { return nil }
       phase = .stopped
       return (listener, loops, registries)

@@ -71,10 +71,13 @@ final class ServerConnection: TLSConnectionDelegate {
 
   private func handle(_ call: Call) {
     lastCallID = max(lastCallID, call.id)
-    let requestID = call.metadata["x-request-id"].flatMap { $0.isEmpty ? nil : String($0.prefix(128)) }
+    let requestID =
+      call.metadata["x-request-id"].flatMap { $0.isEmpty ? nil : String($0.prefix(128)) }
       ?? RequestID.make()
     if goingAway {
-      reply(to: call.id, requestID: requestID, result: .failure(RPCError(.shuttingDown, "the server is shutting down")))
+      reply(
+        to: call.id, requestID: requestID,
+        result: .failure(RPCError(.shuttingDown, "the server is shutting down")))
       return
     }
     if inFlight[call.id] != nil {
@@ -85,7 +88,8 @@ final class ServerConnection: TLSConnectionDelegate {
       reply(
         to: call.id, requestID: requestID,
         result: .failure(
-          RPCError(.tooManyCalls, "more than \(core.config.maxConcurrentCallsPerConnection) calls in flight")))
+          RPCError(.tooManyCalls, "more than \(core.config.maxConcurrentCallsPerConnection) calls in flight"))
+      )
       return
     }
     let timeoutMs = call.timeoutMs == 0 ? core.config.defaultCallTimeoutMs : UInt64(call.timeoutMs)
@@ -158,7 +162,8 @@ final class ServerConnection: TLSConnectionDelegate {
   /// A framing error: tell the peer why, then close this connection only.
   private func fail(_ error: FrameError) {
     core.logger.warning(
-      "connection error", ["reason": .string(error.goAwayReason), "peer": .string(connection.peer?.description ?? "")])
+      "connection error",
+      ["reason": .string(error.goAwayReason), "peer": .string(connection.peer?.description ?? "")])
     sendGoAway(reason: error.goAwayReason)
     for (_, call) in inFlight { call.task.cancel() }
     connection.closeGracefully()

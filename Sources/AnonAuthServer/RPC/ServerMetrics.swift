@@ -50,14 +50,16 @@ public final class ServerMetrics: Sendable {
     out += "# HELP anonauth_rpc_calls_total RPC calls answered, by method and status code.\n"
     out += "# TYPE anonauth_rpc_calls_total counter\n"
     for key in snapshot.calls.keys.sorted(by: { ($0.method, $0.code) < ($1.method, $1.code) }) {
-      out += "anonauth_rpc_calls_total{method=\"\(key.method)\",code=\"\(StatusCode(rawValue: key.code))\"} \(snapshot.calls[key] ?? 0)\n"
+      out +=
+        "anonauth_rpc_calls_total{method=\"\(key.method)\",code=\"\(StatusCode(rawValue: key.code))\"} \(snapshot.calls[key] ?? 0)\n"
     }
     out += "# HELP anonauth_rpc_duration_seconds Time from a call's arrival to its reply.\n"
     out += "# TYPE anonauth_rpc_duration_seconds histogram\n"
     for method in snapshot.latency.keys.sorted() {
       guard let histogram = snapshot.latency[method] else { continue }
       for (i, bound) in Self.buckets.enumerated() {
-        out += "anonauth_rpc_duration_seconds_bucket{method=\"\(method)\",le=\"\(bound)\"} \(histogram.counts[i])\n"
+        out +=
+          "anonauth_rpc_duration_seconds_bucket{method=\"\(method)\",le=\"\(bound)\"} \(histogram.counts[i])\n"
       }
       out += "anonauth_rpc_duration_seconds_bucket{method=\"\(method)\",le=\"+Inf\"} \(histogram.count)\n"
       out += "anonauth_rpc_duration_seconds_sum{method=\"\(method)\"} \(histogram.sum)\n"

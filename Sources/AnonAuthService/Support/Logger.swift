@@ -46,7 +46,9 @@ public struct Logger: Sendable {
 
   public func debug(_ message: String, _ fields: [String: LogValue] = [:]) { log(.debug, message, fields) }
   public func info(_ message: String, _ fields: [String: LogValue] = [:]) { log(.info, message, fields) }
-  public func warning(_ message: String, _ fields: [String: LogValue] = [:]) { log(.warning, message, fields) }
+  public func warning(_ message: String, _ fields: [String: LogValue] = [:]) {
+    log(.warning, message, fields)
+  }
   public func error(_ message: String, _ fields: [String: LogValue] = [:]) { log(.error, message, fields) }
 
   static func timestamp() -> String {

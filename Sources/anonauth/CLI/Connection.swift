@@ -6,14 +6,14 @@ import Foundation
 struct Connection {
   static let switchNames: Set<String> = ["insecure", "json", "help"]
   static let help = """
-      Connection options (default: read DATA_DIR/client.json):
-        --rpc HOST:PORT       the daemon's RPC address
-        --ca-file FILE        PEM certificate to trust (the --dev certificate)
-        --insecure            skip certificate checks (development only)
-        --data-dir DIR        where client.json is (default ./anonauth-data, or ANONAUTH_DATA_DIR)
-        --timeout-ms N        deadline of each call (default 10000)
-        --json                machine-readable output
-      """
+    Connection options (default: read DATA_DIR/client.json):
+      --rpc HOST:PORT       the daemon's RPC address
+      --ca-file FILE        PEM certificate to trust (the --dev certificate)
+      --insecure            skip certificate checks (development only)
+      --data-dir DIR        where client.json is (default ./anonauth-data, or ANONAUTH_DATA_DIR)
+      --timeout-ms N        deadline of each call (default 10000)
+      --json                machine-readable output
+    """
 
   let client: RPCClient
   let file: [String: String]
@@ -29,7 +29,9 @@ struct Connection {
     }
     self.file = file
     guard let rpc = arguments["rpc"] ?? env["ANONAUTH_RPC"] ?? file["rpc"] else {
-      throw .usage("no daemon address: pass --rpc HOST:PORT or run anonauthd --dev (which writes \(dataDir)/client.json)")
+      throw .usage(
+        "no daemon address: pass --rpc HOST:PORT or run anonauthd --dev (which writes \(dataDir)/client.json)"
+      )
     }
     let caFile = arguments["ca-file"] ?? file["ca_file"]
     let timeout = arguments["timeout-ms"].flatMap { UInt32($0) } ?? 10_000
