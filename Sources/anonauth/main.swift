@@ -3,7 +3,8 @@ import Foundation
 /// The `anonauth` command line: one subcommand per task, `--help` on each.
 let commands:
   [(name: String, summary: String, help: String, run: (Arguments) async throws(CLIError) -> Void)] = [
-    ("health", HealthCommand.summary, HealthCommand.help, HealthCommand.run)
+    ("health", HealthCommand.summary, HealthCommand.help, HealthCommand.run),
+    ("bench", BenchCommand.summary, BenchCommand.help, BenchCommand.run),
   ]
 
 @MainActor func usage() -> String {

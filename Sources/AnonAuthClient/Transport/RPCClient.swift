@@ -25,11 +25,7 @@ public final class RPCClient: Sendable {
     } catch {
       throw .badAddress("\(endpoint.host):\(endpoint.port)")
     }
-    do {
-      context = try TLSContext.client(caFile: endpoint.caFile, insecure: endpoint.insecure)
-    } catch {
-      throw .tls(error.description)
-    }
+    context = try ClientTLSContexts.context(caFile: endpoint.caFile, insecure: endpoint.insecure)
     // OpenSSL writes to sockets with write(2): a peer's reset must not kill the process.
     signal(SIGPIPE, SIG_IGN)
   }
@@ -117,6 +113,7 @@ public final class RPCClient: Sendable {
     try current.withLock { current in
       if let existing = current, existing.isUsable { return existing }
       let loop = try ClientEventLoop.get()
+      Socket.raiseDescriptorLimit()
       let fd = try Socket.connect(to: address)
       let tls = try TLSConnection(
         fd: fd, context: context, loop: loop, peer: address, maxFrameSize: endpoint.maxFrameSize,

@@ -71,6 +71,9 @@ public final class ServerMetrics: Sendable {
     out += "# HELP anonauth_connections_total RPC connections accepted.\n"
     out += "# TYPE anonauth_connections_total counter\n"
     out += "anonauth_connections_total \(opened)\n"
+    out += "# HELP process_resident_memory_bytes Resident memory of the daemon.\n"
+    out += "# TYPE process_resident_memory_bytes gauge\n"
+    out += "process_resident_memory_bytes \(ProcessMemory.residentBytes())\n"
     return out
   }
 }
