@@ -1,5 +1,8 @@
 #define _GNU_SOURCE
 #include "CShims.h"
+#include <limits.h>
+#include <openssl/core_names.h>
+#include <openssl/param_build.h>
 #include <errno.h>
 #include <string.h>
 #include <stdlib.h>
@@ -111,4 +114,49 @@ EVP_PKEY *anonauth_ec_p256_keygen(void) { return EVP_PKEY_Q_keygen(NULL, NULL, "
 
 EVP_PKEY *anonauth_rsa_keygen(unsigned int bits) {
   return EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)bits);
+}
+
+static EVP_PKEY *public_key_from_params(const char *type, OSSL_PARAM_BLD *bld) {
+  EVP_PKEY *pkey = NULL;
+  OSSL_PARAM *params = OSSL_PARAM_BLD_to_param(bld);
+  EVP_PKEY_CTX *ctx = params != NULL ? EVP_PKEY_CTX_new_from_name(NULL, type, NULL) : NULL;
+  if (ctx == NULL || EVP_PKEY_fromdata_init(ctx) != 1 ||
+      EVP_PKEY_fromdata(ctx, &pkey, EVP_PKEY_PUBLIC_KEY, params) != 1) {
+    EVP_PKEY_free(pkey);
+    pkey = NULL;
+  }
+  EVP_PKEY_CTX_free(ctx);
+  OSSL_PARAM_free(params);
+  return pkey;
+}
+
+EVP_PKEY *anonauth_rsa_public_key(const unsigned char *n, size_t n_len, const unsigned char *e,
+                                  size_t e_len) {
+  if (n_len == 0 || e_len == 0 || n_len > INT_MAX || e_len > INT_MAX) return NULL;
+  EVP_PKEY *pkey = NULL;
+  BIGNUM *bn = BN_bin2bn(n, (int)n_len, NULL);
+  BIGNUM *be = BN_bin2bn(e, (int)e_len, NULL);
+  OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
+  if (bn != NULL && be != NULL && bld != NULL &&
+      OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, bn) == 1 &&
+      OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, be) == 1) {
+    pkey = public_key_from_params("RSA", bld);
+  }
+  OSSL_PARAM_BLD_free(bld);
+  BN_free(bn);
+  BN_free(be);
+  return pkey;
+}
+
+EVP_PKEY *anonauth_ec_p256_public_key(const unsigned char *point, size_t len) {
+  if (len != 65 || point[0] != 0x04) return NULL;
+  EVP_PKEY *pkey = NULL;
+  OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
+  if (bld != NULL &&
+      OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) == 1 &&
+      OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, point, len) == 1) {
+    pkey = public_key_from_params("EC", bld);
+  }
+  OSSL_PARAM_BLD_free(bld);
+  return pkey;
 }

@@ -9,16 +9,42 @@ public enum Base64URL {
       .replacingOccurrences(of: "=", with: "")
   }
 
-  /// Decodes unpadded or padded base64url; nil on any other character.
+  /// Decodes canonical unpadded base64url; nil on padding, `+`, `/`, whitespace or any other
+  /// character, on an impossible length, and on non-zero unused trailing bits. Strictness
+  /// makes the encoding of given bytes unique, so a token cannot be altered in transit
+  /// without changing its text.
   public static func decode(_ text: some StringProtocol) -> [UInt8]? {
-    var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-    if s.contains("=") || s.contains("\n") || s.contains(" ") { return nil }
-    switch s.count % 4 {
-    case 0: break
-    case 2: s += "=="
-    case 3: s += "="
-    default: return nil
+    decodeCanonical(Array(text.utf8)[...])
+  }
+
+  static func decodeCanonical(_ text: ArraySlice<UInt8>) -> [UInt8]? {
+    guard text.count % 4 != 1 else { return nil }
+    var out: [UInt8] = []
+    out.reserveCapacity(text.count * 3 / 4)
+    var accumulator: UInt32 = 0
+    var bits = 0
+    for character in text {
+      guard let value = sextet(character) else { return nil }
+      accumulator = (accumulator << 6) | UInt32(value)
+      bits += 6
+      if bits >= 8 {
+        bits -= 8
+        out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        accumulator &= (1 << UInt32(bits)) - 1
+      }
     }
-    return Data(base64Encoded: s).map { Array($0) }
+    // Leftover bits (2 or 4) are padding of the last character and must be zero.
+    return accumulator == 0 ? out : nil
+  }
+
+  private static func sextet(_ character: UInt8) -> UInt8? {
+    switch character {
+    case UInt8(ascii: "A")...UInt8(ascii: "Z"): character - UInt8(ascii: "A")
+    case UInt8(ascii: "a")...UInt8(ascii: "z"): character - UInt8(ascii: "a") + 26
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0") + 52
+    case UInt8(ascii: "-"): 62
+    case UInt8(ascii: "_"): 63
+    default: nil
+    }
   }
 }

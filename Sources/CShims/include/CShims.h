@@ -37,6 +37,15 @@ void anonauth_ssl_ctx_harden(SSL_CTX *ctx);
 EVP_PKEY *anonauth_ec_p256_keygen(void);
 EVP_PKEY *anonauth_rsa_keygen(unsigned int bits);
 
+/// Public keys from JWK material through OSSL_PARAM_BLD and EVP_PKEY_fromdata. Done in C
+/// because the builder keeps pointers to parameter names and values (it copies them only
+/// in OSSL_PARAM_BLD_to_param, and the names not even then) and EVP_PKEY_CTX keeps its key
+/// type name: Swift's temporary C strings would dangle. NULL on failure (error queue set).
+EVP_PKEY *anonauth_rsa_public_key(const unsigned char *n, size_t n_len, const unsigned char *e,
+                                  size_t e_len);
+/// `point` is the uncompressed SEC1 point 0x04 || x || y on P-256; off-curve points fail.
+EVP_PKEY *anonauth_ec_p256_public_key(const unsigned char *point, size_t len);
+
 /// Installs the server's ALPN selection: offers exactly one protocol; a client that
 /// offers ALPN without it gets no_application_protocol, a client with none is accepted.
 void anonauth_ssl_ctx_require_alpn(SSL_CTX *ctx, const unsigned char *proto, unsigned int len);
