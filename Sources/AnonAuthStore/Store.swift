@@ -13,6 +13,8 @@ public final class Store: Sendable {
   private let writer: Writer
   private let readers: ReaderPool
   private let counters: StoreCounters
+  /// Backups run one at a time, on a queue of their own: they sleep between steps.
+  private let backupQueue = DispatchQueue(label: "anonauth.store.backup")
 
   private init(
     options: StoreOptions, schemaVersion: Int, writer: Writer, readers: ReaderPool,
@@ -131,6 +133,31 @@ public final class Store: Sendable {
         ReadJob(
           run: { database in continuation.resume(with: Result { try job(database) }) },
           fail: { continuation.resume(throwing: $0) }))
+    }
+  }
+
+  /// Copies the store, while it keeps serving, to a new file at `path`.
+  /// - Parameters:
+  ///   - pagesPerStep: pages copied between pauses; smaller steps share the disk better.
+  ///   - progress: called after each step with (pages copied, total pages), on the
+  ///     backup's own thread.
+  /// - Returns: the size in bytes of the backup file.
+  /// - Throws: `.invalidArgument` if `path` (or its `-wal`) exists: a backup never
+  ///   overwrites; a `StoreError` from SQLite if the copy fails (nothing is left at `path`).
+  public func backup(
+    to path: String, pagesPerStep: Int32 = 256, progress: (@Sendable (Int, Int) -> Void)? = nil
+  ) async throws -> UInt64 {
+    let source = options.path
+    let busyTimeoutMs = options.busyTimeoutMs
+    return try await withCheckedThrowingContinuation { continuation in
+      backupQueue.async {
+        continuation.resume(
+          with: Result { () throws(StoreError) -> UInt64 in
+            try OnlineBackup.copy(
+              from: source, to: path, pagesPerStep: pagesPerStep, busyTimeoutMs: busyTimeoutMs,
+              progress: progress)
+          })
+      }
     }
   }
 
