@@ -44,6 +44,11 @@ let package = Package(
     .target(
       name: "AnonAuthNet", dependencies: ["AnonAuthWire", "COpenSSL", "CShims"],
       swiftSettings: swiftSettings),
+    // SQLite: connections, migrations, the group-committing writer, readers, backup.
+    // Knows SQL, not protobuf or accounts.
+    .target(
+      name: "AnonAuthStore", dependencies: ["CSQLite"],
+      swiftSettings: swiftSettings),
     // The service layer: handlers and workers. Knows accounts, not sockets.
     .target(
       name: "AnonAuthService", dependencies: ["AnonAuthWire", "AnonAuthCrypto"],
@@ -70,6 +75,9 @@ let package = Package(
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthCryptoTests", dependencies: ["AnonAuthCrypto"],
+      swiftSettings: swiftSettings),
+    .testTarget(
+      name: "AnonAuthStoreTests", dependencies: ["AnonAuthStore"],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthIntegrationTests",

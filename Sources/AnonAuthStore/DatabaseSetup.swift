@@ -1,0 +1,39 @@
+/// The pragmas and checks a connection gets when the store opens it.
+extension Database {
+  /// WAL lets readers run beside the writer; `synchronous` decides what an acknowledged
+  /// write survives; foreign keys are off by default in SQLite and must be asked for.
+  func configureWriter(synchronous: StoreOptions.Synchronous) throws(StoreError) {
+    let mode = try queryOne("PRAGMA journal_mode=WAL")?.optionalString(0)
+    guard mode?.lowercased() == "wal" else {
+      throw StoreError(
+        kind: .sqlite, message: "could not switch to WAL (journal mode is \(mode ?? "unknown"))",
+        sql: "PRAGMA journal_mode=WAL")
+    }
+    try execute("PRAGMA synchronous=\(synchronous.rawValue)")
+    try execute("PRAGMA foreign_keys=ON")
+  }
+
+  /// Readers inherit WAL from the file; foreign keys matter to them only for pragmas
+  /// that report on them, but the setting should not differ between connections.
+  func configureReader() throws(StoreError) {
+    try execute("PRAGMA foreign_keys=ON")
+  }
+
+  /// `PRAGMA quick_check`: a damaged file is refused at open, where the error is clear,
+  /// rather than failing later in the middle of a request.
+  func quickCheck() throws(StoreError) {
+    let sql = "PRAGMA quick_check"
+    var findings: [String] = []
+    for row in try query(sql) { findings.append(try row.optionalString(0) ?? "null") }
+    guard findings == ["ok"] else {
+      let shown = findings.prefix(5).joined(separator: "; ").split(whereSeparator: \.isNewline)
+        .joined(separator: " ")
+      throw StoreError(kind: .corrupt, message: "integrity check failed: \(shown)", sql: sql)
+    }
+  }
+
+  /// The schema version migrations have reached (`PRAGMA user_version`).
+  func userVersion() throws(StoreError) -> Int {
+    try queryOne("PRAGMA user_version")?.optionalInt(0) ?? 0
+  }
+}

@@ -1,0 +1,185 @@
+import Dispatch
+
+/// The SQLite store: one writer connection on a thread of its own that group-commits, and
+/// read-only connections on serial queues. Every call is async and every connection
+/// blocks only its own thread, never Swift's cooperative pool.
+///
+/// The store knows SQL, not accounts: repositories above it pass closures that take a
+/// `Database`.
+public final class Store: Sendable {
+  public let options: StoreOptions
+  /// The schema version after migrations ran at open.
+  public let schemaVersion: Int
+  private let writer: Writer
+  private let readers: ReaderPool
+  private let counters: StoreCounters
+  /// Backups run one at a time, on a queue of their own: they sleep between steps.
+  private let backupQueue = DispatchQueue(label: "anonauth.store.backup")
+
+  private init(
+    options: StoreOptions, schemaVersion: Int, writer: Writer, readers: ReaderPool,
+    counters: StoreCounters
+  ) {
+    self.options = options
+    self.schemaVersion = schemaVersion
+    self.writer = writer
+    self.readers = readers
+    self.counters = counters
+  }
+
+  /// Without `close()`, queued writes still finish and the connections still close, on
+  /// their own threads, once the last reference goes.
+  deinit {
+    readers.close {}
+    writer.close {}
+  }
+
+  /// Opens (or creates) the store, checks its integrity and brings its schema up to date.
+  ///
+  /// It blocks the calling thread for that work, once at start-up, before the store can
+  /// be shared.
+  /// - Throws: `StoreError`: `.corrupt` for a damaged file, `.schemaTooNew` for a file
+  ///   written by a newer build, `.migrationFailed`, `.invalidArgument` for bad options.
+  public static func open(options: StoreOptions, migrations: [Migration] = []) throws(StoreError) -> Store {
+    try options.validate()
+    let writerConnection: Database
+    let version: Int
+    let readerConnections: [Database]
+    do throws(StoreError) {
+      (writerConnection, version) = try openWriter(options, migrations)
+      do throws(StoreError) {
+        readerConnections = try openReaders(options)
+      } catch {
+        writerConnection.close()
+        throw error
+      }
+    } catch {
+      throw error.with(kind: error.kind, messagePrefix: "cannot open the store at \(options.path): ")
+    }
+    let counters = StoreCounters()
+    let writer = Writer(database: writerConnection, maxBatch: options.maxBatch, counters: counters)
+    let readers = ReaderPool(
+      readers: readerConnections.enumerated().map { index, connection in
+        Reader(database: connection, label: "anonauth.store.reader.\(index)")
+      })
+    writer.start(name: "anonauth.store.writer")
+    return Store(
+      options: options, schemaVersion: version, writer: writer, readers: readers, counters: counters)
+  }
+
+  /// The writer comes first: it creates the file and switches it to WAL, which a
+  /// read-only connection cannot do.
+  private static func openWriter(
+    _ options: StoreOptions, _ migrations: [Migration]
+  ) throws(StoreError) -> (Database, Int) {
+    let connection = try Database(
+      path: options.path, readOnly: false, busyTimeoutMs: options.busyTimeoutMs)
+    do throws(StoreError) {
+      try connection.configureWriter(synchronous: options.synchronous)
+      try connection.quickCheck()
+      return (connection, try Migrator.migrate(connection, to: migrations))
+    } catch {
+      connection.close()
+      throw error
+    }
+  }
+
+  private static func openReaders(_ options: StoreOptions) throws(StoreError) -> [Database] {
+    var connections: [Database] = []
+    do throws(StoreError) {
+      for _ in 0..<options.readerCount {
+        let connection = try Database(
+          path: options.path, readOnly: true, busyTimeoutMs: options.busyTimeoutMs)
+        connections.append(connection)
+        try connection.configureReader()
+      }
+      return connections
+    } catch {
+      for connection in connections { connection.close() }
+      throw error
+    }
+  }
+
+  /// Runs `job` on the writer thread, in a transaction shared with the other writes queued
+  /// at the time, inside a savepoint of its own.
+  ///
+  /// Returns only after COMMIT: an acknowledged write is on disk (with
+  /// `synchronous=FULL`). If `job` throws, only its own changes are rolled back.
+  /// `job` must not BEGIN, COMMIT or ROLLBACK itself; savepoints of its own are fine.
+  /// - Throws: what `job` threw; the commit's `StoreError` if the batch failed;
+  ///   `.closed` after `close()`; `CancellationError` if the task was cancelled before
+  ///   the job was queued (once queued, it runs).
+  public func write<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    try Task.checkCancellation()
+    return try await withCheckedThrowingContinuation { continuation in
+      writer.submit(
+        WriteJob(
+          perform: { database in
+            let value = try job(database)
+            return { continuation.resume(returning: value) }
+          },
+          fail: { continuation.resume(throwing: $0) }))
+    }
+  }
+
+  /// Runs `job` on a read-only connection: it sees every write acknowledged before the
+  /// call, and SQLite refuses any write it attempts (`.readOnly`).
+  /// - Throws: what `job` threw; `.closed` after `close()`; `CancellationError` if the
+  ///   task was cancelled before the job was queued.
+  public func read<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    try Task.checkCancellation()
+    return try await withCheckedThrowingContinuation { continuation in
+      readers.submit(
+        ReadJob(
+          run: { database in continuation.resume(with: Result { try job(database) }) },
+          fail: { continuation.resume(throwing: $0) }))
+    }
+  }
+
+  /// Copies the store, while it keeps serving, to a new file at `path`.
+  /// - Parameters:
+  ///   - pagesPerStep: pages copied between pauses; smaller steps share the disk better.
+  ///   - progress: called after each step with (pages copied, total pages), on the
+  ///     backup's own thread.
+  /// - Returns: the size in bytes of the backup file.
+  /// - Throws: `.invalidArgument` if `path` (or its `-wal`) exists: a backup never
+  ///   overwrites; a `StoreError` from SQLite if the copy fails (nothing is left at `path`).
+  public func backup(
+    to path: String, pagesPerStep: Int32 = 256, progress: (@Sendable (Int, Int) -> Void)? = nil
+  ) async throws -> UInt64 {
+    let source = options.path
+    let busyTimeoutMs = options.busyTimeoutMs
+    return try await withCheckedThrowingContinuation { continuation in
+      backupQueue.async {
+        continuation.resume(
+          with: Result { () throws(StoreError) -> UInt64 in
+            try OnlineBackup.copy(
+              from: source, to: path, pagesPerStep: pagesPerStep, busyTimeoutMs: busyTimeoutMs,
+              progress: progress)
+          })
+      }
+    }
+  }
+
+  /// Finishes every read and write already queued, then closes all connections. Later
+  /// calls to `write` and `read` fail with `.closed`. Safe to call more than once.
+  ///
+  /// Readers close first: the last connection to close checkpoints the WAL into the
+  /// database file and removes it, and only the writer is allowed to.
+  public func close() async {
+    await withCheckedContinuation { continuation in
+      readers.close { continuation.resume() }
+    }
+    await withCheckedContinuation { continuation in
+      writer.close { continuation.resume() }
+    }
+  }
+
+  /// The writer's counters, for metrics: transactions, writes, batch sizes, commit time,
+  /// queue depth.
+  public var metrics: StoreMetrics {
+    var metrics = counters.snapshot()
+    metrics.queuedWrites = writer.queuedCount
+    return metrics
+  }
+}

@@ -1,0 +1,54 @@
+import Synchronization
+
+/// A snapshot of the writer's counters, for `/metrics`: batching is what makes durable
+/// writes cheap, so its effect should be visible in production.
+public struct StoreMetrics: Sendable, Hashable {
+  /// Transactions the writer committed.
+  public var transactions: UInt64
+  /// Write jobs acknowledged after a successful COMMIT.
+  public var writesCommitted: UInt64
+  /// Write jobs that got an error (their own, or their batch's).
+  public var writesFailed: UInt64
+  /// Jobs in the most recent batch.
+  public var lastBatchSize: Int
+  /// Time spent in COMMIT (the fsync, with `synchronous=FULL`), summed over transactions.
+  public var commitNanoseconds: UInt64
+  /// Writes waiting for the writer right now: a queue that keeps growing means the disk
+  /// cannot keep up.
+  public var queuedWrites: Int = 0
+
+  /// Committed writes per transaction: 1 means no batching happened.
+  public var averageBatchSize: Double {
+    transactions == 0 ? 0 : Double(writesCommitted) / Double(transactions)
+  }
+}
+
+/// The live counters behind `StoreMetrics`, written by the writer thread and read from
+/// any task without a lock.
+final class StoreCounters: Sendable {
+  private let transactions = Atomic<UInt64>(0)
+  private let writesCommitted = Atomic<UInt64>(0)
+  private let writesFailed = Atomic<UInt64>(0)
+  private let lastBatchSize = Atomic<Int>(0)
+  private let commitNanoseconds = Atomic<UInt64>(0)
+
+  func recordCommit(batchSize: Int, committed: Int, nanoseconds: UInt64) {
+    transactions.wrappingAdd(1, ordering: .relaxed)
+    writesCommitted.wrappingAdd(UInt64(committed), ordering: .relaxed)
+    lastBatchSize.store(batchSize, ordering: .relaxed)
+    commitNanoseconds.wrappingAdd(nanoseconds, ordering: .relaxed)
+  }
+
+  func recordFailures(_ count: Int) {
+    writesFailed.wrappingAdd(UInt64(count), ordering: .relaxed)
+  }
+
+  func snapshot() -> StoreMetrics {
+    StoreMetrics(
+      transactions: transactions.load(ordering: .relaxed),
+      writesCommitted: writesCommitted.load(ordering: .relaxed),
+      writesFailed: writesFailed.load(ordering: .relaxed),
+      lastBatchSize: lastBatchSize.load(ordering: .relaxed),
+      commitNanoseconds: commitNanoseconds.load(ordering: .relaxed))
+  }
+}

@@ -1,0 +1,43 @@
+/// How to open a store. The defaults are the durable ones; anything weaker is opt-in.
+public struct StoreOptions: Sendable, Hashable {
+  /// SQLite's `synchronous` setting for the writer.
+  public enum Synchronous: String, Sendable, Hashable {
+    /// fsync on every commit: an acknowledged write survives power loss.
+    case full = "FULL"
+    /// fsync at checkpoints only: a crash loses no data, power loss may lose the last
+    /// commits. Faster, for tests and for deployments that accept that risk.
+    case normal = "NORMAL"
+  }
+
+  /// The database file; its `-wal` and `-shm` companions live next to it.
+  public var path: String
+  public var synchronous: Synchronous
+  /// Read-only connections; reads on more of them run in parallel.
+  public var readerCount: Int
+  /// How long a statement waits for a lock before failing with `.busy`.
+  public var busyTimeoutMs: Int32
+  /// At most this many writes share one transaction: bounds the latency one batch adds.
+  public var maxBatch: Int
+
+  public init(
+    path: String, synchronous: Synchronous = .full, readerCount: Int = 2,
+    busyTimeoutMs: Int32 = 5000, maxBatch: Int = 256
+  ) {
+    self.path = path
+    self.synchronous = synchronous
+    self.readerCount = readerCount
+    self.busyTimeoutMs = busyTimeoutMs
+    self.maxBatch = maxBatch
+  }
+
+  /// Rejects values that would leave the store unable to work, before any file is touched.
+  func validate() throws(StoreError) {
+    func invalid(_ message: String) -> StoreError { StoreError(kind: .invalidArgument, message: message) }
+    if path.isEmpty || path == ":memory:" || path.hasPrefix("file:") {
+      throw invalid("the store needs a file path (readers open the same file): \"\(path)\"")
+    }
+    if readerCount < 1 { throw invalid("readerCount must be at least 1, not \(readerCount)") }
+    if busyTimeoutMs < 0 { throw invalid("busyTimeoutMs must not be negative") }
+    if maxBatch < 1 { throw invalid("maxBatch must be at least 1, not \(maxBatch)") }
+  }
+}

@@ -1,0 +1,194 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The one writer connection and the thread it lives on. Writes queued while a commit is
+/// in progress wait for it and then share the next transaction: with `synchronous=FULL`
+/// the fsync is the cost, and a batch pays it once for all its jobs.
+final class Writer: @unchecked Sendable {
+  // @unchecked Sendable is safe: `database` is used only on the writer thread once
+  // `start()` has run; before that only the opening thread used it, and `Thread.start`
+  // orders those uses before the thread's. Everything else that threads share is the
+  // Mutex-guarded `state`, the semaphore and the atomic counters.
+  private let database: Database
+  private let maxBatch: Int
+  private let counters: StoreCounters
+  private let state = Mutex(State())
+  /// Signalled at most once per sleep of the thread (see `State.sleeping`).
+  private let wake = DispatchSemaphore(value: 0)
+
+  private struct State {
+    var queue: [WriteJob] = []
+    /// The thread found nothing to do and waits, or is about to, on the semaphore.
+    var sleeping = false
+    var closing = false
+    var stopped = false
+    var onStopped: [@Sendable () -> Void] = []
+
+    /// Whether the caller must signal the semaphore: only when the thread sleeps, so that
+    /// signals never pile up while it is busy.
+    mutating func takeSleeping() -> Bool {
+      defer { sleeping = false }
+      return sleeping
+    }
+  }
+
+  private enum Next {
+    case batch([WriteJob])
+    case sleep
+    case stop
+  }
+
+  /// The savepoint each job runs in; unlikely to clash with a job's own savepoints.
+  private static let savepoint = "anonauth_write_job"
+
+  init(database: Database, maxBatch: Int, counters: StoreCounters) {
+    self.database = database
+    self.maxBatch = maxBatch
+    self.counters = counters
+  }
+
+  /// Jobs waiting for the writer, for the queue-depth metric.
+  var queuedCount: Int { state.withLock { $0.queue.count } }
+
+  func start(name: String) {
+    let thread = Thread { [self] in run() }
+    thread.name = name
+    // SQLite's parser and the jobs' own code run here; the stack costs address space only.
+    thread.stackSize = 4 << 20
+    thread.start()
+  }
+
+  /// Queues a job; after `close` it fails at once with `.closed`.
+  func submit(_ job: WriteJob) {
+    let (accepted, wakeThread) = state.withLock { state -> (Bool, Bool) in
+      if state.closing { return (false, false) }
+      state.queue.append(job)
+      return (true, state.takeSleeping())
+    }
+    if !accepted { job.fail(StoreError(kind: .closed, message: "the store is closed")) }
+    if wakeThread { wake.signal() }
+  }
+
+  /// Lets queued jobs finish, closes the connection on its thread, then calls `done`.
+  func close(then done: @escaping @Sendable () -> Void) {
+    let (finished, wakeThread) = state.withLock { state -> (Bool, Bool) in
+      if state.stopped { return (true, false) }
+      state.closing = true
+      state.onStopped.append(done)
+      return (false, state.takeSleeping())
+    }
+    if finished { done() }
+    if wakeThread { wake.signal() }
+  }
+
+  // MARK: The writer thread
+
+  private func run() {
+    loop: while true {
+      switch nextStep() {
+      case .batch(let jobs): commit(jobs)
+      case .sleep: wake.wait()
+      case .stop: break loop
+      }
+    }
+    database.close()
+    let callbacks = state.withLock { state in
+      state.stopped = true
+      return state.onStopped
+    }
+    for callback in callbacks { callback() }
+  }
+
+  private func nextStep() -> Next {
+    state.withLock { state in
+      if !state.queue.isEmpty {
+        let count = min(maxBatch, state.queue.count)
+        let jobs = Array(state.queue.prefix(count))
+        state.queue.removeFirst(count)
+        return .batch(jobs)
+      }
+      if state.closing { return .stop }
+      state.sleeping = true
+      return .sleep
+    }
+  }
+
+  /// One transaction for the whole batch, one savepoint per job: a job that throws takes
+  /// back only its own changes, and only a successful COMMIT acknowledges anyone.
+  private func commit(_ jobs: [WriteJob]) {
+    do {
+      try database.execute("BEGIN IMMEDIATE")
+    } catch {
+      fail(jobs, error)
+      return
+    }
+    var done: [(job: WriteJob, acknowledge: @Sendable () -> Void)] = []
+    var failed = 0
+    for (index, job) in jobs.enumerated() {
+      switch runInSavepoint(job) {
+      case .success(let acknowledge):
+        done.append((job, acknowledge))
+      case .failure(let error) where database.isInTransaction:
+        job.fail(error)
+        failed += 1
+      case .failure(let error):
+        // SQLite rolled the whole transaction back (disk full, I/O error): the earlier
+        // jobs' changes are gone with it. The jobs not yet run go back to the queue.
+        job.fail(error)
+        fail(done.map(\.job), error)
+        counters.recordFailures(failed + 1)
+        requeue(jobs[(index + 1)...])
+        return
+      }
+    }
+    let start = DispatchTime.now().uptimeNanoseconds
+    do {
+      try database.execute("COMMIT")
+    } catch {
+      if database.isInTransaction { try? database.execute("ROLLBACK") }
+      fail(done.map(\.job), error)
+      counters.recordFailures(failed)
+      return
+    }
+    let elapsed = DispatchTime.now().uptimeNanoseconds &- start
+    counters.recordCommit(batchSize: jobs.count, committed: done.count, nanoseconds: elapsed)
+    counters.recordFailures(failed)
+    for entry in done { entry.acknowledge() }
+  }
+
+  private func runInSavepoint(_ job: WriteJob) -> Result<@Sendable () -> Void, any Error> {
+    do {
+      try database.execute("SAVEPOINT \(Self.savepoint)")
+    } catch {
+      return .failure(error)
+    }
+    do {
+      let acknowledge = try job.perform(database)
+      if database.hasDeferredForeignKeyViolations { throw StoreError.deferredForeignKey }
+      try database.execute("RELEASE \(Self.savepoint)")
+      return .success(acknowledge)
+    } catch {
+      guard database.isInTransaction else { return .failure(error) }
+      do {
+        try database.execute("ROLLBACK TO \(Self.savepoint)")
+        try database.execute("RELEASE \(Self.savepoint)")
+      } catch {
+        // The job's changes could not be taken back alone: take back the whole batch
+        // rather than commit half a job.
+        try? database.execute("ROLLBACK")
+      }
+      return .failure(error)
+    }
+  }
+
+  private func fail(_ jobs: [WriteJob], _ error: any Error) {
+    counters.recordFailures(jobs.count)
+    for job in jobs { job.fail(error) }
+  }
+
+  private func requeue(_ jobs: ArraySlice<WriteJob>) {
+    guard !jobs.isEmpty else { return }
+    state.withLock { $0.queue.insert(contentsOf: jobs, at: 0) }
+  }
+}

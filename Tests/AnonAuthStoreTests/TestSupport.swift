@@ -1,0 +1,94 @@
+import AnonAuthStore
+import Foundation
+
+/// A directory of its own for each test, removed when the test ends.
+struct TemporaryDirectory: Sendable {
+  let path: String
+
+  init() throws {
+    path =
+      FileManager.default.temporaryDirectory
+      .appendingPathComponent("anonauth-store-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  }
+
+  func file(_ name: String) -> String { path + "/" + name }
+
+  func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// The schema the tests write to.
+enum TestSchema {
+  static let items = Migration(
+    version: 1,
+    sql: """
+      CREATE TABLE items(
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        score REAL,
+        data BLOB,
+        flag INTEGER NOT NULL DEFAULT 0
+      );
+      """)
+
+  static let tags = Migration(
+    version: 2,
+    sql: """
+      CREATE TABLE tags(
+        item_id INTEGER NOT NULL REFERENCES items(id) DEFERRABLE INITIALLY DEFERRED,
+        tag TEXT NOT NULL
+      );
+      ALTER TABLE items ADD COLUMN note TEXT;
+      """)
+
+  static let all = [items, tags]
+}
+
+/// Opens a store in a fresh directory, runs `body`, then closes the store and removes the
+/// directory whatever happened.
+func withStore<Result: Sendable>(
+  migrations: [Migration] = TestSchema.all,
+  configure: (inout StoreOptions) -> Void = { _ in },
+  _ body: (Store, TemporaryDirectory) async throws -> Result
+) async throws -> Result {
+  let directory = try TemporaryDirectory()
+  defer { directory.remove() }
+  var options = StoreOptions(path: directory.file("store.sqlite"))
+  configure(&options)
+  let store = try Store.open(options: options, migrations: migrations)
+  do {
+    let result = try await body(store, directory)
+    await store.close()
+    return result
+  } catch {
+    await store.close()
+    throw error
+  }
+}
+
+extension Store {
+  /// Inserts one item and returns its id.
+  @discardableResult
+  func insertItem(_ name: String, score: Double? = nil) async throws -> Int64 {
+    try await write { database in
+      try database.execute(
+        "INSERT INTO items(name, score) VALUES (?, ?)", [.text(name), score.map(SQLValue.real) ?? .null])
+      return database.lastInsertRowID
+    }
+  }
+
+  func itemCount() async throws -> Int {
+    try await read { database in try database.queryOne("SELECT count(*) FROM items")?.int(0) ?? -1 }
+  }
+
+  func itemNames() async throws -> Set<String> {
+    try await read { database in
+      Set(try database.query("SELECT name FROM items").map { try $0.string(0) })
+    }
+  }
+}
+
+/// A Swift error thrown by a job, to be told apart from the store's own errors.
+struct JobFailed: Error, Equatable {
+  let name: String
+}
