@@ -51,12 +51,12 @@ let package = Package(
       swiftSettings: swiftSettings),
     // The service layer: handlers and workers. Knows accounts, not sockets.
     .target(
-      name: "AnonAuthService", dependencies: ["AnonAuthWire", "AnonAuthCrypto"],
+      name: "AnonAuthService", dependencies: ["AnonAuthWire", "AnonAuthCrypto", "AnonAuthStore"],
       swiftSettings: swiftSettings),
     // The RPC server: listener, connections, router, ops HTTP, shutdown.
     .target(
       name: "AnonAuthServer",
-      dependencies: ["AnonAuthNet", "AnonAuthService", "AnonAuthWire", "AnonAuthCrypto"],
+      dependencies: ["AnonAuthNet", "AnonAuthService", "AnonAuthWire", "AnonAuthCrypto", "AnonAuthStore"],
       swiftSettings: swiftSettings),
     // The Swift client library.
     .target(

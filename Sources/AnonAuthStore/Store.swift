@@ -175,6 +175,10 @@ public final class Store: Sendable {
     }
   }
 
+  /// Whether the last write transaction began and committed: `/readyz` turns unready
+  /// when the disk is full or the file became read-only.
+  public var isWritable: Bool { counters.writable.load(ordering: .relaxed) }
+
   /// The writer's counters, for metrics: transactions, writes, batch sizes, commit time,
   /// queue depth.
   public var metrics: StoreMetrics {

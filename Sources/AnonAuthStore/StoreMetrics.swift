@@ -31,12 +31,20 @@ final class StoreCounters: Sendable {
   private let writesFailed = Atomic<UInt64>(0)
   private let lastBatchSize = Atomic<Int>(0)
   private let commitNanoseconds = Atomic<UInt64>(0)
+  /// False from a transaction that could not begin or commit until the next that could.
+  let writable = Atomic<Bool>(true)
 
   func recordCommit(batchSize: Int, committed: Int, nanoseconds: UInt64) {
     transactions.wrappingAdd(1, ordering: .relaxed)
     writesCommitted.wrappingAdd(UInt64(committed), ordering: .relaxed)
     lastBatchSize.store(batchSize, ordering: .relaxed)
     commitNanoseconds.wrappingAdd(nanoseconds, ordering: .relaxed)
+    writable.store(true, ordering: .relaxed)
+  }
+
+  /// A transaction could not begin or commit (disk full, I/O error, read-only file).
+  func recordTransactionFailure() {
+    writable.store(false, ordering: .relaxed)
   }
 
   func recordFailures(_ count: Int) {

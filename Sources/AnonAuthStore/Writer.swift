@@ -120,6 +120,7 @@ final class Writer: @unchecked Sendable {
     do {
       try database.execute("BEGIN IMMEDIATE")
     } catch {
+      counters.recordTransactionFailure()
       fail(jobs, error)
       return
     }
@@ -136,6 +137,7 @@ final class Writer: @unchecked Sendable {
         // SQLite rolled the whole transaction back (disk full, I/O error): the earlier
         // jobs' changes are gone with it. The jobs not yet run go back to the queue.
         job.fail(error)
+        counters.recordTransactionFailure()
         fail(done.map(\.job), error)
         counters.recordFailures(failed + 1)
         requeue(jobs[(index + 1)...])
@@ -147,6 +149,7 @@ final class Writer: @unchecked Sendable {
       try database.execute("COMMIT")
     } catch {
       if database.isInTransaction { try? database.execute("ROLLBACK") }
+      counters.recordTransactionFailure()
       fail(done.map(\.job), error)
       counters.recordFailures(failed)
       return

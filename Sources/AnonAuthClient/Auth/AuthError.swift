@@ -88,7 +88,8 @@ public enum AuthError: Error, Equatable, Sendable, CustomStringConvertible {
     case .server(let error): "\(error)"
     case .network(let why): "network-error: \(why)"
     case .tooManyRequests(let seconds): "too-many-requests: retry after \(seconds) s"
-    case .credentialAlreadyInUse(let provider, _): "credential-already-in-use: this \(provider) identity belongs to another account"
+    case .credentialAlreadyInUse(let provider, _):
+      "credential-already-in-use: this \(provider) identity belongs to another account"
     default: name
     }
   }

@@ -63,12 +63,14 @@ public struct FileSessionStore: SessionStore {
         atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
     let temp = path + ".tmp"
-    guard FileManager.default.createFile(atPath: temp, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+    guard FileManager.default.createFile(atPath: temp, contents: nil, attributes: [.posixPermissions: 0o600])
+    else {
       throw CocoaError(.fileWriteNoPermission)
     }
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temp))
     try handle.write(contentsOf: data)
     try handle.close()
-    _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temp))
+    _ = try FileManager.default.replaceItemAt(
+      URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temp))
   }
 }

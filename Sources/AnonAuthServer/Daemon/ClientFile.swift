@@ -5,6 +5,14 @@ import Foundation
 /// start and keeps every other key already in the file (the raw admin key lives only
 /// there).
 public enum ClientFile {
+  /// The string values of an existing file; empty when there is none.
+  public static func read(at path: String) -> [String: String] {
+    guard let data = FileManager.default.contents(atPath: path),
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    else { return [:] }
+    return object.compactMapValues { $0 as? String }
+  }
+
   public static func update(
     at path: String, rpc: String, ops: String, caFile: String, extra: [String: String]
   ) throws(ConfigError) {
@@ -14,7 +22,7 @@ public enum ClientFile {
     {
       object = existing
     }
-    for (key, value) in extra where object[key] == nil { object[key] = value }
+    for (key, value) in extra { object[key] = value }
     object["rpc"] = rpc
     object["ops"] = ops
     object["ca_file"] = caFile

@@ -1,5 +1,6 @@
 import AnonAuthNet
 import AnonAuthService
+import AnonAuthStore
 import AnonAuthWire
 import Dispatch
 import Foundation
@@ -65,21 +66,53 @@ public enum Daemon {
     guard let certFile, let keyFile, let masterKeyFile else {
       throw ConfigError("--tls-cert, --tls-key and --master-key-file are required without --dev")
     }
-    _ = try MasterKey.load(path: masterKeyFile)
+    let masterKey = try MasterKey.load(path: masterKeyFile)
     let tls: TLSContext
     do {
       tls = try TLSContext.server(certificateChainFile: certFile, privateKeyFile: keyFile)
     } catch {
       throw ConfigError(error.description)
     }
+    let ipPolicy: EndUserIPPolicy
+    switch EndUserIPPolicy.parse(config.trustedProxies) {
+    case .success(let policy): ipPolicy = policy
+    case .failure(let error): throw ConfigError("--trusted-proxies: \"\(error.entry)\" is not a CIDR")
+    }
 
     let state = ServingState()
     let metrics = ServerMetrics()
+    let serviceMetrics = ServiceMetrics()
+    let clock = SystemClock()
+    let store: Store
+    do {
+      store = try Store.open(
+        options: StoreOptions(path: dataDir.path + "/anonauth.db"), migrations: AnonAuthSchema.migrations)
+    } catch {
+      throw ConfigError("store \(dataDir.path)/anonauth.db: \(error)")
+    }
+    let directory = try await ProjectDirectory(store: store, clock: clock)
+    let pool = CPUPool()
+    let minter = TokenMinter(
+      store: store, clock: clock, masterKey: masterKey.bytes, issuerPrefix: config.issuerPrefix, pool: pool)
+    do {
+      try await minter.start()
+    } catch {
+      throw ConfigError("signing keys: \(error) (is --master-key-file the key this store was made with?)")
+    }
+    serviceMetrics.accounts.store(
+      try await store.read { try AccountsRepository.count($0) }, ordering: .relaxed)
+    let environment = ServiceEnvironment(
+      store: store, directory: directory, minter: minter, clock: clock, ipPolicy: ipPolicy,
+      metrics: serviceMetrics, logger: logger, masterKey: masterKey.bytes)
+    var newDevKeys: [String: String] = [:]
+    if config.dev {
+      newDevKeys = try await DevBootstrap.ensure(
+        directory: directory, existing: ClientFile.read(at: dataDir.clientJSON))
+    }
+
     let health = HealthService(state: state)
     var router = Router()
-    router.unary(HealthService.name, "Check") { (request: CheckRequest, context) in
-      health.check(request, context: context)
-    }
+    ServiceRoutes.register(in: &router, environment: environment, health: health)
     if config.testHooks { TestHooks.register(in: &router) }
 
     let server = RPCServer(config: config.rpc, tls: tls, router: router, logger: logger, metrics: metrics)
@@ -89,7 +122,10 @@ public enum Daemon {
     } catch {
       throw ConfigError("--listen \(config.listen): \(error)")
     }
-    let ops = try OpsServer(routes: OpsRoutes.make(state: state, metrics: metrics), logger: logger)
+    let ops = try OpsServer(
+      routes: OpsRoutes.make(
+        state: state, metrics: metrics, serviceMetrics: serviceMetrics, store: store, minter: minter),
+      logger: logger)
     let opsAddress: SocketAddress
     do {
       opsAddress = try ops.start(on: config.opsListen)
@@ -101,7 +137,7 @@ public enum Daemon {
       let caFile = URL(fileURLWithPath: certFile).standardizedFileURL.path
       try ClientFile.update(
         at: dataDir.clientJSON, rpc: rpcAddress.description, ops: opsAddress.description,
-        caFile: caFile, extra: [:])
+        caFile: caFile, extra: newDevKeys)
     }
     state.set(.serving)
     let ready: [String: LogValue] = [
@@ -109,6 +145,13 @@ public enum Daemon {
       "pid": .int(Int64(getpid())), "data_dir": .string(dataDir.path), "dev": .bool(config.dev),
     ]
     FileHandle.standardOutput.write(Data((LogValue.object(ready).json + "\n").utf8))
+    if newDevKeys["admin_key"] != nil {
+      // Printed once: the raw admin key exists nowhere else but client.json (0600).
+      var credentials = newDevKeys.mapValues { LogValue.string($0) }
+      credentials["event"] = "dev_credentials"
+      credentials["client_json"] = .string(dataDir.clientJSON)
+      FileHandle.standardOutput.write(Data((LogValue.object(credentials).json + "\n").utf8))
+    }
     logger.info("serving", ["rpc": .string(rpcAddress.description), "ops": .string(opsAddress.description)])
 
     let signal = await signals.next()
@@ -116,6 +159,8 @@ public enum Daemon {
     state.set(.draining)
     await server.shutdown()
     ops.stop()
+    await store.close()
+    pool.shutdown()
     logger.info("stopped")
     return 0
   }

@@ -26,7 +26,9 @@ public final class CPUPool: Sendable {
   /// Runs `body` on a pool thread and returns its result.
   public func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
     let result: Result<T, E> = await withCheckedContinuation { continuation in
-      state.withLock { $0.jobs.append({ continuation.resume(returning: Result { () throws(E) -> T in try body() }) }) }
+      state.withLock {
+        $0.jobs.append({ continuation.resume(returning: Result { () throws(E) -> T in try body() }) })
+      }
       available.signal()
     }
     return try result.get()

@@ -1,0 +1,44 @@
+import AnonAuthService
+import AnonAuthWire
+
+/// Puts every implemented method of the four services into the router, each with its
+/// service's credential check.
+public enum ServiceRoutes {
+  public static func register(
+    in router: inout Router, environment env: ServiceEnvironment, health: HealthService
+  ) {
+    router.unary(HealthService.name, "Check") { (request: CheckRequest, context) in
+      health.check(request, context: context)
+    }
+
+    let accounts = AccountService(environment: env)
+    let apiKey: Router.Authenticator = { context throws(RPCError) in try accounts.authenticate(context) }
+    router.unary(AccountService.name, "SignUp", authenticate: apiKey, accounts.signUp)
+    router.unary(AccountService.name, "RefreshToken", authenticate: apiKey, accounts.refreshToken)
+    router.unary(AccountService.name, "GetAccountInfo", authenticate: apiKey, accounts.getAccountInfo)
+    router.unary(AccountService.name, "DeleteAccount", authenticate: apiKey, accounts.deleteAccount)
+
+    let tokens = TokenService(environment: env)
+    router.unary(TokenService.name, "VerifyIdToken", authenticate: apiKey, tokens.verifyIdToken)
+    router.unary(TokenService.name, "GetPublicKeys", authenticate: apiKey) {
+      (request: GetPublicKeysRequest, context) in tokens.getPublicKeys(request, context: context)
+    }
+
+    let admin = AdminService(environment: env)
+    let adminKey: Router.Authenticator = { context throws(RPCError) in try admin.authenticate(context) }
+    router.unary(AdminService.name, "CreateProject", authenticate: adminKey, admin.createProject)
+    router.unary(AdminService.name, "GetProjectConfig", authenticate: adminKey) {
+      (request: GetProjectConfigRequest, context) throws(RPCError) in
+      try admin.getProjectConfig(request, context: context)
+    }
+    router.unary(AdminService.name, "UpdateProjectConfig", authenticate: adminKey, admin.updateProjectConfig)
+    router.unary(AdminService.name, "CreateApiKey", authenticate: adminKey, admin.createApiKey)
+    router.unary(AdminService.name, "ListApiKeys", authenticate: adminKey) {
+      (request: ListApiKeysRequest, context) throws(RPCError) in
+      try admin.listApiKeys(request, context: context)
+    }
+    router.unary(AdminService.name, "RevokeApiKey", authenticate: adminKey, admin.revokeApiKey)
+    router.unary(AdminService.name, "ScheduleSignUpQuota", authenticate: adminKey, admin.scheduleSignUpQuota)
+    router.unary(AdminService.name, "RotateSigningKey", authenticate: adminKey, admin.rotateSigningKey)
+  }
+}

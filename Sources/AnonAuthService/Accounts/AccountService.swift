@@ -1,0 +1,211 @@
+import AnonAuthCrypto
+import AnonAuthStore
+import AnonAuthWire
+import Foundation
+
+/// `AccountService`: anonymous sign-up, refresh, the account's own data, deletion.
+/// Every call names its project with `x-api-key` (checked before the payload is parsed).
+public struct AccountService: Sendable {
+  public static let name = "anonauth.v1.AccountService"
+  let env: ServiceEnvironment
+
+  public init(environment: ServiceEnvironment) {
+    env = environment
+  }
+
+  /// The router's credential check for this service.
+  public func authenticate(_ context: CallContext) throws(RPCError) {
+    _ = try env.project(context)
+  }
+
+  // MARK: SignUp
+
+  public func signUp(_ request: SignUpRequest, context: CallContext) async throws(RPCError) -> AuthResponse {
+    let project = try env.project(context)
+    switch request.kind {
+    case nil:
+      throw RPCError(.missingSignUpMethod, "set anonymous or email_password")
+    case .emailPassword:
+      guard project.emailPasswordEnabled else {
+        throw RPCError(.operationNotAllowed, "email/password sign-in is disabled for this project")
+      }
+      throw RPCError(
+        code: .unimplemented, reason: "UNIMPLEMENTED",
+        message: "email/password sign-up arrives with the account-linking worker")
+    case .anonymous:
+      guard project.anonymousEnabled else {
+        throw RPCError(.operationNotAllowed, "anonymous sign-in is disabled for this project")
+      }
+    }
+    let ip = env.ipPolicy.endUserIP(context, callerIsAdmin: env.callerIsAdmin(context))
+    guard let ipKey = ip.flatMap(IPKey.make) else {
+      throw RPCError(.internalError, "the caller's address is unknown")
+    }
+    let localID: String
+    do {
+      localID = try SecureRandom.alphanumeric(28)
+    } catch {
+      throw RPCError(.internalError, "random generator failed")
+    }
+    let refresh = try RefreshTokenFactory.make()
+    let now = env.clock.nowMs()
+    let familyID = Base64URL.encode(Array(refresh.hash.prefix(16)))
+    let account = AccountRecord(
+      projectID: project.projectID, localID: localID, isAnonymous: true, createdAtMs: now)
+    let token = RefreshTokenRecord(
+      tokenHash: refresh.hash, projectID: project.projectID, localID: localID, familyID: familyID,
+      issuedAtMs: now,
+      authTime: now / 1000, signInProvider: "anonymous")
+    let day = UTCDay.string(ms: now)
+    do {
+      try await env.write { db in
+        try SignUpQuota.admit(db, project: project, ipKey: ipKey, nowMs: now)
+        try AccountsRepository.insert(db, account)
+        try RefreshTokensRepository.insert(db, token)
+        try UsageRepository.countSignUp(db, projectID: project.projectID, day: day, provider: "anonymous")
+      }
+    } catch {
+      if error.reason == Reason.tooManyAttempts.name { env.metrics.quotaRefusals.add(1, ordering: .relaxed) }
+      throw error
+    }
+    env.metrics.signedUp(provider: "anonymous")
+    return try await authResponse(
+      project: project, account: account, identities: [], signInProvider: "anonymous", authTime: now / 1000,
+      refreshToken: refresh.token, isNewUser: true)
+  }
+
+  // MARK: RefreshToken
+
+  public func refreshToken(_ request: RefreshTokenRequest, context: CallContext) async throws(RPCError)
+    -> AuthResponse
+  {
+    let project = try env.project(context)
+    guard !request.refreshToken.isEmpty, request.refreshToken.utf8.count <= 512 else {
+      throw RPCError(.invalidRefreshToken, "the refresh token is not valid")
+    }
+    let presentedHash = RefreshTokenFactory.hash(request.refreshToken)
+    let fresh = try RefreshTokenFactory.make()
+    let now = env.clock.nowMs()
+    let grace = env.refreshReuseGraceMs
+    let masterKey = env.masterKey
+    let projectID = project.projectID
+
+    // One write job: lookup, reuse detection and rotation are atomic with respect to
+    // every other refresh of the same family.
+    let outcome: RefreshOutcome = try await env.write { db in
+      guard let old = try RefreshTokensRepository.get(db, tokenHash: presentedHash),
+        old.projectID == projectID,
+        !old.revoked
+      else { return .refused(RPCError(.invalidRefreshToken, "the refresh token is not valid")) }
+      guard var account = try AccountsRepository.get(db, projectID: projectID, localID: old.localID) else {
+        return .refused(RPCError(.invalidRefreshToken, "the account no longer exists"))
+      }
+      if account.disabled { return .refused(RPCError(.userDisabled, "the account is disabled")) }
+      if old.issuedAtMs / 1000 < account.validSince {
+        return .refused(RPCError(.tokenExpired, "the refresh token was revoked"))
+      }
+      let identities = try AccountsRepository.identities(db, projectID: projectID, localID: old.localID)
+      if old.rotatedAtMs > 0 {
+        guard now - old.rotatedAtMs <= grace, let sealed = old.successorSealed,
+          let successor = try? AESGCM.open(sealed, key: masterKey, associatedData: presentedHash)
+        else {
+          try RefreshTokensRepository.revokeFamily(db, familyID: old.familyID)
+          return .refused(RPCError(.invalidRefreshToken, "the refresh token was already used"))
+        }
+        return .issued(account, identities, old, String(decoding: successor, as: UTF8.self))
+      }
+      var next = old
+      next.tokenHash = fresh.hash
+      next.issuedAtMs = now
+      next.rotatedAtMs = 0
+      next.successorSealed = nil
+      let sealed = try AESGCM.seal(Array(fresh.token.utf8), key: masterKey, associatedData: presentedHash)
+      try RefreshTokensRepository.insert(db, next)
+      try RefreshTokensRepository.markRotated(
+        db, tokenHash: presentedHash, atMs: now, successorSealed: sealed)
+      account.lastRefreshAtMs = now
+      try AccountsRepository.setLastRefresh(db, projectID: projectID, localID: account.localID, atMs: now)
+      return .issued(account, identities, next, fresh.token)
+    }
+    switch outcome {
+    case .refused(let error):
+      throw error
+    case .issued(let account, let identities, let token, let raw):
+      return try await authResponse(
+        project: project, account: account, identities: identities, signInProvider: token.signInProvider,
+        authTime: token.authTime, refreshToken: raw, isNewUser: false)
+    }
+  }
+
+  private enum RefreshOutcome: Sendable {
+    case issued(AccountRecord, [IdentityRecord], RefreshTokenRecord, String)
+    case refused(RPCError)
+  }
+
+  // MARK: GetAccountInfo, DeleteAccount
+
+  public func getAccountInfo(_ request: GetAccountInfoRequest, context: CallContext) async throws(RPCError)
+    -> AccountInfo
+  {
+    let project = try env.project(context)
+    let (account, identities) = try await signedInAccount(request.idToken, project: project)
+    return AccountInfo(account, identities: identities)
+  }
+
+  public func deleteAccount(_ request: DeleteAccountRequest, context: CallContext) async throws(RPCError)
+    -> DeleteAccountResponse
+  {
+    let project = try env.project(context)
+    let (account, _) = try await signedInAccount(request.idToken, project: project)
+    let deleted = try await env.write { db in
+      try AccountsRepository.delete(db, projectID: project.projectID, localID: account.localID)
+    }
+    guard deleted else { throw RPCError(.userNotFound, "the account no longer exists") }
+    env.metrics.accountsDeleted(1)
+    return DeleteAccountResponse()
+  }
+
+  // MARK: Shared
+
+  /// The account an ID token speaks for: valid, not revoked, existing, enabled.
+  func signedInAccount(_ idToken: String, project: ProjectRecord) async throws(RPCError)
+    -> (AccountRecord, [IdentityRecord])
+  {
+    let claims = try env.minter.verify(idToken, projectID: project.projectID)
+    guard let uid = claims["sub"]?.stringValue, let iat = claims["iat"]?.int64Value else {
+      throw RPCError(.invalidIdToken, "the ID token lacks sub")
+    }
+    let projectID = project.projectID
+    let found = try await env.read { db -> (AccountRecord, [IdentityRecord])? in
+      guard let account = try AccountsRepository.get(db, projectID: projectID, localID: uid) else {
+        return nil
+      }
+      return (account, try AccountsRepository.identities(db, projectID: projectID, localID: uid))
+    }
+    guard let (account, identities) = found else {
+      throw RPCError(.userNotFound, "the account no longer exists")
+    }
+    if account.disabled { throw RPCError(.userDisabled, "the account is disabled") }
+    if iat < account.validSince { throw RPCError(.tokenExpired, "the ID token was revoked") }
+    return (account, identities)
+  }
+
+  func authResponse(
+    project: ProjectRecord, account: AccountRecord, identities: [IdentityRecord], signInProvider: String,
+    authTime: Int64, refreshToken: String, isNewUser: Bool
+  ) async throws(RPCError) -> AuthResponse {
+    let claims = IDTokenClaims.make(
+      issuerPrefix: env.minter.issuerPrefix, project: project, account: account, identities: identities,
+      signInProvider: signInProvider, authTime: authTime, issuedAt: env.clock.nowSeconds())
+    var response = AuthResponse()
+    response.idToken = try await env.minter.sign(claims)
+    response.localId = account.localID
+    response.refreshToken = refreshToken
+    response.expiresIn = project.effectiveIDTokenTTLSeconds
+    response.isAnonymous = account.isAnonymous
+    response.isNewUser = isNewUser
+    response.signInProvider = signInProvider
+    response.account = AccountInfo(account, identities: identities)
+    return response
+  }
+}

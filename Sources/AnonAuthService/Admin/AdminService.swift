@@ -1,0 +1,143 @@
+import AnonAuthStore
+import AnonAuthWire
+
+/// `AdminService`, the parts the accounts-and-tokens worker needs: projects and their
+/// settings, API keys, scheduled sign-up quotas, signing-key rotation. Every call needs
+/// `authorization: Bearer <admin key>`.
+public struct AdminService: Sendable {
+  public static let name = "anonauth.v1.AdminService"
+  let env: ServiceEnvironment
+
+  public init(environment: ServiceEnvironment) {
+    env = environment
+  }
+
+  public func authenticate(_ context: CallContext) throws(RPCError) {
+    guard env.callerIsAdmin(context) else {
+      throw RPCError(.adminKeyInvalid, "authorization: Bearer <admin key> is missing or wrong")
+    }
+  }
+
+  private func existing(_ projectID: String) throws(RPCError) -> ProjectRecord {
+    guard let project = env.directory.project(projectID) else {
+      throw RPCError(.projectNotFound, "no project \"\(projectID)\"")
+    }
+    return project
+  }
+
+  public func createProject(_ request: CreateProjectRequest, context: CallContext) async throws(RPCError)
+    -> ProjectConfig
+  {
+    guard ProjectConfigMapping.validProjectID(request.projectId) else {
+      throw RPCError(.invalidConfig, "project_id must be 4 to 30 of [a-z0-9-], starting with a letter")
+    }
+    if env.directory.project(request.projectId) != nil {
+      throw RPCError(.projectExists, "project \"\(request.projectId)\" exists")
+    }
+    do {
+      let record = try await env.directory.createProject(request.projectId)
+      return ProjectConfigMapping.config(record, masterKey: env.masterKey)
+    } catch {
+      // Two concurrent creates: the store's primary key decides.
+      if env.directory.project(request.projectId) != nil {
+        throw RPCError(.projectExists, "project \"\(request.projectId)\" exists")
+      }
+      throw RPCError(.internalError, "the store failed")
+    }
+  }
+
+  public func getProjectConfig(_ request: GetProjectConfigRequest, context: CallContext) throws(RPCError)
+    -> ProjectConfig
+  {
+    ProjectConfigMapping.config(try existing(request.projectId), masterKey: env.masterKey)
+  }
+
+  public func updateProjectConfig(_ request: UpdateProjectConfigRequest, context: CallContext)
+    async throws(RPCError)
+    -> ProjectConfig
+  {
+    guard let config = request.config else { throw RPCError(.invalidConfig, "config is missing") }
+    let current = try existing(config.projectId)
+    let next = try ProjectConfigMapping.apply(
+      config, mask: request.updateMask, to: current, nowMs: env.clock.nowMs(), masterKey: env.masterKey)
+    do {
+      try await env.directory.save(next)
+    } catch {
+      throw RPCError(.internalError, "the store failed")
+    }
+    return ProjectConfigMapping.config(next, masterKey: env.masterKey)
+  }
+
+  public func createApiKey(_ request: CreateApiKeyRequest, context: CallContext) async throws(RPCError)
+    -> CreateApiKeyResponse
+  {
+    _ = try existing(request.projectId)
+    var response = CreateApiKeyResponse()
+    do {
+      response.apiKey = try await env.directory.createAPIKey(projectID: request.projectId)
+    } catch {
+      throw RPCError(.internalError, "the store failed")
+    }
+    return response
+  }
+
+  public func listApiKeys(_ request: ListApiKeysRequest, context: CallContext) throws(RPCError)
+    -> ListApiKeysResponse
+  {
+    _ = try existing(request.projectId)
+    var response = ListApiKeysResponse()
+    response.apiKeys = env.directory.apiKeys(projectID: request.projectId)
+    return response
+  }
+
+  public func revokeApiKey(_ request: RevokeApiKeyRequest, context: CallContext) async throws(RPCError)
+    -> RevokeApiKeyResponse
+  {
+    _ = try existing(request.projectId)
+    let removed: Bool
+    do {
+      removed = try await env.directory.revokeAPIKey(projectID: request.projectId, apiKey: request.apiKey)
+    } catch {
+      throw RPCError(.internalError, "the store failed")
+    }
+    guard removed else { throw RPCError(.apiKeyInvalid, "no such API key in this project") }
+    return RevokeApiKeyResponse()
+  }
+
+  /// A temporary quota that replaces the project's from its start for its duration.
+  public func scheduleSignUpQuota(_ request: ScheduleSignUpQuotaRequest, context: CallContext)
+    async throws(RPCError)
+    -> ScheduleSignUpQuotaResponse
+  {
+    let project = try existing(request.projectId)
+    guard request.quota >= 1, request.quota <= 1_000_000 else {
+      throw RPCError(.invalidArgument, "quota must be 1...1000000 (to stop sign-ups, switch the method off)")
+    }
+    guard request.durationSeconds >= 1, request.durationSeconds <= 366 * 86_400 else {
+      throw RPCError(.invalidArgument, "duration_seconds must be 1 second to 366 days")
+    }
+    let start = request.startTimeMs == 0 ? env.clock.nowMs() : request.startTimeMs
+    guard start > 0 else { throw RPCError(.invalidArgument, "start_time_ms must be positive") }
+    let end = start + request.durationSeconds * 1000
+    let quota = Int64(request.quota)
+    try await env.write { db in
+      try QuotaRepository.schedule(db, projectID: project.projectID, quota: quota, startMs: start, endMs: end)
+    }
+    return ScheduleSignUpQuotaResponse()
+  }
+
+  public func rotateSigningKey(_ request: RotateSigningKeyRequest, context: CallContext)
+    async throws(RPCError)
+    -> RotateSigningKeyResponse
+  {
+    var response = RotateSigningKeyResponse()
+    do {
+      response.kid = try await env.minter.rotate()
+    } catch {
+      env.logger.error("key rotation failed", ["error": .string("\(error)")])
+      throw RPCError(.internalError, "key rotation failed")
+    }
+    env.logger.info("signing key rotated", ["kid": .string(response.kid)])
+    return response
+  }
+}

@@ -1,0 +1,119 @@
+import AnonAuthStore
+import AnonAuthWire
+
+extension Reason {
+  /// A project setting out of range or not settable (added to PROTOCOL.md's list).
+  public static let invalidConfig = Reason("INVALID_CONFIG", .invalidArgument)
+  /// `CreateProject` for an id that exists.
+  public static let projectExists = Reason("PROJECT_EXISTS", .alreadyExists)
+  /// A request field out of range (for example a scheduled quota of 0).
+  public static let invalidArgument = Reason("INVALID_ARGUMENT", .invalidArgument)
+}
+
+/// ProjectConfig ⇄ ProjectRecord, and the rules `UpdateProjectConfig` checks.
+enum ProjectConfigMapping {
+  static let settable: Set<String> = [
+    "anonymous_enabled", "email_password_enabled", "idps", "auto_cleanup_enabled", "sign_up_quota_per_hour",
+    "id_token_ttl_seconds", "password_min_length",
+  ]
+
+  static func config(_ record: ProjectRecord, masterKey: [UInt8]) -> ProjectConfig {
+    var config = ProjectConfig()
+    config.projectId = record.projectID
+    config.anonymousEnabled = record.anonymousEnabled
+    config.emailPasswordEnabled = record.emailPasswordEnabled
+    config.idps = IdpConfigCodec.decode(record.idpsJSON, masterKey: masterKey, withSecrets: false)
+    config.autoCleanupEnabled = record.autoCleanupEnabled
+    config.autoCleanupEnabledAtMs = record.autoCleanupEnabledAtMs
+    config.signUpQuotaPerHour = UInt32(clamping: record.effectiveSignUpQuotaPerHour)
+    config.idTokenTtlSeconds = UInt32(clamping: record.effectiveIDTokenTTLSeconds)
+    config.passwordMinLength = UInt32(clamping: record.effectivePasswordMinLength)
+    return config
+  }
+
+  /// The record after applying `mask` from `config`; every named field validated.
+  /// - Throws: `INVALID_CONFIG` naming the first bad field; nothing is applied then.
+  static func apply(
+    _ config: ProjectConfig, mask: [String], to record: ProjectRecord, nowMs: Int64, masterKey: [UInt8]
+  ) throws(RPCError) -> ProjectRecord {
+    guard !mask.isEmpty else { throw RPCError(.invalidConfig, "update_mask is empty") }
+    var next = record
+    for field in mask {
+      guard settable.contains(field) else {
+        throw RPCError(.invalidConfig, "\"\(field)\" is not a settable field of ProjectConfig")
+      }
+      switch field {
+      case "anonymous_enabled": next.anonymousEnabled = config.anonymousEnabled
+      case "email_password_enabled": next.emailPasswordEnabled = config.emailPasswordEnabled
+      case "auto_cleanup_enabled":
+        if config.autoCleanupEnabled && !record.autoCleanupEnabled { next.autoCleanupEnabledAtMs = nowMs }
+        next.autoCleanupEnabled = config.autoCleanupEnabled
+      case "sign_up_quota_per_hour":
+        guard config.signUpQuotaPerHour <= 1_000_000 else {
+          throw RPCError(
+            .invalidConfig, "sign_up_quota_per_hour must be at most 1000000 (0: the default, 100)")
+        }
+        next.signUpQuotaPerHour = Int64(config.signUpQuotaPerHour)
+      case "id_token_ttl_seconds":
+        let ttl = Int64(config.idTokenTtlSeconds)
+        guard ttl == 0 || (300...86_400).contains(ttl) else {
+          throw RPCError(.invalidConfig, "id_token_ttl_seconds must be 300...86400 (0: the default, 3600)")
+        }
+        next.idTokenTTLSeconds = ttl
+      case "password_min_length":
+        let length = Int64(config.passwordMinLength)
+        guard length == 0 || (6...4096).contains(length) else {
+          throw RPCError(.invalidConfig, "password_min_length must be 6...4096 (0: the default, 6)")
+        }
+        next.passwordMinLength = length
+      case "idps":
+        try validate(config.idps)
+        // A secret not sent again is kept: GetProjectConfig never returns it.
+        let old = IdpConfigCodec.decode(record.idpsJSON, masterKey: masterKey, withSecrets: true)
+        let merged = config.idps.map { idp -> IdpConfig in
+          var idp = idp
+          if idp.clientSecret.isEmpty, let previous = old.first(where: { $0.providerId == idp.providerId }) {
+            idp.clientSecret = previous.clientSecret
+          }
+          return idp
+        }
+        do {
+          next.idpsJSON = try IdpConfigCodec.encode(merged, masterKey: masterKey)
+        } catch {
+          throw RPCError(.internalError, "sealing the provider secret failed")
+        }
+      default:
+        break
+      }
+    }
+    return next
+  }
+
+  static func validate(_ idps: [IdpConfig]) throws(RPCError) {
+    var seen: Set<String> = []
+    for idp in idps {
+      let id = idp.providerId
+      let known = id == "google.com" || id == "facebook.com" || (id.hasPrefix("oidc.") && id.count > 5)
+      guard known, id.utf8.count <= 64,
+        id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+      else {
+        throw RPCError(.invalidConfig, "idps: provider_id must be google.com, facebook.com or oidc.<name>")
+      }
+      guard seen.insert(id).inserted else { throw RPCError(.invalidConfig, "idps: \(id) appears twice") }
+      if idp.enabled && idp.clientId.isEmpty {
+        throw RPCError(.invalidConfig, "idps: \(id) needs client_id")
+      }
+      for url in [idp.jwksUrl, idp.apiBaseUrl] where !url.isEmpty && !url.hasPrefix("https://") {
+        throw RPCError(.invalidConfig, "idps: \(id): URLs must be https")
+      }
+    }
+  }
+
+  /// Project ids as Firebase allows them: 4 to 30 of [a-z0-9-], starting with a letter.
+  static func validProjectID(_ id: String) -> Bool {
+    guard (4...30).contains(id.count), let first = id.first, first.isASCII, first.isLowercase else {
+      return false
+    }
+    return id.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }
+  }
+}

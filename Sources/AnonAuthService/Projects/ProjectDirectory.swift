@@ -1,0 +1,114 @@
+import AnonAuthCrypto
+import AnonAuthStore
+import AnonAuthWire
+import Synchronization
+
+/// Projects, API keys and admin-key hashes, held in memory because every call needs them
+/// and they change rarely; every change goes to the store first, then here.
+public final class ProjectDirectory: Sendable {
+  private struct State: Sendable {
+    var projects: [String: ProjectRecord] = [:]
+    var apiKeys: [String: String] = [:]
+    var adminKeyHashes: [[UInt8]] = []
+  }
+
+  private let store: Store
+  private let clock: any ServiceClock
+  private let state = Mutex(State())
+
+  public init(store: Store, clock: any ServiceClock) async throws {
+    self.store = store
+    self.clock = clock
+    try await reload()
+  }
+
+  /// Reads everything again from the store.
+  public func reload() async throws {
+    let loaded = try await store.read { db in
+      var s = State()
+      for p in try ProjectsRepository.all(db) { s.projects[p.projectID] = p }
+      for k in try ProjectsRepository.allAPIKeys(db) { s.apiKeys[k.apiKey] = k.projectID }
+      s.adminKeyHashes = try ProjectsRepository.adminKeyHashes(db)
+      return s
+    }
+    state.withLock { $0 = loaded }
+  }
+
+  public func project(_ projectID: String) -> ProjectRecord? {
+    state.withLock { $0.projects[projectID] }
+  }
+
+  /// The project an API key names.
+  /// - Throws: `API_KEY_INVALID` for a missing or unknown key.
+  public func project(apiKey: String?) throws(RPCError) -> ProjectRecord {
+    guard let apiKey, !apiKey.isEmpty else {
+      throw RPCError(.apiKeyInvalid, "the x-api-key metadata is missing")
+    }
+    guard let project = state.withLock({ s in s.apiKeys[apiKey].flatMap { s.projects[$0] } }) else {
+      throw RPCError(.apiKeyInvalid, "the API key is not valid")
+    }
+    return project
+  }
+
+  /// Whether `rawKey` is an admin key: its SHA-256 compared in constant time against
+  /// every stored hash.
+  public func isAdminKey(_ rawKey: String) -> Bool {
+    let hash = SHA256.hash(Array(rawKey.utf8))
+    let hashes = state.withLock { $0.adminKeyHashes }
+    var found = false
+    for stored in hashes where ConstantTime.equals(stored, hash) { found = true }
+    return found
+  }
+
+  // MARK: Changes
+
+  /// Creates a project with every sign-in method off.
+  public func createProject(_ projectID: String) async throws -> ProjectRecord {
+    let record = ProjectRecord(projectID: projectID, createdAtMs: clock.nowMs())
+    try await store.write { db in try ProjectsRepository.insert(db, record) }
+    state.withLock { $0.projects[projectID] = record }
+    return record
+  }
+
+  /// Stores a changed project.
+  public func save(_ record: ProjectRecord) async throws {
+    try await store.write { db in try ProjectsRepository.update(db, record) }
+    state.withLock { $0.projects[record.projectID] = record }
+  }
+
+  /// Makes an API key for a project: a public identifier, "AA" + 37 random characters
+  /// (the length of a Firebase Web API key).
+  public func createAPIKey(projectID: String) async throws -> String {
+    let key = "AA" + (try SecureRandom.alphanumeric(37))
+    let now = clock.nowMs()
+    try await store.write { db in
+      try ProjectsRepository.insertAPIKey(db, projectID: projectID, apiKey: key, nowMs: now)
+    }
+    state.withLock { $0.apiKeys[key] = projectID }
+    return key
+  }
+
+  public func revokeAPIKey(projectID: String, apiKey: String) async throws -> Bool {
+    let removed = try await store.write { db in
+      try ProjectsRepository.deleteAPIKey(db, projectID: projectID, apiKey: apiKey)
+    }
+    if removed { state.withLock { $0.apiKeys[apiKey] = nil } }
+    return removed
+  }
+
+  public func apiKeys(projectID: String) -> [String] {
+    state.withLock { s in s.apiKeys.filter { $0.value == projectID }.map(\.key).sorted() }
+  }
+
+  /// Makes an admin key; only its hash is stored. The raw key is returned once.
+  public func createAdminKey(label: String) async throws -> String {
+    let key = "aak_" + (try SecureRandom.base64URL(byteCount: 32))
+    let hash = SHA256.hash(Array(key.utf8))
+    let now = clock.nowMs()
+    try await store.write { db in
+      try ProjectsRepository.insertAdminKey(db, keyHash: hash, label: label, nowMs: now)
+    }
+    state.withLock { $0.adminKeyHashes.append(hash) }
+    return key
+  }
+}

@@ -1,0 +1,30 @@
+import AnonAuthStore
+import AnonAuthWire
+
+/// The per-IP sign-up quota: a sliding one-hour window per IP key per project, kept in
+/// the store so that it survives restarts. `admit` runs inside the sign-up's own write
+/// job; the store has one writer, so check-and-count is atomic and exactly N of M
+/// concurrent attempts get in.
+public enum SignUpQuota {
+  public static let windowMs: Int64 = 3_600_000
+
+  /// Counts one sign-up for `ipKey`, or refuses it.
+  /// - Throws: `TOO_MANY_ATTEMPTS_TRY_LATER` with `retry_after_seconds` (1...3600).
+  public static func admit(_ db: Database, project: ProjectRecord, ipKey: String, nowMs: Int64) throws {
+    let since = nowMs - windowMs
+    try QuotaRepository.prune(db, projectID: project.projectID, ipKey: ipKey, beforeMs: since)
+    let quota =
+      try QuotaRepository.scheduled(db, projectID: project.projectID, nowMs: nowMs)
+      ?? project.effectiveSignUpQuotaPerHour
+    let window = try QuotaRepository.window(db, projectID: project.projectID, ipKey: ipKey, sinceMs: since)
+    if window.count >= quota {
+      // The window frees a place when its oldest sign-up turns an hour old.
+      let freeAtMs = (window.oldestMs ?? nowMs) + windowMs
+      let seconds = min(3600, max(1, (freeAtMs - nowMs + 999) / 1000))
+      throw RPCError(
+        .tooManyAttempts, "too many sign-ups from this address; try again later",
+        details: ["retry_after_seconds": String(seconds)])
+    }
+    try QuotaRepository.record(db, projectID: project.projectID, ipKey: ipKey, atMs: nowMs)
+  }
+}

@@ -1,0 +1,19 @@
+/// A project's settings as stored. Zero in a numeric setting means "the default".
+public struct ProjectRecord: Sendable, Equatable {
+  public var projectID: String
+  public var anonymousEnabled = false
+  public var emailPasswordEnabled = false
+  /// The identity-provider configs as JSON (the service layer owns their shape).
+  public var idpsJSON = "[]"
+  public var autoCleanupEnabled = false
+  public var autoCleanupEnabledAtMs: Int64 = 0
+  public var signUpQuotaPerHour: Int64 = 0
+  public var idTokenTTLSeconds: Int64 = 0
+  public var passwordMinLength: Int64 = 0
+  public var createdAtMs: Int64 = 0
+
+  public init(projectID: String, createdAtMs: Int64) {
+    self.projectID = projectID
+    self.createdAtMs = createdAtMs
+  }
+}

@@ -1,0 +1,18 @@
+/// A server-wide token signing key; the private key is sealed under the master key.
+public struct SigningKeyRecord: Sendable, Equatable {
+  public var kid: String
+  public var privateKeySealed: [UInt8]
+  public var certificatePEM: String
+  public var createdAtMs: Int64
+  /// 0 while the key signs; else when it stopped.
+  public var retiredAtMs: Int64 = 0
+  /// A retired key stays published until its last token has expired.
+  public var publishUntilMs: Int64 = 0
+
+  public init(kid: String, privateKeySealed: [UInt8], certificatePEM: String, createdAtMs: Int64) {
+    self.kid = kid
+    self.privateKeySealed = privateKeySealed
+    self.certificatePEM = certificatePEM
+    self.createdAtMs = createdAtMs
+  }
+}

@@ -1,0 +1,93 @@
+/// SQL for projects, API keys and admin keys.
+public enum ProjectsRepository {
+  static let columns = """
+    project_id, anonymous_enabled, email_password_enabled, idps_json, auto_cleanup_enabled,
+    auto_cleanup_enabled_at_ms, sign_up_quota_per_hour, id_token_ttl_seconds, password_min_length,
+    created_at_ms
+    """
+
+  static func decode(_ row: Row) throws -> ProjectRecord {
+    var project = ProjectRecord(projectID: try row.string(0), createdAtMs: try row.int64(9))
+    project.anonymousEnabled = try row.bool(1)
+    project.emailPasswordEnabled = try row.bool(2)
+    project.idpsJSON = try row.string(3)
+    project.autoCleanupEnabled = try row.bool(4)
+    project.autoCleanupEnabledAtMs = try row.int64(5)
+    project.signUpQuotaPerHour = try row.int64(6)
+    project.idTokenTTLSeconds = try row.int64(7)
+    project.passwordMinLength = try row.int64(8)
+    return project
+  }
+
+  static func values(_ p: ProjectRecord) -> [SQLValue] {
+    [
+      .text(p.projectID), .integer(p.anonymousEnabled ? 1 : 0), .integer(p.emailPasswordEnabled ? 1 : 0),
+      .text(p.idpsJSON), .integer(p.autoCleanupEnabled ? 1 : 0), .integer(p.autoCleanupEnabledAtMs),
+      .integer(p.signUpQuotaPerHour), .integer(p.idTokenTTLSeconds), .integer(p.passwordMinLength),
+      .integer(p.createdAtMs),
+    ]
+  }
+
+  /// Inserts a project; a UNIQUE violation means it exists.
+  public static func insert(_ db: Database, _ project: ProjectRecord) throws {
+    try db.execute("INSERT INTO projects (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?)", values(project))
+  }
+
+  /// Writes every setting of an existing project.
+  public static func update(_ db: Database, _ project: ProjectRecord) throws {
+    // Every column but project_id and created_at_ms, then project_id for WHERE.
+    let args = Array(values(project)[1...8]) + [.text(project.projectID)]
+    try db.execute(
+      """
+      UPDATE projects SET anonymous_enabled = ?, email_password_enabled = ?, idps_json = ?,
+        auto_cleanup_enabled = ?, auto_cleanup_enabled_at_ms = ?, sign_up_quota_per_hour = ?,
+        id_token_ttl_seconds = ?, password_min_length = ?
+      WHERE project_id = ?
+      """, args)
+  }
+
+  public static func get(_ db: Database, _ projectID: String) throws -> ProjectRecord? {
+    try db.queryOne("SELECT \(columns) FROM projects WHERE project_id = ?", [.text(projectID)]).map(decode)
+  }
+
+  public static func all(_ db: Database) throws -> [ProjectRecord] {
+    try db.query("SELECT \(columns) FROM projects ORDER BY project_id").map(decode)
+  }
+
+  public static func insertAPIKey(_ db: Database, projectID: String, apiKey: String, nowMs: Int64) throws {
+    try db.execute(
+      "INSERT INTO api_keys (api_key, project_id, created_at_ms) VALUES (?,?,?)",
+      [.text(apiKey), .text(projectID), .integer(nowMs)])
+  }
+
+  /// Every (api key, project id) pair, for the in-memory directory.
+  public static func allAPIKeys(_ db: Database) throws -> [(apiKey: String, projectID: String)] {
+    try db.query("SELECT api_key, project_id FROM api_keys ORDER BY created_at_ms").map {
+      (try $0.string(0), try $0.string(1))
+    }
+  }
+
+  public static func apiKeys(_ db: Database, projectID: String) throws -> [String] {
+    try db.query(
+      "SELECT api_key FROM api_keys WHERE project_id = ? ORDER BY created_at_ms", [.text(projectID)]
+    )
+    .map { try $0.string(0) }
+  }
+
+  /// Returns whether a key was removed.
+  public static func deleteAPIKey(_ db: Database, projectID: String, apiKey: String) throws -> Bool {
+    try db.execute(
+      "DELETE FROM api_keys WHERE project_id = ? AND api_key = ?", [.text(projectID), .text(apiKey)])
+    return db.changes > 0
+  }
+
+  public static func insertAdminKey(_ db: Database, keyHash: [UInt8], label: String, nowMs: Int64) throws {
+    try db.execute(
+      "INSERT INTO admin_keys (key_hash, label, created_at_ms) VALUES (?,?,?)",
+      [.blob(keyHash), .text(label), .integer(nowMs)])
+  }
+
+  public static func adminKeyHashes(_ db: Database) throws -> [[UInt8]] {
+    try db.query("SELECT key_hash FROM admin_keys").map { try $0.blob(0) }
+  }
+}

@@ -1,0 +1,51 @@
+/// SQL for the per-IP sign-up quota: a sliding window of admitted sign-ups and the
+/// temporary quota schedules.
+public enum QuotaRepository {
+  /// Sign-ups admitted for this IP key since `sinceMs`, and the oldest of them.
+  public static func window(
+    _ db: Database, projectID: String, ipKey: String, sinceMs: Int64
+  ) throws -> (count: Int64, oldestMs: Int64?) {
+    let row = try db.queryOne(
+      "SELECT count(*), min(at_ms) FROM sign_up_events WHERE project_id = ? AND ip_key = ? AND at_ms > ?",
+      [.text(projectID), .text(ipKey), .integer(sinceMs)])
+    guard let row else { return (0, nil) }
+    return (try row.int64(0), try row.optionalInt64(1))
+  }
+
+  public static func record(_ db: Database, projectID: String, ipKey: String, atMs: Int64) throws {
+    try db.execute(
+      "INSERT INTO sign_up_events (project_id, ip_key, at_ms) VALUES (?,?,?)",
+      [.text(projectID), .text(ipKey), .integer(atMs)])
+  }
+
+  /// Drops one IP key's events that have left its window, so the table stays the size of
+  /// the last hour's sign-ups.
+  public static func prune(_ db: Database, projectID: String, ipKey: String, beforeMs: Int64) throws {
+    try db.execute(
+      "DELETE FROM sign_up_events WHERE project_id = ? AND ip_key = ? AND at_ms <= ?",
+      [.text(projectID), .text(ipKey), .integer(beforeMs)])
+  }
+
+  /// Drops events that have left every window.
+  public static func prune(_ db: Database, beforeMs: Int64) throws {
+    try db.execute("DELETE FROM sign_up_events WHERE at_ms <= ?", [.integer(beforeMs)])
+  }
+
+  public static func schedule(_ db: Database, projectID: String, quota: Int64, startMs: Int64, endMs: Int64)
+    throws
+  {
+    try db.execute(
+      "INSERT INTO scheduled_quotas (project_id, quota, start_ms, end_ms) VALUES (?,?,?,?)",
+      [.text(projectID), .integer(quota), .integer(startMs), .integer(endMs)])
+  }
+
+  /// The scheduled quota in force at `nowMs` (the latest started wins), if any.
+  public static func scheduled(_ db: Database, projectID: String, nowMs: Int64) throws -> Int64? {
+    try db.queryOne(
+      """
+      SELECT quota FROM scheduled_quotas WHERE project_id = ? AND start_ms <= ? AND end_ms > ?
+      ORDER BY start_ms DESC, id DESC LIMIT 1
+      """, [.text(projectID), .integer(nowMs), .integer(nowMs)]
+    ).map { try $0.int64(0) }
+  }
+}

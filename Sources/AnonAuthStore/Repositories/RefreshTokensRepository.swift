@@ -1,0 +1,55 @@
+/// SQL for refresh tokens: lookup by hash, rotation, family and account revocation.
+public enum RefreshTokensRepository {
+  static let columns = """
+    token_hash, project_id, local_id, family_id, issued_at_ms, auth_time, sign_in_provider, rotated_at_ms,
+    successor_sealed, revoked
+    """
+
+  static func decode(_ row: Row) throws -> RefreshTokenRecord {
+    var r = RefreshTokenRecord(
+      tokenHash: try row.blob(0), projectID: try row.string(1), localID: try row.string(2),
+      familyID: try row.string(3), issuedAtMs: try row.int64(4), authTime: try row.int64(5),
+      signInProvider: try row.string(6))
+    r.rotatedAtMs = try row.int64(7)
+    r.successorSealed = try row.optionalBlob(8)
+    r.revoked = try row.bool(9)
+    return r
+  }
+
+  public static func insert(_ db: Database, _ r: RefreshTokenRecord) throws {
+    try db.execute(
+      "INSERT INTO refresh_tokens (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?)",
+      [
+        .blob(r.tokenHash), .text(r.projectID), .text(r.localID), .text(r.familyID), .integer(r.issuedAtMs),
+        .integer(r.authTime), .text(r.signInProvider), .integer(r.rotatedAtMs),
+        r.successorSealed.map { .blob($0) } ?? .null, .integer(r.revoked ? 1 : 0),
+      ])
+  }
+
+  public static func get(_ db: Database, tokenHash: [UInt8]) throws -> RefreshTokenRecord? {
+    try db.queryOne("SELECT \(columns) FROM refresh_tokens WHERE token_hash = ?", [.blob(tokenHash)]).map(
+      decode)
+  }
+
+  /// Marks a token rotated, keeping its sealed successor for the grace window.
+  public static func markRotated(_ db: Database, tokenHash: [UInt8], atMs: Int64, successorSealed: [UInt8])
+    throws
+  {
+    try db.execute(
+      "UPDATE refresh_tokens SET rotated_at_ms = ?, successor_sealed = ? WHERE token_hash = ?",
+      [.integer(atMs), .blob(successorSealed), .blob(tokenHash)])
+  }
+
+  /// Reuse detected: every token of the family stops working.
+  public static func revokeFamily(_ db: Database, familyID: String) throws {
+    try db.execute(
+      "UPDATE refresh_tokens SET revoked = 1, successor_sealed = NULL WHERE family_id = ?", [.text(familyID)])
+  }
+
+  /// Every refresh token of an account stops working (admin revocation, disable).
+  public static func revokeAccount(_ db: Database, projectID: String, localID: String) throws {
+    try db.execute(
+      "UPDATE refresh_tokens SET revoked = 1, successor_sealed = NULL WHERE project_id = ? AND local_id = ?",
+      [.text(projectID), .text(localID)])
+  }
+}

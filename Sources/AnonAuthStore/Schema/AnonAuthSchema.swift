@@ -1,0 +1,130 @@
+/// The versioned schema of the AnonAuth store. A migration is never edited once it has
+/// shipped: a change is a new migration with the next version, so an older store
+/// upgrades on start.
+public enum AnonAuthSchema {
+  public static let migrations: [Migration] = [
+    Migration(
+      version: 1,
+      sql: """
+        CREATE TABLE projects (
+          project_id TEXT PRIMARY KEY,
+          anonymous_enabled INTEGER NOT NULL DEFAULT 0,
+          email_password_enabled INTEGER NOT NULL DEFAULT 0,
+          idps_json TEXT NOT NULL DEFAULT '[]',
+          auto_cleanup_enabled INTEGER NOT NULL DEFAULT 0,
+          auto_cleanup_enabled_at_ms INTEGER NOT NULL DEFAULT 0,
+          sign_up_quota_per_hour INTEGER NOT NULL DEFAULT 0,
+          id_token_ttl_seconds INTEGER NOT NULL DEFAULT 0,
+          password_min_length INTEGER NOT NULL DEFAULT 0,
+          created_at_ms INTEGER NOT NULL
+        ) WITHOUT ROWID;
+
+        -- API keys name a project; they are public identifiers, stored as they are.
+        CREATE TABLE api_keys (
+          api_key TEXT PRIMARY KEY,
+          project_id TEXT NOT NULL REFERENCES projects(project_id) ON DELETE CASCADE,
+          created_at_ms INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX api_keys_by_project ON api_keys(project_id);
+
+        -- Admin keys are secrets: only their SHA-256 is kept.
+        CREATE TABLE admin_keys (
+          key_hash BLOB PRIMARY KEY,
+          label TEXT NOT NULL,
+          created_at_ms INTEGER NOT NULL
+        ) WITHOUT ROWID;
+
+        CREATE TABLE accounts (
+          project_id TEXT NOT NULL REFERENCES projects(project_id) ON DELETE CASCADE,
+          local_id TEXT NOT NULL,
+          is_anonymous INTEGER NOT NULL,
+          email TEXT,
+          email_verified INTEGER NOT NULL DEFAULT 0,
+          display_name TEXT NOT NULL DEFAULT '',
+          password_hash TEXT,
+          disabled INTEGER NOT NULL DEFAULT 0,
+          created_at_ms INTEGER NOT NULL,
+          last_sign_in_at_ms INTEGER NOT NULL,
+          last_refresh_at_ms INTEGER NOT NULL DEFAULT 0,
+          valid_since INTEGER NOT NULL DEFAULT 0,
+          custom_claims_json TEXT NOT NULL DEFAULT '',
+          scheduled_deletion_at_ms INTEGER NOT NULL DEFAULT 0,
+          PRIMARY KEY (project_id, local_id)
+        ) WITHOUT ROWID;
+        CREATE UNIQUE INDEX accounts_by_email ON accounts(project_id, email) WHERE email IS NOT NULL;
+        CREATE INDEX accounts_by_deletion ON accounts(scheduled_deletion_at_ms)
+          WHERE scheduled_deletion_at_ms > 0;
+
+        CREATE TABLE provider_identities (
+          project_id TEXT NOT NULL,
+          provider_id TEXT NOT NULL,
+          raw_id TEXT NOT NULL,
+          local_id TEXT NOT NULL,
+          email TEXT NOT NULL DEFAULT '',
+          display_name TEXT NOT NULL DEFAULT '',
+          PRIMARY KEY (project_id, provider_id, raw_id),
+          FOREIGN KEY (project_id, local_id) REFERENCES accounts(project_id, local_id) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        CREATE INDEX identities_by_account ON provider_identities(project_id, local_id);
+
+        -- Refresh tokens: only the SHA-256 of the token. A rotated token keeps its
+        -- successor sealed (AES-256-GCM under the master key) for the reuse grace window.
+        CREATE TABLE refresh_tokens (
+          token_hash BLOB PRIMARY KEY,
+          project_id TEXT NOT NULL,
+          local_id TEXT NOT NULL,
+          family_id TEXT NOT NULL,
+          issued_at_ms INTEGER NOT NULL,
+          auth_time INTEGER NOT NULL,
+          sign_in_provider TEXT NOT NULL,
+          rotated_at_ms INTEGER NOT NULL DEFAULT 0,
+          successor_sealed BLOB,
+          revoked INTEGER NOT NULL DEFAULT 0,
+          FOREIGN KEY (project_id, local_id) REFERENCES accounts(project_id, local_id) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        CREATE INDEX refresh_tokens_by_account ON refresh_tokens(project_id, local_id);
+        CREATE INDEX refresh_tokens_by_family ON refresh_tokens(family_id);
+
+        -- Signing keys are server-wide; private keys sealed under the master key.
+        CREATE TABLE signing_keys (
+          kid TEXT PRIMARY KEY,
+          private_key_sealed BLOB NOT NULL,
+          certificate_pem TEXT NOT NULL,
+          created_at_ms INTEGER NOT NULL,
+          retired_at_ms INTEGER NOT NULL DEFAULT 0,
+          publish_until_ms INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+
+        -- The per-IP sign-up quota's sliding window: one row per admitted sign-up.
+        CREATE TABLE sign_up_events (
+          project_id TEXT NOT NULL,
+          ip_key TEXT NOT NULL,
+          at_ms INTEGER NOT NULL
+        );
+        CREATE INDEX sign_up_events_window ON sign_up_events(project_id, ip_key, at_ms);
+        CREATE INDEX sign_up_events_age ON sign_up_events(at_ms);
+
+        CREATE TABLE scheduled_quotas (
+          id INTEGER PRIMARY KEY,
+          project_id TEXT NOT NULL REFERENCES projects(project_id) ON DELETE CASCADE,
+          quota INTEGER NOT NULL,
+          start_ms INTEGER NOT NULL,
+          end_ms INTEGER NOT NULL
+        );
+        CREATE INDEX scheduled_quotas_by_project ON scheduled_quotas(project_id, end_ms);
+
+        CREATE TABLE sign_ups_daily (
+          project_id TEXT NOT NULL,
+          day TEXT NOT NULL,
+          provider TEXT NOT NULL,
+          count INTEGER NOT NULL,
+          PRIMARY KEY (project_id, day, provider)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE cleanup_stats (
+          project_id TEXT PRIMARY KEY,
+          cleaned_up_total INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+        """)
+  ]
+}
