@@ -4,6 +4,15 @@ import Foundation
 let commands:
   [(name: String, summary: String, help: String, run: (Arguments) async throws(CLIError) -> Void)] = [
     ("health", HealthCommand.summary, HealthCommand.help, HealthCommand.run),
+    (
+      "signin-anonymously", SessionCommands.signInSummary, SessionCommands.signInHelp,
+      SessionCommands.signInAnonymously
+    ),
+    ("whoami", SessionCommands.whoamiSummary, SessionCommands.whoamiHelp, SessionCommands.whoami),
+    ("token", SessionCommands.tokenSummary, SessionCommands.tokenHelp, SessionCommands.token),
+    ("verify", SessionCommands.verifySummary, SessionCommands.verifyHelp, SessionCommands.verify),
+    ("delete", SessionCommands.deleteSummary, SessionCommands.deleteHelp, SessionCommands.delete),
+    ("signout", SessionCommands.signOutSummary, SessionCommands.signOutHelp, SessionCommands.signOut),
     ("bench", BenchCommand.summary, BenchCommand.help, BenchCommand.run),
   ]
 

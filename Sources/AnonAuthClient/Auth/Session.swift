@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Synchronization
 
 /// What a signed-in client keeps: enough to mint fresh ID tokens without signing in again.
@@ -62,15 +63,23 @@ public struct FileSessionStore: SessionStore {
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
-    let temp = path + ".tmp"
-    guard FileManager.default.createFile(atPath: temp, contents: nil, attributes: [.posixPermissions: 0o600])
-    else {
-      throw CocoaError(.fileWriteNoPermission)
+    // Written to a 0600 temporary file and renamed over the old one: never readable by
+    // others, never half-written.
+    let temp = path + ".tmp-\(getpid())"
+    let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw CocoaError(.fileWriteNoPermission) }
+    let bytes = Array(data)
+    var written = 0
+    while written < bytes.count {
+      let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress.map { $0 + written }, bytes.count - written) }
+      if n <= 0 { break }
+      written += n
     }
-    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temp))
-    try handle.write(contentsOf: data)
-    try handle.close()
-    _ = try FileManager.default.replaceItemAt(
-      URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temp))
+    fchmod(fd, 0o600)
+    close(fd)
+    guard written == bytes.count, rename(temp, path) == 0 else {
+      unlink(temp)
+      throw CocoaError(.fileWriteUnknown)
+    }
   }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// How the CLI reaches the daemon: flags, else `client.json` in the data dir (written by
 /// `anonauthd --dev`), so that after `make run` every command works with no set-up.
 struct Connection {
-  static let switchNames: Set<String> = ["insecure", "json", "help"]
+  static let switchNames: Set<String> = ["insecure", "json", "help", "force-refresh", "check-revoked"]
   static let help = """
     Connection options (default: read DATA_DIR/client.json):
       --rpc HOST:PORT       the daemon's RPC address
@@ -17,6 +17,8 @@ struct Connection {
 
   let client: RPCClient
   let file: [String: String]
+  let dataDir: String
+  let arguments: Arguments
 
   init(_ arguments: Arguments) throws(CLIError) {
     let env = ProcessInfo.processInfo.environment
@@ -28,6 +30,8 @@ struct Connection {
       for (key, value) in object { if let s = value as? String { file[key] = s } }
     }
     self.file = file
+    self.dataDir = dataDir
+    self.arguments = arguments
     guard let rpc = arguments["rpc"] ?? env["ANONAUTH_RPC"] ?? file["rpc"] else {
       throw .usage(
         "no daemon address: pass --rpc HOST:PORT or run anonauthd --dev (which writes \(dataDir)/client.json)"
@@ -41,5 +45,20 @@ struct Connection {
     } catch {
       throw .usage(error.description)
     }
+  }
+
+  /// The API key for AccountService and TokenService calls.
+  func apiKey() throws(CLIError) -> String {
+    guard
+      let key = arguments["api-key"] ?? ProcessInfo.processInfo.environment["ANONAUTH_API_KEY"]
+        ?? file["api_key"]
+    else { throw .usage("no API key: pass --api-key KEY (client.json has none)") }
+    return key
+  }
+
+  /// The signed-in session, persisted across invocations in a 0600 file.
+  func auth() throws(CLIError) -> Auth {
+    let path = arguments["session"] ?? dataDir + "/cli-session.json"
+    return Auth(client: client, apiKey: try apiKey(), store: FileSessionStore(path: path))
   }
 }
