@@ -14,6 +14,8 @@ final class DaemonProcess: @unchecked Sendable {
   let ops: String
   let caFile: String
   let logFile: URL
+  /// A restarted daemon leaves its data dir to the test that made it.
+  private let keepDataDir: Bool
 
   static var binary: String {
     if let path = ProcessInfo.processInfo.environment["ANONAUTHD"] { return path }
@@ -23,10 +25,13 @@ final class DaemonProcess: @unchecked Sendable {
   }
 
   /// Starts the daemon with `--dev` and the given extra flags; waits for `ready`.
-  init(_ extra: [String] = [], environment: [String: String] = [:]) throws {
-    dataDir = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "anonauth-it-\(UUID().uuidString)")
-    logFile = dataDir.appendingPathExtension("log")
+  /// - Parameter reuse: a data dir to start on again (a restart); a new temporary one by
+  ///   default.
+  init(_ extra: [String] = [], environment: [String: String] = [:], dataDir reuse: URL? = nil) throws {
+    dataDir =
+      reuse ?? FileManager.default.temporaryDirectory.appendingPathComponent("anonauth-it-\(UUID().uuidString)")
+    keepDataDir = reuse != nil
+    logFile = dataDir.appendingPathExtension("\(UUID().uuidString.prefix(8)).log")
     _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
     process = Process()
     process.executableURL = URL(fileURLWithPath: Self.binary)
@@ -58,7 +63,7 @@ final class DaemonProcess: @unchecked Sendable {
       process.interrupt()
       process.waitUntilExit()
     }
-    try? FileManager.default.removeItem(at: dataDir)
+    if !keepDataDir { try? FileManager.default.removeItem(at: dataDir) }
     try? FileManager.default.removeItem(at: logFile)
   }
 
@@ -72,6 +77,17 @@ final class DaemonProcess: @unchecked Sendable {
       bytes.append(byte)
     }
   }
+
+  /// The dev project's keys from `client.json`.
+  var clientFile: [String: String] {
+    guard let data = FileManager.default.contents(atPath: dataDir.appendingPathComponent("client.json").path),
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    else { return [:] }
+    return object.compactMapValues { $0 as? String }
+  }
+
+  var apiKey: String { clientFile["api_key"] ?? "" }
+  var adminKey: String { clientFile["admin_key"] ?? "" }
 
   func client(timeoutMs: UInt32 = 10_000) throws -> RPCClient {
     try RPCClient(endpoint: ClientEndpoint(address: rpc, caFile: caFile), defaultTimeoutMs: timeoutMs)
