@@ -17,6 +17,7 @@ public final class EventLoop: @unchecked Sendable {
   private var nextRegistration: UInt64 = 1
   private var timers = TimerHeap()
   private var stopped = false
+  private var endOfIteration: [() -> Void] = []
   private let pending = Mutex<[@Sendable () -> Void]>([])
   private let threadID = Mutex<pthread_t?>(nil)
   private let finished = DispatchSemaphore(value: 0)
@@ -123,6 +124,13 @@ public final class EventLoop: @unchecked Sendable {
     timers.cancel(id)
   }
 
+  /// Runs `body` once this iteration's events, tasks and timers are done: connections use
+  /// it to write everything queued in the iteration with one TLS record and one syscall.
+  public func atEndOfIteration(_ body: @escaping () -> Void) {
+    assertInLoop()
+    endOfIteration.append(body)
+  }
+
   // MARK: The loop
 
   private func run() {
@@ -153,6 +161,11 @@ public final class EventLoop: @unchecked Sendable {
       }
       runPending()
       for callback in timers.popDue(now: MonotonicClock.now()) { callback() }
+      while !endOfIteration.isEmpty {
+        let batch = endOfIteration
+        endOfIteration.removeAll(keepingCapacity: true)
+        for body in batch { body() }
+      }
     }
     runPending()
   }

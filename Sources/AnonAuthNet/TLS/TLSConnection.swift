@@ -114,16 +114,25 @@ public final class TLSConnection: EventHandler {
 
   // MARK: Writing
 
-  /// Queues one frame and writes as much as the socket takes now.
+  /// Queues one frame; it is written at the end of the loop's iteration, together with
+  /// every other frame queued in it.
   public func send(_ frame: Frame) {
     guard state == .open || state == .handshaking || state == .connecting else { return }
     let body = frame.serializedBytes()
     if output.isEmpty { output.reserveCapacity(body.count + 4) }
     output.append(contentsOf: FrameEncoder.frame(body))
     lastActivity = MonotonicClock.now()
-    if state == .open { flush() }
-    updateInterest()
+    guard !flushScheduled else { return }
+    flushScheduled = true
+    loop.atEndOfIteration { [self] in
+      flushScheduled = false
+      guard state == .open else { return }
+      flush()
+      updateInterest()
+    }
   }
+
+  private var flushScheduled = false
 
   /// Sends what is queued, then ends TLS and the TCP write side, and closes once the
   /// peer has closed too (or after `lingerNanos`), so the last frame (a `GoAway`) is read

@@ -1,16 +1,21 @@
 import AnonAuthClient
 import AnonAuthWire
 import Foundation
+import Synchronization
 
 /// `anonauth bench ...`: load figures measured against a running daemon, never in tests.
 enum BenchCommand {
   static let summary = "measure the daemon: health throughput, idle connection memory"
   static let help = """
     Usage: anonauth bench health [--connections 64] [--concurrency 8] [--seconds 10] [options]
+           anonauth bench signup [--connections 64] [--concurrency 4] [--seconds 10] [options]
            anonauth bench idle   [--connections 10000] [--ops HOST:PORT] [--hold-seconds 5] [options]
 
     health  Health calls on N connections, each with C calls in flight, for S seconds:
             prints calls/s, p50, p99 and max latency.
+    signup  Anonymous SignUp calls, each from its own end-user IP (sent as x-end-user-ip
+            with the admin key, so the per-IP quota is exercised but never the limit):
+            prints sign-ups/s, p50, p99 and max latency.
     idle    Opens N TLS connections (one call each, then idle) and reads the daemon's
             resident memory from its ops port before and after: prints bytes per
             connection. The daemon's ops address comes from --ops or client.json.
@@ -21,6 +26,7 @@ enum BenchCommand {
   static func run(_ arguments: Arguments) async throws(CLIError) {
     switch arguments.positionals.first {
     case "health": try await health(arguments)
+    case "signup": try await signUp(arguments)
     case "idle": try await idle(arguments)
     default: throw .usage("bench: expected 'health' or 'idle' (see anonauth bench --help)")
     }
@@ -33,8 +39,38 @@ enum BenchCommand {
   }
 
   static func health(_ arguments: Arguments) async throws(CLIError) {
+    let payload = CheckRequest().serializedBytes()
+    try await load(
+      arguments, name: "health", method: "/anonauth.v1.HealthService/Check", defaultConcurrency: 8
+    ) { _ in (payload, [:]) }
+  }
+
+  static func signUp(_ arguments: Arguments) async throws(CLIError) {
+    let base = try Connection(arguments)
+    let apiKey = try base.apiKey()
+    guard let adminKey = arguments["admin-key"] ?? base.file["admin_key"] else {
+      throw .usage("bench signup needs the admin key (--admin-key or client.json) to send x-end-user-ip")
+    }
+    var request = SignUpRequest()
+    request.kind = .anonymous(AnonymousSignUp())
+    let payload = request.serializedBytes()
+    let counter = Counter()
+    try await load(
+      arguments, name: "signup", method: "/anonauth.v1.AccountService/SignUp", defaultConcurrency: 4
+    ) { _ in
+      let n = counter.next()
+      let ip = "10.\((n >> 16) & 255).\((n >> 8) & 255).\(n & 255)"
+      return (payload, ["x-api-key": apiKey, "authorization": "Bearer \(adminKey)", "x-end-user-ip": ip])
+    }
+  }
+
+  /// Runs `method` from C tasks on each of N connections for S seconds and reports.
+  static func load(
+    _ arguments: Arguments, name: String, method: String, defaultConcurrency: Int,
+    request: @escaping @Sendable (Int) -> ([UInt8], [String: String])
+  ) async throws(CLIError) {
     let connections = try int(arguments, "connections", 64)
-    let concurrency = try int(arguments, "concurrency", 8)
+    let concurrency = try int(arguments, "concurrency", defaultConcurrency)
     let seconds = try int(arguments, "seconds", 10)
     let base = try Connection(arguments)
     var clients: [RPCClient] = []
@@ -45,11 +81,10 @@ enum BenchCommand {
         throw .usage(error.description)
       }
     }
-    let method = "/anonauth.v1.HealthService/Check"
-    let payload = CheckRequest().serializedBytes()
+    let warmUp = CheckRequest().serializedBytes()
     for client in clients {  // connect (TLS handshakes) before timing
       do {
-        _ = try await client.callRaw(method, payload: payload)
+        _ = try await client.callRaw("/anonauth.v1.HealthService/Check", payload: warmUp)
       } catch {
         throw .failed("warm-up call failed: \(error)")
       }
@@ -64,14 +99,15 @@ enum BenchCommand {
           group.addTask {
             while clock.now < end {
               let t0 = clock.now
+              let (payload, metadata) = request(0)
               do {
-                _ = try await client.callRaw(method, payload: payload)
+                _ = try await client.callRaw(method, payload: payload, metadata: metadata)
                 let elapsed = clock.now - t0
                 recorder.record(
                   nanos: UInt64(elapsed.components.seconds) * 1_000_000_000
                     + UInt64(elapsed.components.attoseconds / 1_000_000_000))
               } catch {
-                recorder.fail()
+                recorder.fail("\(error)")
               }
             }
           }
@@ -84,7 +120,7 @@ enum BenchCommand {
     let rate = Double(s.count) / wall
     if arguments.has("json") {
       print(
-        "{\"bench\":\"health\",\"connections\":\(connections),\"concurrency\":\(concurrency),"
+        "{\"bench\":\"\(name)\",\"connections\":\(connections),\"concurrency\":\(concurrency),"
           + "\"calls\":\(s.count),\"failures\":\(s.failures),\"seconds\":\(String(format: "%.2f", wall)),"
           + "\"calls_per_second\":\(Int(rate)),\"p50_ms\":\(String(format: "%.3f", s.p50Ms)),"
           + "\"p99_ms\":\(String(format: "%.3f", s.p99Ms)),\"max_ms\":\(String(format: "%.3f", s.maxMs))}")
@@ -97,7 +133,15 @@ enum BenchCommand {
         "  latency:   p50 \(String(format: "%.2f", s.p50Ms)) ms, p99 \(String(format: "%.2f", s.p99Ms)) ms, max \(String(format: "%.2f", s.maxMs)) ms"
       )
     }
-    if s.failures > 0 { throw .failed("\(s.failures) calls failed") }
+    if s.failures > 0 {
+      throw .failed("\(s.failures) calls failed; the first: \(recorder.firstFailureReason ?? "?")")
+    }
+  }
+
+  /// Hands out distinct numbers to concurrent tasks.
+  final class Counter: Sendable {
+    private let value = Atomic<Int>(0)
+    func next() -> Int { value.add(1, ordering: .relaxed).newValue }
   }
 
   static func idle(_ arguments: Arguments) async throws(CLIError) {

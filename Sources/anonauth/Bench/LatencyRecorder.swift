@@ -4,9 +4,17 @@ import Synchronization
 final class LatencyRecorder: Sendable {
   private let samples = Mutex<[UInt64]>([])
   private let failures = Atomic<Int>(0)
+  private let firstFailure = Mutex<String?>(nil)
 
   func record(nanos: UInt64) { samples.withLock { $0.append(nanos) } }
-  func fail() { failures.add(1, ordering: .relaxed) }
+
+  func fail(_ why: String) {
+    failures.add(1, ordering: .relaxed)
+    firstFailure.withLock { if $0 == nil { $0 = why } }
+  }
+
+  /// The first failure's reason, so a failed run says why.
+  var firstFailureReason: String? { firstFailure.withLock { $0 } }
 
   struct Summary {
     let count: Int
