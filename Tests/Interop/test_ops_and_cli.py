@@ -1,0 +1,88 @@
+"""The ops port's HTTP handling, and the CLI's session commands across invocations."""
+
+import json
+import os
+import socket
+import stat
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+
+CLI = os.environ.get("ANONAUTH_CLI", str(ROOT / ".build/debug/anonauth"))
+
+
+def raw_http(daemon, request: bytes) -> bytes:
+    with socket.create_connection(daemon.ops, timeout=5) as s:
+        s.sendall(request)
+        data = b""
+        while True:
+            chunk = s.recv(4096)
+            if not chunk:
+                return data  # the server closed the connection
+            data += chunk
+
+
+@pytest.mark.parametrize("request_bytes", [
+    b"GARBAGE\r\n\r\n",
+    b"GET /healthz HTTP/9.9\r\n\r\n",
+    b"GET healthz HTTP/1.1\r\n\r\n",
+    b"GET /healthz HTTP/1.1\r\nno colon here\r\n\r\n",
+    b"\xff\xfe\r\n\r\n",
+])
+def test_malformed_http_gets_400_and_close(daemon, request_bytes):
+    reply = raw_http(daemon, request_bytes)
+    assert reply.startswith(b"HTTP/1.1 400 ")
+    assert b"Connection: close" in reply
+
+
+def test_ops_pages(daemon):
+    cli(daemon, "signin-anonymously")  # so that calls and sign-ups have been counted
+    assert raw_http(daemon, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").startswith(b"HTTP/1.1 200 ")
+    assert raw_http(daemon, b"GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n").startswith(b"HTTP/1.1 200 ")
+    assert raw_http(daemon, b"GET /nope HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 404 ")
+    assert raw_http(daemon, b"POST /healthz HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 405 ")
+    jwks = raw_http(daemon, b"GET /.well-known/jwks.json HTTP/1.1\r\n\r\n")
+    assert b"Cache-Control: public, max-age=" in jwks
+    metrics = raw_http(daemon, b"GET /metrics HTTP/1.1\r\n\r\n").decode()
+    for name in ["anonauth_rpc_calls_total", "anonauth_rpc_duration_seconds_bucket", "anonauth_accounts",
+                 "anonauth_sign_ups_total", "anonauth_store_transactions_total", "anonauth_connections_open"]:
+        assert name in metrics, name
+    assert 'anonauth_sign_ups_total{provider="anonymous"} 1' in metrics
+    assert 'method="/anonauth.v1.AccountService/SignUp",code="OK"' in metrics
+
+
+def cli(daemon, *args, check=True):
+    result = subprocess.run([CLI, *args, "--data-dir", daemon.dir], capture_output=True, text=True, timeout=30)
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_cli_session_across_invocations(daemon):
+    uid = cli(daemon, "signin-anonymously").stdout.strip()
+    assert len(uid) == 28
+    session = os.path.join(daemon.dir, "cli-session.json")
+    assert stat.S_IMODE(os.stat(session).st_mode) == 0o600
+    # A second sign-in keeps the signed-in anonymous user.
+    assert cli(daemon, "signin-anonymously").stdout.strip() == uid
+    who = json.loads(cli(daemon, "whoami", "--json").stdout)
+    assert who["uid"] == uid and who["is_anonymous"] == "true"
+    token = cli(daemon, "token").stdout.strip()
+    verified = json.loads(cli(daemon, "verify", token, "--check-revoked", "--json").stdout)
+    assert verified["uid"] == uid and verified["sign_in_provider"] == "anonymous"
+    assert cli(daemon, "delete").returncode == 0
+    gone = cli(daemon, "verify", token, "--check-revoked", check=False)
+    assert gone.returncode == 1 and "USER_NOT_FOUND" in gone.stderr
+    assert cli(daemon, "whoami", check=False).returncode == 1
+    assert "not signed in" in cli(daemon, "whoami", check=False).stderr
+
+
+def test_cli_help_on_every_command():
+    out = subprocess.run([CLI, "--help"], capture_output=True, text=True).stdout
+    commands = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    assert {"health", "signin-anonymously", "whoami", "token", "verify", "delete", "bench"} <= set(commands)
+    for command in commands:
+        r = subprocess.run([CLI, command, "--help"], capture_output=True, text=True)
+        assert r.returncode == 0 and "Usage: anonauth " + command in r.stdout, command
