@@ -80,6 +80,10 @@ let package = Package(
       name: "AnonAuthStoreTests", dependencies: ["AnonAuthStore"],
       swiftSettings: swiftSettings),
     .testTarget(
+      name: "AnonAuthServiceTests",
+      dependencies: ["AnonAuthService", "AnonAuthStore", "AnonAuthCrypto", "AnonAuthWire"],
+      swiftSettings: swiftSettings),
+    .testTarget(
       name: "AnonAuthIntegrationTests",
       dependencies: ["AnonAuthClient", "AnonAuthWire", "AnonAuthNet"],
       swiftSettings: swiftSettings),

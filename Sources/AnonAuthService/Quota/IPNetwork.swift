@@ -28,7 +28,11 @@ public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
     return nil
   }
 
+  /// Whether the address (4 or 16 bytes) is inside the network. An IPv4-mapped IPv6
+  /// address (::ffff:a.b.c.d, how a dual-stack socket shows an IPv4 peer) is matched as
+  /// the IPv4 address it carries.
   public func contains(_ bytes: [UInt8]) -> Bool {
+    let bytes = address.count == 4 ? (IPNetwork.mappedIPv4(bytes) ?? bytes) : bytes
     guard bytes.count == address.count else { return false }
     var remaining = prefixLength
     for i in 0..<bytes.count where remaining > 0 {
@@ -38,6 +42,14 @@ public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
       remaining -= bits
     }
     return true
+  }
+
+  /// The IPv4 address inside an IPv4-mapped IPv6 address (::ffff:a.b.c.d); nil for
+  /// anything else.
+  public static func mappedIPv4(_ bytes: [UInt8]) -> [UInt8]? {
+    guard bytes.count == 16, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF
+    else { return nil }
+    return Array(bytes[12..<16])
   }
 
   public var description: String {
@@ -54,9 +66,7 @@ public enum IPKey {
     guard let bytes = IPNetwork.parseAddress(ip) else { return nil }
     if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
     // IPv4-mapped IPv6 (::ffff:a.b.c.d) counts as the IPv4 address.
-    if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
-      return bytes[12..<16].map(String.init).joined(separator: ".")
-    }
+    if let v4 = IPNetwork.mappedIPv4(bytes) { return v4.map(String.init).joined(separator: ".") }
     let groups = stride(from: 0, to: 8, by: 2).map {
       String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
     }
