@@ -96,7 +96,11 @@ final class ServiceHarness: Sendable {
   var minter: TokenMinter { stack.minter }
   var accounts: AccountService { AccountService(environment: stack.env) }
   var tokens: TokenService { TokenService(environment: stack.env) }
-  var admin: AdminService { AdminService(environment: stack.env) }
+  var admin: AdminService {
+    AdminService(environment: stack.env, cleanup: cleanup, backupDirectory: directory.file("backups"))
+  }
+  /// A clean-up worker that never runs by itself: tests call `runPass`.
+  var cleanup: CleanupWorker { CleanupWorker(environment: stack.env, batchSize: 7) }
   var storePath: String { directory.file("anonauth.db") }
 
   private init(

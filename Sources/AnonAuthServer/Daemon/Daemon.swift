@@ -112,7 +112,11 @@ public enum Daemon {
 
     let health = HealthService(state: state)
     var router = Router()
-    ServiceRoutes.register(in: &router, environment: environment, health: health)
+    let cleanup = CleanupWorker(
+      environment: environment, intervalMs: config.cleanupIntervalMs, batchSize: config.cleanupBatchSize)
+    ServiceRoutes.register(
+      in: &router, environment: environment, health: health, cleanup: cleanup,
+      backupDirectory: dataDir.path + "/backups")
     if config.testHooks { TestHooks.register(in: &router) }
 
     let server = RPCServer(config: config.rpc, tls: tls, router: router, logger: logger, metrics: metrics)
@@ -140,6 +144,7 @@ public enum Daemon {
         caFile: caFile, extra: newDevKeys)
     }
     state.set(.serving)
+    cleanup.start()
     let ready: [String: LogValue] = [
       "event": "ready", "rpc": .string(rpcAddress.description), "ops": .string(opsAddress.description),
       "pid": .int(Int64(getpid())), "data_dir": .string(dataDir.path), "dev": .bool(config.dev),
@@ -157,6 +162,7 @@ public enum Daemon {
     let signal = await signals.next()
     logger.info("draining", ["signal": .int(Int64(signal))])
     state.set(.draining)
+    cleanup.stop()
     await server.shutdown()
     ops.stop()
     await store.close()

@@ -15,6 +15,8 @@ public struct DaemonConfig: Sendable {
   public var trustedProxies: [String]
   public var dev: Bool
   public var testHooks: Bool
+  public var cleanupIntervalMs: Int64
+  public var cleanupBatchSize: Int
   public var logLevel: Logger.Level
   public var rpc: RPCServerConfig
   /// Every setting's resolved text, for `--print-config`.
@@ -166,6 +168,8 @@ public struct DaemonConfig: Sendable {
     rpc.defaultCallTimeoutMs = try number("call-timeout-ms", 1...3_600_000)
     rpc.shutdownGraceMs = try number("shutdown-grace-ms", 0...3_600_000)
     self.rpc = rpc
+    cleanupIntervalMs = Int64(try number("cleanup-interval-ms", 100...86_400_000))
+    cleanupBatchSize = Int(try number("cleanup-batch-size", 1...10_000))
 
     if (tlsCert == nil) != (tlsKey == nil) {
       throw ConfigError("--tls-cert and --tls-key go together")

@@ -5,7 +5,8 @@ import AnonAuthWire
 /// service's credential check.
 public enum ServiceRoutes {
   public static func register(
-    in router: inout Router, environment env: ServiceEnvironment, health: HealthService
+    in router: inout Router, environment env: ServiceEnvironment, health: HealthService, cleanup: CleanupWorker,
+    backupDirectory: String
   ) {
     router.unary(HealthService.name, "Check") { (request: CheckRequest, context) in
       health.check(request, context: context)
@@ -24,7 +25,7 @@ public enum ServiceRoutes {
       (request: GetPublicKeysRequest, context) in tokens.getPublicKeys(request, context: context)
     }
 
-    let admin = AdminService(environment: env)
+    let admin = AdminService(environment: env, cleanup: cleanup, backupDirectory: backupDirectory)
     let adminKey: Router.Authenticator = { context throws(RPCError) in try admin.authenticate(context) }
     router.unary(AdminService.name, "CreateProject", authenticate: adminKey, admin.createProject)
     router.unary(AdminService.name, "GetProjectConfig", authenticate: adminKey) {
@@ -40,5 +41,15 @@ public enum ServiceRoutes {
     router.unary(AdminService.name, "RevokeApiKey", authenticate: adminKey, admin.revokeApiKey)
     router.unary(AdminService.name, "ScheduleSignUpQuota", authenticate: adminKey, admin.scheduleSignUpQuota)
     router.unary(AdminService.name, "RotateSigningKey", authenticate: adminKey, admin.rotateSigningKey)
+    router.unary(AdminService.name, "ListAccounts", authenticate: adminKey, admin.listAccounts)
+    router.unary(AdminService.name, "GetAccount", authenticate: adminKey, admin.getAccount)
+    router.unary(AdminService.name, "DisableAccount", authenticate: adminKey, admin.disableAccount)
+    router.unary(AdminService.name, "DeleteAccounts", authenticate: adminKey, admin.deleteAccounts)
+    router.unary(AdminService.name, "RevokeRefreshTokens", authenticate: adminKey, admin.revokeRefreshTokens)
+    router.unary(AdminService.name, "SetCustomClaims", authenticate: adminKey, admin.setCustomClaims)
+    router.unary(AdminService.name, "PreviewCleanup", authenticate: adminKey, admin.previewCleanup)
+    router.unary(AdminService.name, "RunCleanup", authenticate: adminKey, admin.runCleanup)
+    router.unary(AdminService.name, "GetUsage", authenticate: adminKey, admin.getUsage)
+    router.unary(AdminService.name, "Backup", authenticate: adminKey, admin.backup)
   }
 }

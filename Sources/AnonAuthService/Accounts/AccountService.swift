@@ -50,19 +50,27 @@ public struct AccountService: Sendable {
     let refresh = try RefreshTokenFactory.make()
     let now = env.clock.nowMs()
     let familyID = Base64URL.encode(Array(refresh.hash.prefix(16)))
-    let account = AccountRecord(
+    var account = AccountRecord(
       projectID: project.projectID, localID: localID, isAnonymous: true, createdAtMs: now)
     let token = RefreshTokenRecord(
       tokenHash: refresh.hash, projectID: project.projectID, localID: localID, familyID: familyID,
       issuedAtMs: now,
       authTime: now / 1000, signInProvider: "anonymous")
     let day = UTCDay.string(ms: now)
+    let unscheduled = account
     do {
-      try await env.write { db in
+      account.scheduledDeletionAtMs = try await env.write { db in
         try SignUpQuota.admit(db, project: project, ipKey: ipKey, nowMs: now)
-        try AccountsRepository.insert(db, account)
+        var stored = unscheduled
+        // Read in the same transaction as the insert, so a sign-up racing the switch that
+        // turns clean-up on is scheduled either here or by the switch's own pass.
+        if try ProjectsRepository.get(db, project.projectID)?.autoCleanupEnabled == true {
+          stored.scheduledDeletionAtMs = now + CleanupRepository.lifetimeMs
+        }
+        try AccountsRepository.insert(db, stored)
         try RefreshTokensRepository.insert(db, token)
         try UsageRepository.countSignUp(db, projectID: project.projectID, day: day, provider: "anonymous")
+        return stored.scheduledDeletionAtMs
       }
     } catch {
       if error.reason == Reason.tooManyAttempts.name { env.metrics.quotaRefusals.add(1, ordering: .relaxed) }

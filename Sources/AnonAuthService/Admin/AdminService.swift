@@ -7,9 +7,14 @@ import AnonAuthWire
 public struct AdminService: Sendable {
   public static let name = "anonauth.v1.AdminService"
   let env: ServiceEnvironment
+  let cleanup: CleanupWorker
+  /// Where `Backup` writes: `DATA_DIR/backups`.
+  let backupDirectory: String
 
-  public init(environment: ServiceEnvironment) {
+  public init(environment: ServiceEnvironment, cleanup: CleanupWorker, backupDirectory: String) {
     env = environment
+    self.cleanup = cleanup
+    self.backupDirectory = backupDirectory
   }
 
   public func authenticate(_ context: CallContext) throws(RPCError) {
@@ -18,7 +23,7 @@ public struct AdminService: Sendable {
     }
   }
 
-  private func existing(_ projectID: String) throws(RPCError) -> ProjectRecord {
+  func existing(_ projectID: String) throws(RPCError) -> ProjectRecord {
     guard let project = env.directory.project(projectID) else {
       throw RPCError(.projectNotFound, "no project \"\(projectID)\"")
     }
@@ -64,6 +69,10 @@ public struct AdminService: Sendable {
       try await env.directory.save(next)
     } catch {
       throw RPCError(.internalError, "the store failed")
+    }
+    if next.autoCleanupEnabled && !current.autoCleanupEnabled {
+      // Accounts that existed when clean-up was turned on: max(created, enabled) + 30 days.
+      _ = try await cleanup.scheduleExisting(projectID: next.projectID, enabledAtMs: next.autoCleanupEnabledAtMs)
     }
     return ProjectConfigMapping.config(next, masterKey: env.masterKey)
   }

@@ -6,6 +6,9 @@ public final class ServiceMetrics: Sendable {
   private let signUps = Mutex<[String: Int]>([:])
   public let quotaRefusals = Atomic<Int>(0)
   public let accounts = Atomic<Int64>(0)
+  /// Clean-up passes run, and accounts they deleted.
+  public let cleanupPasses = Atomic<Int>(0)
+  public let cleanedUp = Atomic<Int>(0)
 
   public init() {}
 
@@ -28,6 +31,12 @@ public final class ServiceMetrics: Sendable {
     out += "# HELP anonauth_accounts Accounts in the store.\n"
     out += "# TYPE anonauth_accounts gauge\n"
     out += "anonauth_accounts \(accounts.load(ordering: .relaxed))\n"
+    out += "# HELP anonauth_cleanup_passes_total Clean-up passes run (background and RunCleanup).\n"
+    out += "# TYPE anonauth_cleanup_passes_total counter\n"
+    out += "anonauth_cleanup_passes_total \(cleanupPasses.load(ordering: .relaxed))\n"
+    out += "# HELP anonauth_cleanup_deleted_total Anonymous accounts deleted by clean-up.\n"
+    out += "# TYPE anonauth_cleanup_deleted_total counter\n"
+    out += "anonauth_cleanup_deleted_total \(cleanedUp.load(ordering: .relaxed))\n"
     return out
   }
 }

@@ -24,7 +24,7 @@ public enum SigningKeysRepository {
   /// Keys still published at `nowMs`: the active one and retired ones with live tokens.
   public static func published(_ db: Database, nowMs: Int64) throws -> [SigningKeyRecord] {
     try db.query(
-      "SELECT \(columns) FROM signing_keys WHERE retired_at_ms = 0 OR publish_until_ms > ? ORDER BY created_at_ms",
+      "SELECT \(columns) FROM signing_keys WHERE retired_at_ms = 0 OR publish_until_ms > ? ORDER BY created_at_ms, kid",
       [.integer(nowMs)]
     ).map(decode)
   }

@@ -125,6 +125,12 @@ public enum AnonAuthSchema {
           project_id TEXT PRIMARY KEY,
           cleaned_up_total INTEGER NOT NULL DEFAULT 0
         ) WITHOUT ROWID;
-        """)
+        """),
+    Migration(
+      version: 2,
+      sql: """
+        -- Filtered account counts (ListAccounts total, GetUsage) read this index alone.
+        CREATE INDEX accounts_by_kind ON accounts(project_id, is_anonymous);
+        """),
   ]
 }

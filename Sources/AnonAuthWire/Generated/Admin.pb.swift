@@ -2007,6 +2007,9 @@ extension PreviewCleanupResponse: ProtoCBridged {
 /// `anonauth.v1.RunCleanupRequest` in `anonauth/v1/admin.proto`.
 public struct RunCleanupRequest: Sendable, Hashable {
   public var projectId: String = ""
+  /// Stop after about this many deletions (0: all that are due), so a caller can show
+  /// progress between calls.
+  public var maxAccounts: UInt32 = 0
   /// Fields this build does not know, kept so that re-encoding loses nothing.
   public var unknownFields: [ProtoUnknownField] = []
 
@@ -2014,8 +2017,9 @@ public struct RunCleanupRequest: Sendable, Hashable {
   public init() {}
 
   /// The given fields, and no unknown fields.
-  public init(projectId: String = "") {
+  public init(projectId: String = "", maxAccounts: UInt32 = 0) {
     self.projectId = projectId
+    self.maxAccounts = maxAccounts
   }
 }
 
@@ -2065,6 +2069,7 @@ extension RunCleanupRequest: ProtoCBridged {
   func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
     var spill: [ProtoUnknownField] = []
     message.pointee.project_id = arena.string(self.projectId, number: 1, spill: &spill)
+    message.pointee.max_accounts = self.maxAccounts
     arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
   }
 
@@ -2074,6 +2079,7 @@ extension RunCleanupRequest: ProtoCBridged {
     self.init()
     let fields = message.pointee
     self.projectId = reader.string(fields.project_id)
+    self.maxAccounts = fields.max_accounts
     self.unknownFields = try reader.unknownFields(of: message.pointee.base)
   }
 }

@@ -2805,7 +2805,7 @@ const ProtobufCMessageDescriptor anonauth__v1__preview_cleanup_response__descrip
   (ProtobufCMessageInit) anonauth__v1__preview_cleanup_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor anonauth__v1__run_cleanup_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor anonauth__v1__run_cleanup_request__field_descriptors[2] =
 {
   {
     "project_id",
@@ -2819,14 +2819,27 @@ static const ProtobufCFieldDescriptor anonauth__v1__run_cleanup_request__field_d
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "max_accounts",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__RunCleanupRequest, max_accounts),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned anonauth__v1__run_cleanup_request__field_indices_by_name[] = {
+  1,   /* field[1] = max_accounts */
   0,   /* field[0] = project_id */
 };
 static const ProtobufCIntRange anonauth__v1__run_cleanup_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor anonauth__v1__run_cleanup_request__descriptor =
 {
@@ -2836,7 +2849,7 @@ const ProtobufCMessageDescriptor anonauth__v1__run_cleanup_request__descriptor =
   "Anonauth__V1__RunCleanupRequest",
   "anonauth.v1",
   sizeof(Anonauth__V1__RunCleanupRequest),
-  1,
+  2,
   anonauth__v1__run_cleanup_request__field_descriptors,
   anonauth__v1__run_cleanup_request__field_indices_by_name,
   1,  anonauth__v1__run_cleanup_request__number_ranges,

@@ -400,10 +400,15 @@ struct  Anonauth__V1__RunCleanupRequest
 {
   ProtobufCMessage base;
   char *project_id;
+  /*
+   * Stop after about this many deletions (0: all that are due), so a caller can show
+   * progress between calls.
+   */
+  uint32_t max_accounts;
 };
 #define ANONAUTH__V1__RUN_CLEANUP_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__run_cleanup_request__descriptor) \
-    , (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Anonauth__V1__RunCleanupResponse

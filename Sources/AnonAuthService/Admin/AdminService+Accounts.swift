@@ -1,0 +1,160 @@
+import AnonAuthCrypto
+import AnonAuthStore
+import AnonAuthWire
+
+/// AdminService: one project's accounts.
+extension AdminService {
+  static let maxPageSize: UInt32 = 1000
+  static let defaultPageSize: UInt32 = 100
+
+  /// Keyset pagination on local id: the page token is the last local id, base64url, so
+  /// pages stay stable while accounts come and go.
+  public func listAccounts(_ request: ListAccountsRequest, context: CallContext) async throws(RPCError)
+    -> ListAccountsResponse
+  {
+    let project = try existing(request.projectId)
+    let filter: AccountListRepository.Filter
+    switch request.filter {
+    case .all: filter = .all
+    case .anonymous: filter = .anonymous
+    case .permanent: filter = .permanent
+    default: throw RPCError(.invalidArgument, "filter must be ALL, ANONYMOUS or PERMANENT")
+    }
+    guard request.pageSize <= Self.maxPageSize else {
+      throw RPCError(.invalidArgument, "page_size must be at most \(Self.maxPageSize)")
+    }
+    let size = Int(request.pageSize == 0 ? Self.defaultPageSize : request.pageSize)
+    var after = ""
+    if !request.pageToken.isEmpty {
+      guard let bytes = Base64URL.decode(request.pageToken), !bytes.isEmpty, bytes.count <= 128 else {
+        throw RPCError(.invalidArgument, "page_token is not one this server gave")
+      }
+      after = String(decoding: bytes, as: UTF8.self)
+    }
+    let projectID = project.projectID
+    let cursor = after
+    let (accounts, identities, total) = try await env.read { db in
+      let page = try AccountListRepository.page(
+        db, projectID: projectID, filter: filter, afterLocalID: cursor, limit: size + 1)
+      let shown = Array(page.prefix(size))
+      let ids = try AccountListRepository.identities(db, projectID: projectID, localIDs: shown.map(\.localID))
+      return (page, ids, try AccountListRepository.count(db, projectID: projectID, filter: filter))
+    }
+    var response = ListAccountsResponse()
+    response.accounts = accounts.prefix(size).map { AccountInfo($0, identities: identities[$0.localID] ?? []) }
+    if accounts.count > size, let last = accounts.prefix(size).last {
+      response.nextPageToken = Base64URL.encode(Array(last.localID.utf8))
+    }
+    response.total = UInt64(max(0, total))
+    return response
+  }
+
+  public func getAccount(_ request: GetAccountRequest, context: CallContext) async throws(RPCError) -> AccountInfo {
+    let project = try existing(request.projectId)
+    let (account, identities) = try await load(project.projectID, request.localId)
+    return AccountInfo(account, identities: identities)
+  }
+
+  /// Disabled accounts cannot sign in, refresh or pass `check_revoked`; enabling again
+  /// lets their refresh tokens work again (as Firebase does).
+  public func disableAccount(_ request: DisableAccountRequest, context: CallContext) async throws(RPCError)
+    -> AccountInfo
+  {
+    let project = try existing(request.projectId)
+    let projectID = project.projectID
+    let localID = request.localId
+    let disabled = request.disabled
+    let updated = try await env.write { db -> (AccountRecord, [IdentityRecord])? in
+      guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else { return nil }
+      account.disabled = disabled
+      try AccountsRepository.update(db, account)
+      return (account, try AccountsRepository.identities(db, projectID: projectID, localID: localID))
+    }
+    guard let (account, identities) = updated else { throw RPCError(.userNotFound, "no such account") }
+    env.logger.info(
+      disabled ? "account disabled" : "account enabled",
+      ["project_id": .string(projectID), "uid": .string(localID), "is_anon": .bool(account.isAnonymous)])
+    return AccountInfo(account, identities: identities)
+  }
+
+  /// Deletes up to 1000 accounts; unknown ids are skipped and not counted.
+  public func deleteAccounts(_ request: DeleteAccountsRequest, context: CallContext) async throws(RPCError)
+    -> DeleteAccountsResponse
+  {
+    let project = try existing(request.projectId)
+    guard request.localIds.count <= 1000 else {
+      throw RPCError(.invalidArgument, "at most 1000 local_ids per call")
+    }
+    let projectID = project.projectID
+    let ids = request.localIds
+    let deleted = try await env.write { db in
+      var count = 0
+      for id in ids where try AccountsRepository.delete(db, projectID: projectID, localID: id) { count += 1 }
+      return count
+    }
+    env.metrics.accountsDeleted(Int64(deleted))
+    env.logger.info("accounts deleted", ["project_id": .string(projectID), "deleted": .int(Int64(deleted))])
+    var response = DeleteAccountsResponse()
+    response.deleted = UInt64(deleted)
+    return response
+  }
+
+  /// Revokes every refresh token and every ID token issued before now (`valid_since`
+  /// moves to now), as Firebase's `revokeRefreshTokens`.
+  public func revokeRefreshTokens(_ request: RevokeRefreshTokensRequest, context: CallContext) async throws(RPCError)
+    -> RevokeRefreshTokensResponse
+  {
+    let project = try existing(request.projectId)
+    let projectID = project.projectID
+    let localID = request.localId
+    let now = env.clock.nowSeconds()
+    let found = try await env.write { db -> Bool in
+      guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else { return false }
+      account.validSince = max(account.validSince, now)
+      try AccountsRepository.update(db, account)
+      try RefreshTokensRepository.revokeAccount(db, projectID: projectID, localID: localID)
+      return true
+    }
+    guard found else { throw RPCError(.userNotFound, "no such account") }
+    return RevokeRefreshTokensResponse()
+  }
+
+  /// Custom claims: a JSON object of at most 1000 bytes with no reserved name; they
+  /// appear in the account's next ID token. An empty string clears them.
+  public func setCustomClaims(_ request: SetCustomClaimsRequest, context: CallContext) async throws(RPCError)
+    -> AccountInfo
+  {
+    let project = try existing(request.projectId)
+    let json = request.customClaimsJson
+    if !json.isEmpty {
+      guard json.utf8.count <= 1000 else {
+        throw RPCError(.forbiddenClaim, "custom claims are limited to 1000 bytes of JSON")
+      }
+      guard let object = JSONValue(jsonBytes: Array(json.utf8))?.objectValue else {
+        throw RPCError(.forbiddenClaim, "custom claims must be a JSON object")
+      }
+      if let reserved = object.keys.sorted().first(where: { IDTokenClaims.reserved.contains($0) }) {
+        throw RPCError(.forbiddenClaim, "\"\(reserved)\" is a reserved claim")
+      }
+    }
+    let projectID = project.projectID
+    let localID = request.localId
+    let updated = try await env.write { db -> (AccountRecord, [IdentityRecord])? in
+      guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else { return nil }
+      account.customClaimsJSON = json
+      try AccountsRepository.update(db, account)
+      return (account, try AccountsRepository.identities(db, projectID: projectID, localID: localID))
+    }
+    guard let (account, identities) = updated else { throw RPCError(.userNotFound, "no such account") }
+    return AccountInfo(account, identities: identities)
+  }
+
+  func load(_ projectID: String, _ localID: String) async throws(RPCError) -> (AccountRecord, [IdentityRecord]) {
+    let found = try await env.read { db -> (AccountRecord, [IdentityRecord])? in
+      guard let account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else { return nil }
+      return (account, try AccountsRepository.identities(db, projectID: projectID, localID: localID))
+    }
+    guard let found else { throw RPCError(.userNotFound, "no such account") }
+    return found
+  }
+}

@@ -1,0 +1,103 @@
+import AnonAuthStore
+import AnonAuthWire
+import Synchronization
+
+/// The clean-up worker (PROTOCOL.md section 5): in the background, at a set interval,
+/// deletes anonymous accounts whose scheduled deletion has come, in small batches, each
+/// its own write job, so sign-ups queued meanwhile are committed between two batches.
+/// Deletions already scheduled are carried out whether clean-up is on or off.
+public final class CleanupWorker: Sendable {
+  private let env: ServiceEnvironment
+  public let intervalMs: Int64
+  public let batchSize: Int
+  private let state = Mutex<(task: Task<Void, Never>?, nextRunAtMs: Int64)>((nil, 0))
+
+  public init(environment: ServiceEnvironment, intervalMs: Int64 = 60_000, batchSize: Int = 500) {
+    self.env = environment
+    self.intervalMs = max(100, intervalMs)
+    self.batchSize = max(1, batchSize)
+  }
+
+  /// When the background pass runs next (milliseconds since the epoch).
+  public var nextRunAtMs: Int64 { state.withLock { $0.nextRunAtMs } }
+
+  /// Starts the background passes: one at once (it survives restarts: the schedule is in
+  /// the store), then one every interval.
+  public func start() {
+    let task = Task { [self] in
+      while !Task.isCancelled {
+        _ = try? await runPass(projectID: nil, trigger: "schedule")
+        state.withLock { $0.nextRunAtMs = env.clock.nowMs() + intervalMs }
+        try? await Task.sleep(for: .milliseconds(intervalMs))
+      }
+    }
+    state.withLock { $0 = (task, env.clock.nowMs()) }
+  }
+
+  public func stop() {
+    state.withLock { $0.task?.cancel() }
+  }
+
+  /// One pass: deletes every account due now (of one project, or all), batch by batch.
+  /// - Parameter maxAccounts: stop after about this many (0: no limit), so a caller can
+  ///   show progress between passes.
+  /// - Returns: how many accounts were deleted.
+  @discardableResult
+  public func runPass(projectID: String?, maxAccounts: Int = 0, trigger: String) async throws(RPCError) -> Int {
+    let started = env.clock.nowMs()
+    var total = 0
+    var byProject: [String: Int] = [:]
+    var batches = 0
+    while maxAccounts == 0 || total < maxAccounts {
+      let now = env.clock.nowMs()
+      let limit = maxAccounts == 0 ? batchSize : min(batchSize, maxAccounts - total)
+      let counts = try await env.write { db in
+        try CleanupRepository.deleteDueBatch(db, projectID: projectID, nowMs: now, limit: limit)
+      }
+      let deleted = counts.values.reduce(0, +)
+      batches += 1
+      for (project, count) in counts { byProject[project, default: 0] += count }
+      total += deleted
+      env.metrics.accountsDeleted(Int64(deleted))
+      env.metrics.cleanedUp.add(deleted, ordering: .relaxed)
+      if deleted < limit { break }
+      await Task.yield()
+    }
+    env.metrics.cleanupPasses.add(1, ordering: .relaxed)
+    if total > 0 || trigger != "schedule" {
+      var fields: [String: LogValue] = [
+        "is_anon": true, "deleted": .int(Int64(total)), "batches": .int(Int64(batches)),
+        "trigger": .string(trigger), "duration_ms": .int(env.clock.nowMs() - started),
+      ]
+      if let projectID { fields["project_id"] = .string(projectID) }
+      if byProject.count > 1 || projectID == nil {
+        fields["by_project"] = .object(byProject.mapValues { .int(Int64($0)) })
+      }
+      env.logger.info("clean-up pass", fields)
+    }
+    return total
+  }
+
+  /// Schedules a project's existing anonymous accounts when clean-up is turned on, in
+  /// batches of 5,000 (keyset order), each its own write job.
+  /// - Returns: how many accounts were scheduled.
+  public func scheduleExisting(projectID: String, enabledAtMs: Int64) async throws(RPCError) -> Int {
+    var after = ""
+    var total = 0
+    while true {
+      let cursor = after
+      let (last, scheduled) = try await env.write { db in
+        try CleanupRepository.scheduleBatch(
+          db, projectID: projectID, enabledAtMs: enabledAtMs, afterLocalID: cursor, limit: 5000)
+      }
+      total += scheduled
+      guard let last else { break }
+      after = last
+      await Task.yield()
+    }
+    env.logger.info(
+      "clean-up scheduled existing accounts",
+      ["is_anon": true, "project_id": .string(projectID), "scheduled": .int(Int64(total))])
+    return total
+  }
+}
