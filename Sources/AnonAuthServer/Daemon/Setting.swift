@@ -50,7 +50,8 @@ public struct Setting: Sendable {
     Setting("idle-timeout-ms", "300000", "idle connections are closed after this"),
     Setting("call-timeout-ms", "30000", "a call's deadline when it sets none"),
     Setting("shutdown-grace-ms", "20000", "on SIGTERM, how long calls in flight may take"),
-    Setting("cleanup-interval-ms", "60000", "how often the clean-up worker deletes anonymous accounts that are due"),
+    Setting(
+      "cleanup-interval-ms", "60000", "how often the clean-up worker deletes anonymous accounts that are due"),
     Setting("cleanup-batch-size", "500", "accounts deleted per clean-up write transaction"),
     Setting(
       "test-hooks", "false", "testing only: adds anonauth.test.TestService/Sleep (never in production)",

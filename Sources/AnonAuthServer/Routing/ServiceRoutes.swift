@@ -5,7 +5,8 @@ import AnonAuthWire
 /// service's credential check.
 public enum ServiceRoutes {
   public static func register(
-    in router: inout Router, environment env: ServiceEnvironment, health: HealthService, cleanup: CleanupWorker,
+    in router: inout Router, environment env: ServiceEnvironment, health: HealthService,
+    cleanup: CleanupWorker,
     backupDirectory: String
   ) {
     router.unary(HealthService.name, "Check") { (request: CheckRequest, context) in

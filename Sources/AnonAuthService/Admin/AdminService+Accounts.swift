@@ -41,7 +41,9 @@ extension AdminService {
       return (page, ids, try AccountListRepository.count(db, projectID: projectID, filter: filter))
     }
     var response = ListAccountsResponse()
-    response.accounts = accounts.prefix(size).map { AccountInfo($0, identities: identities[$0.localID] ?? []) }
+    response.accounts = accounts.prefix(size).map {
+      AccountInfo($0, identities: identities[$0.localID] ?? [])
+    }
     if accounts.count > size, let last = accounts.prefix(size).last {
       response.nextPageToken = Base64URL.encode(Array(last.localID.utf8))
     }
@@ -49,7 +51,9 @@ extension AdminService {
     return response
   }
 
-  public func getAccount(_ request: GetAccountRequest, context: CallContext) async throws(RPCError) -> AccountInfo {
+  public func getAccount(_ request: GetAccountRequest, context: CallContext) async throws(RPCError)
+    -> AccountInfo
+  {
     let project = try existing(request.projectId)
     let (account, identities) = try await load(project.projectID, request.localId)
     return AccountInfo(account, identities: identities)
@@ -65,7 +69,9 @@ extension AdminService {
     let localID = request.localId
     let disabled = request.disabled
     let updated = try await env.write { db -> (AccountRecord, [IdentityRecord])? in
-      guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else { return nil }
+      guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else {
+        return nil
+      }
       account.disabled = disabled
       try AccountsRepository.update(db, account)
       return (account, try AccountsRepository.identities(db, projectID: projectID, localID: localID))
@@ -101,7 +107,8 @@ extension AdminService {
 
   /// Revokes every refresh token and every ID token issued before now (`valid_since`
   /// moves to now), as Firebase's `revokeRefreshTokens`.
-  public func revokeRefreshTokens(_ request: RevokeRefreshTokensRequest, context: CallContext) async throws(RPCError)
+  public func revokeRefreshTokens(_ request: RevokeRefreshTokensRequest, context: CallContext)
+    async throws(RPCError)
     -> RevokeRefreshTokensResponse
   {
     let project = try existing(request.projectId)
@@ -109,7 +116,9 @@ extension AdminService {
     let localID = request.localId
     let now = env.clock.nowSeconds()
     let found = try await env.write { db -> Bool in
-      guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else { return false }
+      guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else {
+        return false
+      }
       account.validSince = max(account.validSince, now)
       try AccountsRepository.update(db, account)
       try RefreshTokensRepository.revokeAccount(db, projectID: projectID, localID: localID)
@@ -140,7 +149,9 @@ extension AdminService {
     let projectID = project.projectID
     let localID = request.localId
     let updated = try await env.write { db -> (AccountRecord, [IdentityRecord])? in
-      guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else { return nil }
+      guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else {
+        return nil
+      }
       account.customClaimsJSON = json
       try AccountsRepository.update(db, account)
       return (account, try AccountsRepository.identities(db, projectID: projectID, localID: localID))
@@ -149,9 +160,13 @@ extension AdminService {
     return AccountInfo(account, identities: identities)
   }
 
-  func load(_ projectID: String, _ localID: String) async throws(RPCError) -> (AccountRecord, [IdentityRecord]) {
+  func load(_ projectID: String, _ localID: String) async throws(RPCError) -> (
+    AccountRecord, [IdentityRecord]
+  ) {
     let found = try await env.read { db -> (AccountRecord, [IdentityRecord])? in
-      guard let account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else { return nil }
+      guard let account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else {
+        return nil
+      }
       return (account, try AccountsRepository.identities(db, projectID: projectID, localID: localID))
     }
     guard let found else { throw RPCError(.userNotFound, "no such account") }

@@ -10,7 +10,9 @@ extension AdminService {
     let project = try existing(request.projectId)
     let projectID = project.projectID
     let now = env.clock.nowMs()
-    let counts = try await env.read { db in try CleanupRepository.preview(db, projectID: projectID, nowMs: now) }
+    let counts = try await env.read { db in
+      try CleanupRepository.preview(db, projectID: projectID, nowMs: now)
+    }
     var response = PreviewCleanupResponse()
     response.eligibleNow = UInt64(counts.eligibleNow)
     response.scheduledTotal = UInt64(counts.scheduledTotal)
@@ -25,13 +27,16 @@ extension AdminService {
     let projectID = request.projectId.isEmpty ? nil : try existing(request.projectId).projectID
     var response = RunCleanupResponse()
     response.deleted = UInt64(
-      try await cleanup.runPass(projectID: projectID, maxAccounts: Int(request.maxAccounts), trigger: "RunCleanup"))
+      try await cleanup.runPass(
+        projectID: projectID, maxAccounts: Int(request.maxAccounts), trigger: "RunCleanup"))
     return response
   }
 
   /// Accounts now, what is billable (anonymous accounts are not while clean-up is on),
   /// sign-ups per provider per day for the last 30 days, and accounts cleaned up.
-  public func getUsage(_ request: GetUsageRequest, context: CallContext) async throws(RPCError) -> GetUsageResponse {
+  public func getUsage(_ request: GetUsageRequest, context: CallContext) async throws(RPCError)
+    -> GetUsageResponse
+  {
     let project = try existing(request.projectId)
     let projectID = project.projectID
     let since = UTCDay.string(ms: env.clock.nowMs() - 29 * 86_400_000)
@@ -60,9 +65,11 @@ extension AdminService {
   }
 
   /// An online, consistent copy of the store into `DATA_DIR/backups/<name>`.
-  public func backup(_ request: BackupRequest, context: CallContext) async throws(RPCError) -> BackupResponse {
+  public func backup(_ request: BackupRequest, context: CallContext) async throws(RPCError) -> BackupResponse
+  {
     let name = request.name
-    guard !name.isEmpty, name.utf8.count <= 128, !name.contains("/"), !name.contains("\0"), name != ".", name != ".."
+    guard !name.isEmpty, name.utf8.count <= 128, !name.contains("/"), !name.contains("\0"), name != ".",
+      name != ".."
     else { throw RPCError(.invalidArgument, "name must be a file name: no slashes, at most 128 bytes") }
     let path = backupDirectory + "/" + name
     do {
@@ -72,7 +79,8 @@ extension AdminService {
       throw RPCError(.internalError, "cannot create the backups directory")
     }
     if FileManager.default.fileExists(atPath: path) {
-      throw RPCError(code: .alreadyExists, reason: "BACKUP_EXISTS", message: "a backup named \"\(name)\" exists")
+      throw RPCError(
+        code: .alreadyExists, reason: "BACKUP_EXISTS", message: "a backup named \"\(name)\" exists")
     }
     let bytes: UInt64
     do {

@@ -72,7 +72,8 @@ public struct AdminService: Sendable {
     }
     if next.autoCleanupEnabled && !current.autoCleanupEnabled {
       // Accounts that existed when clean-up was turned on: max(created, enabled) + 30 days.
-      _ = try await cleanup.scheduleExisting(projectID: next.projectID, enabledAtMs: next.autoCleanupEnabledAtMs)
+      _ = try await cleanup.scheduleExisting(
+        projectID: next.projectID, enabledAtMs: next.autoCleanupEnabledAtMs)
     }
     return ProjectConfigMapping.config(next, masterKey: env.masterKey)
   }

@@ -43,7 +43,8 @@ public final class CleanupWorker: Sendable {
   ///   show progress between passes.
   /// - Returns: how many accounts were deleted.
   @discardableResult
-  public func runPass(projectID: String?, maxAccounts: Int = 0, trigger: String) async throws(RPCError) -> Int {
+  public func runPass(projectID: String?, maxAccounts: Int = 0, trigger: String) async throws(RPCError) -> Int
+  {
     let started = env.clock.nowMs()
     var total = 0
     var byProject: [String: Int] = [:]
