@@ -13,6 +13,7 @@ let commands:
     ("verify", SessionCommands.verifySummary, SessionCommands.verifyHelp, SessionCommands.verify),
     ("delete", SessionCommands.deleteSummary, SessionCommands.deleteHelp, SessionCommands.delete),
     ("signout", SessionCommands.signOutSummary, SessionCommands.signOutHelp, SessionCommands.signOut),
+    ("admin", AdminCommand.summary, AdminCommand.help, AdminCommand.run),
     ("bench", BenchCommand.summary, BenchCommand.help, BenchCommand.run),
   ]
 
@@ -40,7 +41,7 @@ if rest.contains("--help") || rest.contains("-h") {
   exit(0)
 }
 do {
-  let arguments = try Arguments(rest, switchNames: Connection.switchNames)
+  let arguments = try Arguments(rest, switchNames: Connection.switchNames.union(AdminCommand.switches))
   try await command.run(arguments)
   exit(0)
 } catch {

@@ -1,0 +1,25 @@
+import AnonAuthWire
+import Foundation
+
+/// Identity-provider configs from a JSON file (`idps=@FILE`), in the proto's field names.
+enum IdpFile {
+  static func load(_ value: String) throws(CLIError) -> [IdpConfig] {
+    guard value.hasPrefix("@") else { throw .usage("idps: expected @FILE (a JSON array)") }
+    let path = String(value.dropFirst())
+    guard let data = FileManager.default.contents(atPath: path),
+      let list = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
+    else { throw .usage("idps: \(path) is not a JSON array of objects") }
+    return list.map { o in
+      var idp = IdpConfig()
+      idp.providerId = o["provider_id"] as? String ?? ""
+      idp.enabled = o["enabled"] as? Bool ?? false
+      idp.clientId = o["client_id"] as? String ?? ""
+      idp.issuer = o["issuer"] as? String ?? ""
+      idp.jwksJson = o["jwks_json"] as? String ?? ""
+      idp.jwksUrl = o["jwks_url"] as? String ?? ""
+      idp.clientSecret = o["client_secret"] as? String ?? ""
+      idp.apiBaseUrl = o["api_base_url"] as? String ?? ""
+      return idp
+    }
+  }
+}

@@ -1,0 +1,370 @@
+import AnonAuthClient
+import AnonAuthWire
+import Foundation
+
+/// `anonauth admin ...`: every AdminService method, with tables for lists, `--json`
+/// everywhere, and a progress bar on long operations.
+enum AdminCommand {
+  static let summary = "AdminService: projects, keys, accounts, clean-up, usage, backup"
+  static let help = """
+    Usage: anonauth admin COMMAND [ARGS] [--project P] [--admin-key K] [options]
+
+    Commands:
+      create-project ID                       a new project, every sign-in method off
+      get-config                              the project's settings
+      update-config FIELD=VALUE...            change settings (update_mask = the fields named);
+                                              idps=@FILE sets identity providers from a JSON array
+      create-api-key | list-api-keys | revoke-api-key KEY
+      schedule-quota --quota N --duration-seconds S [--start-ms T]
+      list-accounts [--filter all|anonymous|permanent] [--page-size N] [--page-token T] [--all]
+      get-account UID
+      disable-account UID [--enable]
+      delete-accounts UID... | --file FILE    up to any number, 1000 per call, with progress
+      revoke-refresh-tokens UID
+      set-custom-claims UID JSON
+      preview-cleanup
+      run-cleanup [--all-projects]            deletes what is due now, with progress
+      usage
+      rotate-signing-key
+      backup NAME                             an online copy into DATA_DIR/backups/NAME
+
+    The project defaults to client.json's project_id; the admin key to --admin-key,
+    ANONAUTH_ADMIN_KEY or client.json's admin_key.
+
+    \(Connection.help)
+    """
+
+  static let switches: Set<String> = ["enable", "all", "all-projects"]
+
+  struct Context {
+    let connection: Connection
+    let project: String
+    let metadata: [String: String]
+    let arguments: Arguments
+
+    func call<Request: ProtoMessage, Response: ProtoMessage>(
+      _ method: String, _ request: Request, as: Response.Type = Response.self
+    ) async throws(CLIError) -> Response {
+      do {
+        return try await connection.client.call(
+          "/anonauth.v1.AdminService/\(method)", request, metadata: metadata, timeoutMs: 600_000,
+          as: Response.self)
+      } catch {
+        throw .failed("\(method): \(error.reason.isEmpty ? "\(error.code)" : error.reason): \(error.message)")
+      }
+    }
+
+    var json: Bool { arguments.has("json") }
+    func arg(_ index: Int, _ name: String) throws(CLIError) -> String {
+      let positionals = Array(arguments.positionals.dropFirst())
+      guard index < positionals.count else {
+        throw .usage("admin \(arguments.positionals[0]): expected \(name)")
+      }
+      return positionals[index]
+    }
+  }
+
+  static func run(_ arguments: Arguments) async throws(CLIError) {
+    guard let command = arguments.positionals.first else {
+      throw .usage("admin: expected a command (see --help)")
+    }
+    let connection = try Connection(arguments)
+    let env = ProcessInfo.processInfo.environment
+    guard let adminKey = arguments["admin-key"] ?? env["ANONAUTH_ADMIN_KEY"] ?? connection.file["admin_key"]
+    else {
+      throw .usage("no admin key: pass --admin-key KEY or set ANONAUTH_ADMIN_KEY")
+    }
+    let project = arguments["project"] ?? connection.file["project_id"] ?? ""
+    let c = Context(
+      connection: connection, project: project, metadata: ["authorization": "Bearer \(adminKey)"],
+      arguments: arguments)
+    switch command {
+    case "create-project":
+      print(
+        try await projectConfig(
+          c, try await c.call("CreateProject", CreateProjectRequest(projectId: try c.arg(0, "ID")))))
+    case "get-config":
+      print(
+        try await projectConfig(
+          c, try await c.call("GetProjectConfig", GetProjectConfigRequest(projectId: project))))
+    case "update-config":
+      print(try await projectConfig(c, try await updateConfig(c)))
+    case "create-api-key":
+      let r: CreateApiKeyResponse = try await c.call("CreateApiKey", CreateApiKeyRequest(projectId: project))
+      out(c, ["api_key": .string(r.apiKey)], r.apiKey)
+    case "list-api-keys":
+      let r: ListApiKeysResponse = try await c.call("ListApiKeys", ListApiKeysRequest(projectId: project))
+      out(c, ["api_keys": .array(r.apiKeys.map { .string($0) })], r.apiKeys.joined(separator: "\n"))
+    case "revoke-api-key":
+      let _: RevokeApiKeyResponse = try await c.call(
+        "RevokeApiKey", RevokeApiKeyRequest(projectId: project, apiKey: try c.arg(0, "KEY")))
+      out(c, ["revoked": .bool(true)], "revoked")
+    case "schedule-quota":
+      try await scheduleQuota(c)
+    case "list-accounts":
+      try await listAccounts(c)
+    case "get-account":
+      let info: AccountInfo = try await c.call(
+        "GetAccount", GetAccountRequest(projectId: project, localId: try c.arg(0, "UID")))
+      account(c, info)
+    case "disable-account":
+      let info: AccountInfo = try await c.call(
+        "DisableAccount",
+        DisableAccountRequest(
+          projectId: project, localId: try c.arg(0, "UID"), disabled: !arguments.has("enable")))
+      account(c, info)
+    case "delete-accounts":
+      try await deleteAccounts(c)
+    case "revoke-refresh-tokens":
+      let _: RevokeRefreshTokensResponse = try await c.call(
+        "RevokeRefreshTokens", RevokeRefreshTokensRequest(projectId: project, localId: try c.arg(0, "UID")))
+      out(c, ["revoked": .bool(true)], "revoked")
+    case "set-custom-claims":
+      let info: AccountInfo = try await c.call(
+        "SetCustomClaims",
+        SetCustomClaimsRequest(
+          projectId: project, localId: try c.arg(0, "UID"), customClaimsJson: try c.arg(1, "JSON")))
+      account(c, info)
+    case "preview-cleanup":
+      let r: PreviewCleanupResponse = try await c.call(
+        "PreviewCleanup", PreviewCleanupRequest(projectId: project))
+      out(
+        c,
+        [
+          "eligible_now": .int(Int64(r.eligibleNow)), "scheduled_total": .int(Int64(r.scheduledTotal)),
+          "scheduled_next_30_days": .int(Int64(r.scheduledNext30Days)), "next_run_at_ms": .int(r.nextRunAtMs),
+        ],
+        "eligible now: \(r.eligibleNow)\nscheduled: \(r.scheduledTotal) (next 30 days: \(r.scheduledNext30Days))\n"
+          + "next background run at: \(r.nextRunAtMs) ms")
+    case "run-cleanup":
+      try await runCleanup(c)
+    case "usage":
+      try await usage(c)
+    case "rotate-signing-key":
+      let r: RotateSigningKeyResponse = try await c.call("RotateSigningKey", RotateSigningKeyRequest())
+      out(c, ["kid": .string(r.kid)], r.kid)
+    case "backup":
+      let name = try c.arg(0, "NAME")
+      let bar = ProgressBar(total: 1, label: "backup")
+      bar.update(0)
+      let r: BackupResponse = try await c.call("Backup", BackupRequest(name: name))
+      bar.update(1)
+      bar.finish()
+      out(c, ["path": .string(r.path), "bytes": .int(Int64(r.bytes))], "\(r.path) (\(r.bytes) bytes)")
+    default:
+      throw .usage("admin: unknown command \"\(command)\" (see anonauth admin --help)")
+    }
+  }
+
+  // MARK: Commands with more to them
+
+  static func updateConfig(_ c: Context) async throws(CLIError) -> ProjectConfig {
+    var config = ProjectConfig()
+    config.projectId = c.project
+    var mask: [String] = []
+    for pair in c.arguments.positionals.dropFirst() {
+      guard let eq = pair.firstIndex(of: "=") else {
+        throw .usage("update-config: expected FIELD=VALUE, got \(pair)")
+      }
+      let field = String(pair[..<eq])
+      let value = String(pair[pair.index(after: eq)...])
+      func bool() throws(CLIError) -> Bool {
+        guard let b = Bool(value) else { throw .usage("\(field): expected true or false") }
+        return b
+      }
+      func number() throws(CLIError) -> UInt32 {
+        guard let n = UInt32(value) else { throw .usage("\(field): expected a whole number") }
+        return n
+      }
+      switch field {
+      case "anonymous_enabled": config.anonymousEnabled = try bool()
+      case "email_password_enabled": config.emailPasswordEnabled = try bool()
+      case "auto_cleanup_enabled": config.autoCleanupEnabled = try bool()
+      case "sign_up_quota_per_hour": config.signUpQuotaPerHour = try number()
+      case "id_token_ttl_seconds": config.idTokenTtlSeconds = try number()
+      case "password_min_length": config.passwordMinLength = try number()
+      case "idps": config.idps = try IdpFile.load(value)
+      default: break  // the server names a field it does not take
+      }
+      mask.append(field)
+    }
+    guard !mask.isEmpty else { throw .usage("update-config: name at least one FIELD=VALUE") }
+    return try await c.call(
+      "UpdateProjectConfig", UpdateProjectConfigRequest(config: config, updateMask: mask))
+  }
+
+  static func scheduleQuota(_ c: Context) async throws(CLIError) {
+    guard let quota = c.arguments["quota"].flatMap(UInt32.init),
+      let duration = c.arguments["duration-seconds"].flatMap(Int64.init)
+    else { throw .usage("schedule-quota: --quota N and --duration-seconds S are required") }
+    var request = ScheduleSignUpQuotaRequest()
+    request.projectId = c.project
+    request.quota = quota
+    request.durationSeconds = duration
+    request.startTimeMs = c.arguments["start-ms"].flatMap(Int64.init) ?? 0
+    let _: ScheduleSignUpQuotaResponse = try await c.call("ScheduleSignUpQuota", request)
+    out(c, ["scheduled": .bool(true)], "scheduled quota \(quota) for \(duration) s")
+  }
+
+  static func listAccounts(_ c: Context) async throws(CLIError) {
+    var request = ListAccountsRequest()
+    request.projectId = c.project
+    switch c.arguments["filter"] ?? "all" {
+    case "all": request.filter = .all
+    case "anonymous": request.filter = .anonymous
+    case "permanent": request.filter = .permanent
+    default: throw .usage("--filter: all, anonymous or permanent")
+    }
+    request.pageSize = c.arguments["page-size"].flatMap(UInt32.init) ?? 100
+    request.pageToken = c.arguments["page-token"] ?? ""
+    var accounts: [AccountInfo] = []
+    var response: ListAccountsResponse
+    repeat {
+      response = try await c.call("ListAccounts", request)
+      accounts += response.accounts
+      request.pageToken = response.nextPageToken
+    } while c.arguments.has("all") && !response.nextPageToken.isEmpty
+    if c.json {
+      print(
+        JSONOut.object([
+          "accounts": .array(accounts.map(accountJSON)), "next_page_token": .string(response.nextPageToken),
+          "total": .int(Int64(response.total)),
+        ]))
+      return
+    }
+    print(
+      Table.render(
+        headers: ["UID", "KIND", "EMAIL", "PROVIDERS", "CREATED_MS", "DELETES_AT_MS", "DISABLED"],
+        rows: accounts.map {
+          [
+            $0.localId, $0.isAnonymous ? "anonymous" : "permanent", $0.email,
+            $0.providers.map(\.providerId).joined(separator: ","), "\($0.createdAtMs)",
+            $0.scheduledDeletionAtMs == 0 ? "-" : "\($0.scheduledDeletionAtMs)", $0.disabled ? "yes" : "",
+          ]
+        }))
+    print(
+      "\(accounts.count) of \(response.total)\(response.nextPageToken.isEmpty ? "" : "; next page: --page-token \(response.nextPageToken)")"
+    )
+  }
+
+  static func deleteAccounts(_ c: Context) async throws(CLIError) {
+    var ids = Array(c.arguments.positionals.dropFirst())
+    if let file = c.arguments["file"] {
+      guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+        throw .usage("cannot read \(file)")
+      }
+      ids += text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+        !$0.isEmpty
+      }
+    }
+    guard !ids.isEmpty else { throw .usage("delete-accounts: name UIDs or --file FILE") }
+    let bar = ProgressBar(total: ids.count, label: "deleting")
+    var deleted: UInt64 = 0
+    var done = 0
+    for chunk in stride(from: 0, to: ids.count, by: 1000).map({ Array(ids[$0..<min($0 + 1000, ids.count)]) })
+    {
+      let r: DeleteAccountsResponse = try await c.call(
+        "DeleteAccounts", DeleteAccountsRequest(projectId: c.project, localIds: chunk))
+      deleted += r.deleted
+      done += chunk.count
+      bar.update(done)
+    }
+    bar.finish()
+    out(c, ["deleted": .int(Int64(deleted))], "deleted \(deleted) of \(ids.count)")
+  }
+
+  static func runCleanup(_ c: Context) async throws(CLIError) {
+    let project = c.arguments.has("all-projects") ? "" : c.project
+    var total = 0
+    if !project.isEmpty {
+      let preview: PreviewCleanupResponse = try await c.call(
+        "PreviewCleanup", PreviewCleanupRequest(projectId: project))
+      total = Int(preview.eligibleNow)
+    }
+    let bar = ProgressBar(total: total, label: "cleaning up")
+    var deleted: UInt64 = 0
+    var request = RunCleanupRequest()
+    request.projectId = project
+    request.maxAccounts = 2000
+    while true {
+      let r: RunCleanupResponse = try await c.call("RunCleanup", request)
+      deleted += r.deleted
+      bar.update(Int(deleted))
+      if r.deleted < UInt64(request.maxAccounts) { break }
+    }
+    bar.finish()
+    out(c, ["deleted": .int(Int64(deleted))], "deleted \(deleted) anonymous accounts")
+  }
+
+  static func usage(_ c: Context) async throws(CLIError) {
+    let r: GetUsageResponse = try await c.call("GetUsage", GetUsageRequest(projectId: c.project))
+    if c.json {
+      print(
+        JSONOut.object([
+          "total_accounts": .int(Int64(r.totalAccounts)),
+          "anonymous_accounts": .int(Int64(r.anonymousAccounts)),
+          "billable_accounts": .int(Int64(r.billableAccounts)),
+          "cleaned_up_total": .int(Int64(r.cleanedUpTotal)),
+          "sign_ups_by_day": .array(
+            r.signUpsByDay.map { d in
+              .object([
+                "day": .string(d.day), "by_provider": .object(d.byProvider.mapValues { .int(Int64($0)) }),
+              ])
+            }),
+        ]))
+      return
+    }
+    print("accounts: \(r.totalAccounts) (anonymous \(r.anonymousAccounts), billable \(r.billableAccounts))")
+    print("cleaned up: \(r.cleanedUpTotal)")
+    print(
+      Table.render(
+        headers: ["DAY", "SIGN-UPS"],
+        rows: r.signUpsByDay.map { d in
+          [d.day, d.byProvider.keys.sorted().map { "\($0)=\(d.byProvider[$0] ?? 0)" }.joined(separator: " ")]
+        }))
+  }
+
+  // MARK: Output
+
+  static func projectConfig(_ c: Context, _ config: ProjectConfig) async throws(CLIError) -> String {
+    let value: JSONOut = .object([
+      "project_id": .string(config.projectId), "anonymous_enabled": .bool(config.anonymousEnabled),
+      "email_password_enabled": .bool(config.emailPasswordEnabled),
+      "auto_cleanup_enabled": .bool(config.autoCleanupEnabled),
+      "auto_cleanup_enabled_at_ms": .int(config.autoCleanupEnabledAtMs),
+      "sign_up_quota_per_hour": .int(Int64(config.signUpQuotaPerHour)),
+      "id_token_ttl_seconds": .int(Int64(config.idTokenTtlSeconds)),
+      "password_min_length": .int(Int64(config.passwordMinLength)),
+      "idps": .array(
+        config.idps.map {
+          .object([
+            "provider_id": .string($0.providerId), "enabled": .bool($0.enabled),
+            "client_id": .string($0.clientId),
+            "issuer": .string($0.issuer), "jwks_url": .string($0.jwksUrl),
+          ])
+        }),
+    ])
+    return c.json ? value.text : value.pretty
+  }
+
+  static func account(_ c: Context, _ info: AccountInfo) {
+    let value = accountJSON(info)
+    print(c.json ? value.text : value.pretty)
+  }
+
+  static func accountJSON(_ info: AccountInfo) -> JSONOut {
+    .object([
+      "local_id": .string(info.localId), "is_anonymous": .bool(info.isAnonymous),
+      "email": .string(info.email),
+      "disabled": .bool(info.disabled), "created_at_ms": .int(info.createdAtMs),
+      "last_sign_in_at_ms": .int(info.lastSignInAtMs), "valid_since": .int(info.validSince),
+      "custom_claims_json": .string(info.customClaimsJson),
+      "scheduled_deletion_at_ms": .int(info.scheduledDeletionAtMs),
+      "providers": .array(info.providers.map { .string($0.providerId) }),
+    ])
+  }
+
+  static func out(_ c: Context, _ fields: [String: JSONOut], _ text: String) {
+    print(c.json ? JSONOut.object(fields).text : text)
+  }
+}
