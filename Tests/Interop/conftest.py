@@ -40,14 +40,19 @@ def pb():
 
 
 class Daemon:
-    def __init__(self, extra=()):
-        self.dir = tempfile.mkdtemp(prefix="anonauth-py-data-")
+    def __init__(self, extra=(), data_dir=None, env=None):
+        """`env` adds environment variables (for example libfaketime's); `data_dir`
+        starts it again on an existing data dir (a restart)."""
+        self.dir = data_dir or tempfile.mkdtemp(prefix="anonauth-py-data-")
         self.log = open(os.path.join(self.dir, "..", os.path.basename(self.dir) + ".log"), "w+")
         binary = os.environ.get("ANONAUTHD", str(ROOT / ".build/debug/anonauthd"))
+        # With LD_PRELOAD (libfaketime) the daemon is exec'd through sh: a Swift binary
+        # started with libfaketime preloaded straight from Python saw an empty argv here.
+        launcher = ["sh", "-c", 'exec "$0" "$@"'] if env and "LD_PRELOAD" in env else []
         self.proc = subprocess.Popen(
-            [binary, "--dev", "--data-dir", self.dir, "--listen", "127.0.0.1:0",
+            [*launcher, binary, "--dev", "--data-dir", self.dir, "--listen", "127.0.0.1:0",
              "--ops-listen", "127.0.0.1:0", *extra],
-            stdout=subprocess.PIPE, stderr=self.log, text=True)
+            stdout=subprocess.PIPE, stderr=self.log, text=True, env={**os.environ, **(env or {})})
         line = self.proc.stdout.readline()
         ready = json.loads(line)
         assert ready["event"] == "ready", line

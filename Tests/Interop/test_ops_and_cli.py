@@ -86,3 +86,29 @@ def test_cli_help_on_every_command():
     for command in commands:
         r = subprocess.run([CLI, command, "--help"], capture_output=True, text=True)
         assert r.returncode == 0 and "Usage: anonauth " + command in r.stdout, command
+
+
+def test_cli_admin_commands(daemon):
+    uid = cli(daemon, "signin-anonymously").stdout.strip()
+    listed = json.loads(cli(daemon, "admin", "list-accounts", "--json").stdout)
+    assert listed["total"] == 1 and listed["accounts"][0]["local_id"] == uid
+    table = cli(daemon, "admin", "list-accounts").stdout
+    assert table.splitlines()[0].split()[:2] == ["UID", "KIND"] and uid in table
+    config = json.loads(cli(daemon, "admin", "update-config", "sign_up_quota_per_hour=7", "--json").stdout)
+    assert config["sign_up_quota_per_hour"] == 7
+    bad = cli(daemon, "admin", "update-config", "auto_cleanup_enabled_at_ms=1", check=False)
+    assert bad.returncode == 1 and "INVALID_CONFIG" in bad.stderr
+    claims = json.loads(cli(daemon, "admin", "set-custom-claims", uid, '{"role":"beta"}', "--json").stdout)
+    assert claims["custom_claims_json"] == '{"role":"beta"}'
+    assert json.loads(cli(daemon, "admin", "disable-account", uid, "--json").stdout)["disabled"] is True
+    assert json.loads(cli(daemon, "admin", "disable-account", uid, "--enable", "--json").stdout)["disabled"] is False
+    key = json.loads(cli(daemon, "admin", "create-api-key", "--json").stdout)["api_key"]
+    assert key in json.loads(cli(daemon, "admin", "list-api-keys", "--json").stdout)["api_keys"]
+    kid = json.loads(cli(daemon, "admin", "rotate-signing-key", "--json").stdout)["kid"]
+    assert len(kid) == 40
+    backup = json.loads(cli(daemon, "admin", "backup", "snap.db", "--json").stdout)
+    assert backup["bytes"] > 0 and os.path.exists(backup["path"])
+    assert json.loads(cli(daemon, "admin", "delete-accounts", uid, "--json").stdout)["deleted"] == 1
+    wrong = subprocess.run([CLI, "admin", "usage", "--data-dir", daemon.dir, "--admin-key", "aak_nope"],
+                           capture_output=True, text=True)
+    assert wrong.returncode == 1 and "ADMIN_KEY_INVALID" in wrong.stderr

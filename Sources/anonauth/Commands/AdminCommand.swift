@@ -229,7 +229,7 @@ enum AdminCommand {
         JSONOut.object([
           "accounts": .array(accounts.map(accountJSON)), "next_page_token": .string(response.nextPageToken),
           "total": .int(Int64(response.total)),
-        ]))
+        ]).text)
       return
     }
     print(
@@ -311,7 +311,7 @@ enum AdminCommand {
                 "day": .string(d.day), "by_provider": .object(d.byProvider.mapValues { .int(Int64($0)) }),
               ])
             }),
-        ]))
+        ]).text)
       return
     }
     print("accounts: \(r.totalAccounts) (anonymous \(r.anonymousAccounts), billable \(r.billableAccounts))")

@@ -1,0 +1,70 @@
+"""Automatic clean-up, black box: the real daemon restarted 31 days later under faketime."""
+
+import glob
+import json
+import subprocess
+import time
+
+import pytest
+
+from conftest import Daemon
+from test_ops_and_cli import CLI
+
+# libfaketime preloaded into the daemon itself (the `faketime` wrapper would stand
+# between the test and the daemon's signals).
+LIBFAKETIME = sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1"))
+pytestmark = pytest.mark.skipif(not LIBFAKETIME, reason="faketime (Debian package) is missing")
+
+
+def days_later(days):
+    return {"LD_PRELOAD": LIBFAKETIME[0], "FAKETIME": f"+{days}d", "FAKETIME_DONT_RESET": "1"}
+
+
+def run(daemon, *args, session=None, check=True):
+    cmd = [CLI, *args, "--data-dir", daemon.dir]
+    if session:
+        cmd += ["--session", session]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def admin_json(daemon, *args):
+    return json.loads(run(daemon, "admin", *args, "--json").stdout)
+
+
+def sign_in(daemon, name):
+    return run(daemon, "signin-anonymously", session=f"{daemon.dir}/{name}.json").stdout.strip()
+
+
+def exists(daemon, uid):
+    return run(daemon, "admin", "get-account", uid, check=False).returncode == 0
+
+
+def test_disabling_keeps_the_schedule_and_31_days_later_only_scheduled_go():
+    first = Daemon(extra=["--cleanup-interval-ms", "3600000"])
+    try:
+        admin_json(first, "update-config", "auto_cleanup_enabled=true")
+        scheduled = sign_in(first, "a")
+        admin_json(first, "update-config", "auto_cleanup_enabled=false")
+        unscheduled = sign_in(first, "b")
+        assert admin_json(first, "get-account", scheduled)["scheduled_deletion_at_ms"] > 0
+        assert admin_json(first, "get-account", unscheduled)["scheduled_deletion_at_ms"] == 0
+        assert admin_json(first, "preview-cleanup")["eligible_now"] == 0
+    finally:
+        assert first.stop() == 0
+
+    later = Daemon(data_dir=first.dir, env=days_later(31), extra=["--cleanup-interval-ms", "3600000"])
+    try:
+        # The background worker's first pass after the restart deletes what is due.
+        deadline = time.monotonic() + 20
+        while exists(later, scheduled) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not exists(later, scheduled)
+        assert admin_json(later, "run-cleanup")["deleted"] == 0
+        assert admin_json(later, "preview-cleanup")["eligible_now"] == 0
+        assert exists(later, unscheduled)
+        assert admin_json(later, "usage")["cleaned_up_total"] == 1
+    finally:
+        assert later.stop() == 0
