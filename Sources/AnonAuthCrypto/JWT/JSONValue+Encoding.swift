@@ -8,6 +8,14 @@ extension JSONValue {
     return out
   }
 
+  /// `text` as a JSON string literal, quotes included: shared by everything that writes
+  /// JSON by hand (log lines, the daemon's output), so escaping lives in one place.
+  public static func quoted(_ text: String) -> String {
+    var out = ""
+    writeString(text, to: &out)
+    return out
+  }
+
   /// The UTF-8 bytes of `jsonText`.
   public var jsonBytes: [UInt8] { Array(jsonText.utf8) }
 

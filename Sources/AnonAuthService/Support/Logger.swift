@@ -1,3 +1,4 @@
+import AnonAuthCrypto
 import Foundation
 import Synchronization
 
@@ -88,26 +89,7 @@ public enum LogValue: Sendable, ExpressibleByStringLiteral, ExpressibleByInteger
   }
 }
 
-/// JSON string quoting, shared by the logger and the daemon's output lines.
+/// JSON string quoting for the logger and the daemon's output lines.
 public enum JSONText {
-  public static func quote(_ s: String) -> String {
-    var out = "\""
-    out.reserveCapacity(s.utf8.count + 2)
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      default:
-        if scalar.value < 0x20 {
-          out += String(format: "\\u%04x", scalar.value)
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out + "\""
-  }
+  public static func quote(_ s: String) -> String { JSONValue.quoted(s) }
 }
