@@ -12,6 +12,7 @@ public struct DaemonConfig: Sendable {
   public var tlsKey: String?
   public var issuerPrefix: String
   public var masterKeyFile: String?
+  public var adminKeyFile: String?
   public var trustedProxies: [String]
   public var dev: Bool
   public var testHooks: Bool
@@ -143,6 +144,7 @@ public struct DaemonConfig: Sendable {
       throw ConfigError("--issuer-prefix: expected an http(s) URL, got \"\(issuerPrefix)\"")
     }
     masterKeyFile = values["master-key-file"].flatMap { $0.isEmpty ? nil : $0 }
+    adminKeyFile = values["admin-key-file"].flatMap { $0.isEmpty ? nil : $0 }
     trustedProxies = text("trusted-proxies").split(separator: ",").map {
       $0.trimmingCharacters(in: .whitespaces)
     }.filter { !$0.isEmpty }
