@@ -13,6 +13,7 @@ let commands:
     ("verify", SessionCommands.verifySummary, SessionCommands.verifyHelp, SessionCommands.verify),
     ("delete", SessionCommands.deleteSummary, SessionCommands.deleteHelp, SessionCommands.delete),
     ("signout", SessionCommands.signOutSummary, SessionCommands.signOutHelp, SessionCommands.signOut),
+    ("admin", AdminCommand.summary, AdminCommand.help, AdminCommand.run),
     ("bench", BenchCommand.summary, BenchCommand.help, BenchCommand.run),
   ]
 
