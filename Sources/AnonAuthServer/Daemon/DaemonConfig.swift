@@ -186,6 +186,11 @@ public struct DaemonConfig: Sendable {
       Usage: anonauthd [--dev] [--SETTING VALUE]... [--print-config] [--help]
       Each setting is also read from its environment variable, then from the JSON file
       given by --config; a flag wins over the variable, the variable over the file.
+      Without --dev, --tls-cert, --tls-key and --master-key-file are required.
+      --print-config prints the effective settings and where each came from, then exits.
+      Signals: SIGTERM/SIGINT drain and exit 0; SIGHUP reloads the TLS certificate and key.
+      Exit codes: 0 after a graceful stop, 2 on a bad setting (one line on stderr), 1 on
+      any other failure.
 
       """
     for setting in Setting.all {
@@ -199,7 +204,10 @@ public struct DaemonConfig: Sendable {
   }
 
   /// `--print-config`: the effective settings, secrets masked, with where each came from.
-  public func printableConfig() -> String {
+  public func printableConfig() -> String { Self.printable(resolved) }
+
+  /// One `name=value  # source` line per setting; a secret setting's value is `****`.
+  static func printable(_ resolved: [(setting: Setting, value: String?, source: String)]) -> String {
     resolved.map { entry in
       let shown = entry.value.map { entry.setting.isSecret && !$0.isEmpty ? "****" : $0 } ?? "(none)"
       return "\(entry.setting.name)=\(shown)  # \(entry.source)"
