@@ -84,6 +84,10 @@ let package = Package(
       dependencies: ["AnonAuthService", "AnonAuthStore", "AnonAuthCrypto", "AnonAuthWire"],
       swiftSettings: swiftSettings),
     .testTarget(
+      name: "AnonAuthServerTests",
+      dependencies: ["AnonAuthServer", "AnonAuthNet", "AnonAuthService", "AnonAuthWire"],
+      swiftSettings: swiftSettings),
+    .testTarget(
       name: "AnonAuthIntegrationTests",
       dependencies: ["AnonAuthClient", "AnonAuthWire", "AnonAuthNet"],
       swiftSettings: swiftSettings),

@@ -16,6 +16,13 @@ public struct StoreMetrics: Sendable, Hashable {
   /// Writes waiting for the writer right now: a queue that keeps growing means the disk
   /// cannot keep up.
   public var queuedWrites: Int = 0
+  /// Jobs per committed transaction: how much group commit saves.
+  public var batchSizes = HistogramSnapshot(bounds: StoreCounters.batchSizeBounds)
+  /// Seconds spent in COMMIT (the fsync with `synchronous=FULL`), per transaction.
+  public var commitSeconds = HistogramSnapshot(bounds: StoreCounters.secondsBounds)
+  /// Seconds from a write's submission to its acknowledgement (queueing, the batch's
+  /// other jobs and the commit), per committed write: what a caller waits.
+  public var writeSeconds = HistogramSnapshot(bounds: StoreCounters.secondsBounds)
 
   /// Committed writes per transaction: 1 means no batching happened.
   public var averageBatchSize: Double {
@@ -31,15 +38,29 @@ final class StoreCounters: Sendable {
   private let writesFailed = Atomic<UInt64>(0)
   private let lastBatchSize = Atomic<Int>(0)
   private let commitNanoseconds = Atomic<UInt64>(0)
+  private let batchSizes = LockedHistogram(bounds: StoreCounters.batchSizeBounds)
+  private let commitSeconds = LockedHistogram(bounds: StoreCounters.secondsBounds)
+  private let writeSeconds = LockedHistogram(bounds: StoreCounters.secondsBounds)
   /// False from a transaction that could not begin or commit until the next that could.
   let writable = Atomic<Bool>(true)
 
-  func recordCommit(batchSize: Int, committed: Int, nanoseconds: UInt64) {
+  /// Powers of two up to the writer's largest batch (256 by default).
+  static let batchSizeBounds: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+  /// From half a millisecond (a commit on a fast SSD) to ten seconds (a stalled disk).
+  static let secondsBounds: [Double] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10,
+  ]
+
+  /// - Parameter waitedNanoseconds: each committed job's time from submission to now.
+  func recordCommit(batchSize: Int, committed: Int, nanoseconds: UInt64, waitedNanoseconds: [UInt64] = []) {
     transactions.wrappingAdd(1, ordering: .relaxed)
     writesCommitted.wrappingAdd(UInt64(committed), ordering: .relaxed)
     lastBatchSize.store(batchSize, ordering: .relaxed)
     commitNanoseconds.wrappingAdd(nanoseconds, ordering: .relaxed)
     writable.store(true, ordering: .relaxed)
+    batchSizes.observe(Double(batchSize))
+    commitSeconds.observe(Double(nanoseconds) / 1e9)
+    writeSeconds.observe(waitedNanoseconds.map { Double($0) / 1e9 })
   }
 
   /// A transaction could not begin or commit (disk full, I/O error, read-only file).
@@ -57,6 +78,8 @@ final class StoreCounters: Sendable {
       writesCommitted: writesCommitted.load(ordering: .relaxed),
       writesFailed: writesFailed.load(ordering: .relaxed),
       lastBatchSize: lastBatchSize.load(ordering: .relaxed),
-      commitNanoseconds: commitNanoseconds.load(ordering: .relaxed))
+      commitNanoseconds: commitNanoseconds.load(ordering: .relaxed),
+      batchSizes: batchSizes.snapshot(), commitSeconds: commitSeconds.snapshot(),
+      writeSeconds: writeSeconds.snapshot())
   }
 }

@@ -154,8 +154,10 @@ final class Writer: @unchecked Sendable {
       counters.recordFailures(failed)
       return
     }
-    let elapsed = DispatchTime.now().uptimeNanoseconds &- start
-    counters.recordCommit(batchSize: jobs.count, committed: done.count, nanoseconds: elapsed)
+    let end = DispatchTime.now().uptimeNanoseconds
+    counters.recordCommit(
+      batchSize: jobs.count, committed: done.count, nanoseconds: end &- start,
+      waitedNanoseconds: done.map { end &- $0.job.submittedAt })
     counters.recordFailures(failed)
     for entry in done { entry.acknowledge() }
   }

@@ -17,8 +17,13 @@ final class DaemonProcess: @unchecked Sendable {
   /// A restarted daemon leaves its data dir to the test that made it.
   private let keepDataDir: Bool
 
+  /// `ANONAUTHD`, else the `anonauthd` beside the test bundle (the same build folder,
+  /// whatever `--scratch-path` was), else `.build/debug`.
   static var binary: String {
     if let path = ProcessInfo.processInfo.environment["ANONAUTHD"] { return path }
+    let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    let sibling = running.deletingLastPathComponent().appendingPathComponent("anonauthd").path
+    if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
     return root.appendingPathComponent(".build/debug/anonauthd").path

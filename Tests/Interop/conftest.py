@@ -40,29 +40,46 @@ def pb():
 
 
 class Daemon:
-    def __init__(self, extra=(), data_dir=None, env=None):
-        """`env` adds environment variables (for example libfaketime's); `data_dir`
-        starts it again on an existing data dir (a restart)."""
+    """The real anonauthd. With dev=True it makes its own certificate and keys (--dev);
+    with dev=False the test gives them as a deployment would (`extra` names the files and
+    `ca_file` is the certificate to trust). `env` adds environment variables (for example
+    libfaketime's); `data_dir` starts it again on an existing data dir (a restart)."""
+
+    def __init__(self, extra=(), dev=True, ca_file=None, data_dir=None, env=None):
         self.dir = data_dir or tempfile.mkdtemp(prefix="anonauth-py-data-")
-        self.log = open(os.path.join(self.dir, "..", os.path.basename(self.dir) + ".log"), "w+")
+        self.log_path = os.path.join(self.dir, "..", os.path.basename(self.dir) + ".log")
+        self.log = open(self.log_path, "w+")
         binary = os.environ.get("ANONAUTHD", str(ROOT / ".build/debug/anonauthd"))
         # With LD_PRELOAD (libfaketime) the daemon is exec'd through sh: a Swift binary
         # started with libfaketime preloaded straight from Python saw an empty argv here.
         launcher = ["sh", "-c", 'exec "$0" "$@"'] if env and "LD_PRELOAD" in env else []
         self.proc = subprocess.Popen(
-            [*launcher, binary, "--dev", "--data-dir", self.dir, "--listen", "127.0.0.1:0",
+            [*launcher, binary, *(["--dev"] if dev else []), "--data-dir", self.dir, "--listen", "127.0.0.1:0",
              "--ops-listen", "127.0.0.1:0", *extra],
             stdout=subprocess.PIPE, stderr=self.log, text=True, env={**os.environ, **(env or {})})
         line = self.proc.stdout.readline()
+        assert line, "anonauthd exited before ready: " + self.log_lines_text()
         ready = json.loads(line)
         assert ready["event"] == "ready", line
         host, port = ready["rpc"].rsplit(":", 1)
         self.rpc = (host, int(port))
         host, port = ready["ops"].rsplit(":", 1)
         self.ops = (host, int(port))
-        self.ca_file = os.path.join(self.dir, "tls", "dev-cert.pem")
-        with open(os.path.join(self.dir, "client.json")) as f:
-            self.client_json = json.load(f)
+        if dev:
+            self.ca_file = os.path.join(self.dir, "tls", "dev-cert.pem")
+            with open(os.path.join(self.dir, "client.json")) as f:
+                self.client_json = json.load(f)
+        else:
+            self.ca_file = ca_file
+            self.client_json = {}
+
+    def log_lines_text(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def log_lines(self):
+        """Every line the daemon wrote to stderr so far."""
+        return self.log_lines_text().splitlines()
 
     def stop(self):
         if self.proc.poll() is None:
@@ -129,3 +146,35 @@ def assert_closed(sock):
             pass
     except (ConnectionResetError, ssl.SSLError, BrokenPipeError):
         pass
+
+
+def call(sock, pb, method, request, response_type=None, metadata=None, call_id=1):
+    """One unary call on an open connection: (status, decoded response or None)."""
+    send_frame(sock, call_frame(pb, call_id, method, request.SerializeToString(), metadata))
+    frame = read_frame(sock, pb)
+    assert frame.WhichOneof("kind") == "reply", frame
+    status = frame.reply.status
+    if status.code != 0 or response_type is None:
+        return status, None
+    return status, response_type.FromString(frame.reply.payload)
+
+
+def make_certificate(directory, name, cn="localhost"):
+    """A self-signed P-256 certificate and key for localhost and 127.0.0.1, as an operator
+    would make them with openssl; returns (cert path, key path)."""
+    cert = os.path.join(directory, name + ".crt")
+    key = os.path.join(directory, name + ".key")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+         "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=" + cn,
+         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+        check=True, capture_output=True)
+    return cert, key
+
+
+def der_fingerprint(pem_path):
+    """SHA-256 of a PEM certificate's DER bytes, as lowercase hex."""
+    import hashlib
+    with open(pem_path) as f:
+        der = ssl.PEM_cert_to_DER_cert(f.read())
+    return hashlib.sha256(der).hexdigest()

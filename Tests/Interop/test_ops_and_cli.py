@@ -47,8 +47,17 @@ def test_ops_pages(daemon):
     assert b"Cache-Control: public, max-age=" in jwks
     metrics = raw_http(daemon, b"GET /metrics HTTP/1.1\r\n\r\n").decode()
     for name in ["anonauth_rpc_calls_total", "anonauth_rpc_duration_seconds_bucket", "anonauth_accounts",
-                 "anonauth_sign_ups_total", "anonauth_store_transactions_total", "anonauth_connections_open"]:
+                 "anonauth_sign_ups_total", "anonauth_store_transactions_total", "anonauth_connections_open",
+                 "anonauth_connections_total", "anonauth_sign_up_quota_refusals_total", "anonauth_cleanup_passes_total",
+                 "anonauth_cleaned_up_accounts_total", "anonauth_store_queued_writes"]:
         assert name in metrics, name
+    # Store histograms: the sign-up's write was one batch of at least one job, and it waited.
+    for histogram in ["anonauth_store_batch_size", "anonauth_store_commit_duration_seconds",
+                      "anonauth_store_write_duration_seconds"]:
+        assert f"# TYPE {histogram} histogram" in metrics, histogram
+        count = [line for line in metrics.splitlines() if line.startswith(histogram + "_count ")]
+        assert count and int(count[0].split()[1]) >= 1, histogram
+        assert f'{histogram}_bucket{{le="+Inf"}}' in metrics
     assert 'anonauth_sign_ups_total{provider="anonymous"} 1' in metrics
     assert 'method="/anonauth.v1.AccountService/SignUp",code="OK"' in metrics
 
@@ -88,7 +97,7 @@ def test_cli_help_on_every_command():
         assert r.returncode == 0 and "Usage: anonauth " + command in r.stdout, command
 
 
-def test_cli_admin_commands(daemon):
+def test_cli_admin_commands(daemon, tmp_path):
     uid = cli(daemon, "signin-anonymously").stdout.strip()
     listed = json.loads(cli(daemon, "admin", "list-accounts", "--json").stdout)
     assert listed["total"] == 1 and listed["accounts"][0]["local_id"] == uid
@@ -109,6 +118,29 @@ def test_cli_admin_commands(daemon):
     backup = json.loads(cli(daemon, "admin", "backup", "snap.db", "--json").stdout)
     assert backup["bytes"] > 0 and os.path.exists(backup["path"])
     assert json.loads(cli(daemon, "admin", "delete-accounts", uid, "--json").stdout)["deleted"] == 1
-    wrong = subprocess.run([CLI, "admin", "usage", "--data-dir", daemon.dir, "--admin-key", "aak_nope"],
+    wrong_key = tmp_path / "wrong.key"
+    wrong_key.write_text("aak_nope\n")
+    wrong = subprocess.run([CLI, "admin", "usage", "--data-dir", daemon.dir, "--admin-key-file", str(wrong_key)],
                            capture_output=True, text=True)
     assert wrong.returncode == 1 and "ADMIN_KEY_INVALID" in wrong.stderr
+
+
+def test_cli_admin_sets_up_a_project_a_user_can_sign_up_in(daemon, tmp_path):
+    assert cli(daemon, "admin", "create-project", "cli-project", "--anonymous").stdout.strip() == "cli-project"
+    key = cli(daemon, "admin", "create-api-key", "cli-project").stdout.strip()
+    assert key.startswith("AA") and len(key) == 39
+    session = str(tmp_path / "session.json")
+    uid = cli(daemon, "signin-anonymously", "--api-key", key, "--session", session).stdout.strip()
+    verified = json.loads(cli(daemon, "whoami", "--api-key", key, "--session", session, "--json").stdout)
+    assert verified["uid"] == uid
+    kid = cli(daemon, "admin", "rotate-signing-key").stdout.strip()
+    assert kid and kid in json.dumps(json.loads(raw_http(daemon, b"GET /.well-known/jwks.json HTTP/1.1\r\n\r\n")
+                                                .split(b"\r\n\r\n", 1)[1]))
+    # An admin key file that holds a wrong key: refused, and the key is not echoed.
+    wrong = tmp_path / "wrong.key"
+    wrong.write_text("aak_not-the-admin-key-not-the-admin-key\n")
+    refused = cli(daemon, "admin", "create-api-key", "cli-project", "--admin-key-file", str(wrong), check=False)
+    assert refused.returncode == 1 and "ADMIN_KEY_INVALID" in refused.stderr
+    assert "not-the-admin-key" not in refused.stderr
+    missing = cli(daemon, "admin", "create-project", check=False)
+    assert missing.returncode == 2 and "PROJECT_ID" in missing.stderr

@@ -47,6 +47,19 @@ public final class TLSContext: @unchecked Sendable {
     return context
   }
 
+  /// The SHA-256 fingerprint of the certificate a server context presents, as lowercase
+  /// hex (what `openssl x509 -fingerprint -sha256` shows, without colons); nil when there
+  /// is none. Logged on start and on each reload, so an operator can tell which
+  /// certificate is live.
+  public var certificateSHA256: String? {
+    guard let certificate = SSL_CTX_get0_certificate(ctx) else { return nil }
+    var digest = [UInt8](repeating: 0, count: 64)
+    var length: UInt32 = 0
+    guard X509_digest(certificate, EVP_sha256(), &digest, &length) == 1 else { return nil }
+    let hex = Array("0123456789abcdef")
+    return String(digest.prefix(Int(length)).flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0xf)]] })
+  }
+
   /// A client context that verifies the server against `caFile`, or, with
   /// `insecure`, verifies nothing (development only: anyone can impersonate the server).
   public static func client(caFile: String?, insecure: Bool = false) throws(OpenSSLError) -> TLSContext {

@@ -44,35 +44,22 @@ public enum Daemon {
 
   static func run(_ config: DaemonConfig) async throws -> Int32 {
     signal(SIGPIPE, SIG_IGN)
+    // Until the reloader listens for it, a SIGHUP must not kill a starting daemon.
+    signal(SIGHUP, SIG_IGN)
     let signals = SignalWaiter(signals: [SIGTERM, SIGINT])
     let logger = Logger(minimum: config.logLevel)
     let dataDir = DataDirectory(path: config.dataDir)
-    try dataDir.prepare()
-
-    var certFile = config.tlsCert
-    var keyFile = config.tlsKey
-    var masterKeyFile = config.masterKeyFile
+    // Outside --dev the secrets are read before the data dir is touched: a bad file
+    // changes nothing.
+    let secrets: DaemonSecrets
     if config.dev {
-      if certFile == nil {
-        try dataDir.ensureDevCertificate()
-        certFile = dataDir.devCertificate
-        keyFile = dataDir.devPrivateKey
-      }
-      if masterKeyFile == nil {
-        try dataDir.ensureDevMasterKey()
-        masterKeyFile = dataDir.devMasterKey
-      }
+      try dataDir.prepare()
+      secrets = try DaemonSecrets.load(config, dataDir: dataDir)
+    } else {
+      secrets = try DaemonSecrets.load(config, dataDir: dataDir)
+      try dataDir.prepare()
     }
-    guard let certFile, let keyFile, let masterKeyFile else {
-      throw ConfigError("--tls-cert, --tls-key and --master-key-file are required without --dev")
-    }
-    let masterKey = try MasterKey.load(path: masterKeyFile)
-    let tls: TLSContext
-    do {
-      tls = try TLSContext.server(certificateChainFile: certFile, privateKeyFile: keyFile)
-    } catch {
-      throw ConfigError(error.description)
-    }
+    let masterKey = secrets.masterKey
     let ipPolicy: EndUserIPPolicy
     switch EndUserIPPolicy.parse(config.trustedProxies) {
     case .success(let policy): ipPolicy = policy
@@ -104,6 +91,11 @@ public enum Daemon {
     let environment = ServiceEnvironment(
       store: store, directory: directory, minter: minter, clock: clock, ipPolicy: ipPolicy,
       metrics: serviceMetrics, logger: logger, masterKey: masterKey.bytes)
+    if let adminKey = secrets.adminKey,
+      try await directory.replaceAdminKey(label: AdminKeyFile.label, rawKey: adminKey)
+    {
+      logger.info("admin key from --admin-key-file registered")
+    }
     var newDevKeys: [String: String] = [:]
     if config.dev {
       newDevKeys = try await DevBootstrap.ensure(
@@ -119,7 +111,8 @@ public enum Daemon {
       backupDirectory: dataDir.path + "/backups")
     if config.testHooks { TestHooks.register(in: &router) }
 
-    let server = RPCServer(config: config.rpc, tls: tls, router: router, logger: logger, metrics: metrics)
+    let server = RPCServer(
+      config: config.rpc, tls: secrets.tls, router: router, logger: logger, metrics: metrics)
     let rpcAddress: SocketAddress
     do {
       rpcAddress = try server.start()
@@ -137,8 +130,11 @@ public enum Daemon {
       throw ConfigError("--ops-listen \(config.opsListen): \(error)")
     }
 
+    // Listening before the ready line, so that a SIGHUP right after it is not lost.
+    let reloader = TLSReloader(
+      certificateFile: secrets.certificateFile, keyFile: secrets.keyFile, server: server, logger: logger)
     if config.dev {
-      let caFile = URL(fileURLWithPath: certFile).standardizedFileURL.path
+      let caFile = URL(fileURLWithPath: secrets.certificateFile).standardizedFileURL.path
       try ClientFile.update(
         at: dataDir.clientJSON, rpc: rpcAddress.description, ops: opsAddress.description,
         caFile: caFile, extra: newDevKeys)
@@ -157,9 +153,15 @@ public enum Daemon {
       credentials["client_json"] = .string(dataDir.clientJSON)
       FileHandle.standardOutput.write(Data((LogValue.object(credentials).json + "\n").utf8))
     }
-    logger.info("serving", ["rpc": .string(rpcAddress.description), "ops": .string(opsAddress.description)])
+    logger.info(
+      "serving",
+      [
+        "rpc": .string(rpcAddress.description), "ops": .string(opsAddress.description),
+        "tls_sha256": .string(secrets.tls.certificateSHA256 ?? ""),
+      ])
 
     let signal = await signals.next()
+    reloader.stop()
     logger.info("draining", ["signal": .int(Int64(signal))])
     state.set(.draining)
     cleanup.stop()

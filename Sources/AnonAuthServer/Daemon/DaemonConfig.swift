@@ -12,6 +12,7 @@ public struct DaemonConfig: Sendable {
   public var tlsKey: String?
   public var issuerPrefix: String
   public var masterKeyFile: String?
+  public var adminKeyFile: String?
   public var trustedProxies: [String]
   public var dev: Bool
   public var testHooks: Bool
@@ -145,6 +146,7 @@ public struct DaemonConfig: Sendable {
       throw ConfigError("--issuer-prefix: expected an http(s) URL, got \"\(issuerPrefix)\"")
     }
     masterKeyFile = values["master-key-file"].flatMap { $0.isEmpty ? nil : $0 }
+    adminKeyFile = values["admin-key-file"].flatMap { $0.isEmpty ? nil : $0 }
     trustedProxies = text("trusted-proxies").split(separator: ",").map {
       $0.trimmingCharacters(in: .whitespaces)
     }.filter { !$0.isEmpty }
@@ -188,6 +190,11 @@ public struct DaemonConfig: Sendable {
       Usage: anonauthd [--dev] [--SETTING VALUE]... [--print-config] [--help]
       Each setting is also read from its environment variable, then from the JSON file
       given by --config; a flag wins over the variable, the variable over the file.
+      Without --dev, --tls-cert, --tls-key and --master-key-file are required.
+      --print-config prints the effective settings and where each came from, then exits.
+      Signals: SIGTERM/SIGINT drain and exit 0; SIGHUP reloads the TLS certificate and key.
+      Exit codes: 0 after a graceful stop, 2 on a bad setting (one line on stderr), 1 on
+      any other failure.
 
       """
     for setting in Setting.all {
@@ -201,7 +208,10 @@ public struct DaemonConfig: Sendable {
   }
 
   /// `--print-config`: the effective settings, secrets masked, with where each came from.
-  public func printableConfig() -> String {
+  public func printableConfig() -> String { Self.printable(resolved) }
+
+  /// One `name=value  # source` line per setting; a secret setting's value is `****`.
+  static func printable(_ resolved: [(setting: Setting, value: String?, source: String)]) -> String {
     resolved.map { entry in
       let shown = entry.value.map { entry.setting.isSecret && !$0.isEmpty ? "****" : $0 } ?? "(none)"
       return "\(entry.setting.name)=\(shown)  # \(entry.source)"

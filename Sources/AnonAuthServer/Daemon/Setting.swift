@@ -8,7 +8,11 @@ public struct Setting: Sendable {
   /// A switch takes no value on the command line (`--dev`); in the environment or the
   /// JSON file it is "true"/"false".
   public let isSwitch: Bool
-  /// Shown masked by `--print-config`.
+  /// Shown masked by `--print-config`. No setting today holds a secret itself: the master
+  /// key, the TLS private key and the admin key are passed as files (which deployments
+  /// mount from their secret stores), so the effective configuration, which names only
+  /// their paths, can be printed and shared. A setting that ever carries a secret inline
+  /// must set this.
   public let isSecret: Bool
 
   public var flag: String { "--\(name)" }
@@ -36,6 +40,10 @@ public struct Setting: Sendable {
     Setting("issuer-prefix", "https://anonauth.local/", "ID token iss prefix; the project id follows"),
     Setting(
       "master-key-file", nil, "32-byte key that encrypts signing keys at rest; in --dev made in the data dir"),
+    Setting(
+      "admin-key-file", nil,
+      "a file holding an admin key you chose (openssl rand -hex 32): its hash is stored as the admin key "
+        + "labelled admin-key-file; a new file rotates it"),
     Setting("trusted-proxies", "", "comma-separated CIDRs whose x-end-user-ip is believed"),
     Setting(
       "dev", "false", "development mode: self-signed TLS, generated master key, demo-project", isSwitch: true),

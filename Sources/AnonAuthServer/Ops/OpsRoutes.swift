@@ -49,27 +49,3 @@ enum X509JSON {
     return "{" + body.joined(separator: ",") + "}"
   }
 }
-
-/// The store's group-commit counters in Prometheus text.
-enum StoreMetricsText {
-  static func render(_ m: StoreMetrics) -> String {
-    """
-    # HELP anonauth_store_transactions_total Write transactions committed.
-    # TYPE anonauth_store_transactions_total counter
-    anonauth_store_transactions_total \(m.transactions)
-    # HELP anonauth_store_writes_total Write jobs committed.
-    # TYPE anonauth_store_writes_total counter
-    anonauth_store_writes_total \(m.writesCommitted)
-    # HELP anonauth_store_write_failures_total Write jobs that failed.
-    # TYPE anonauth_store_write_failures_total counter
-    anonauth_store_write_failures_total \(m.writesFailed)
-    # HELP anonauth_store_batch_size_average Write jobs per transaction, on average.
-    # TYPE anonauth_store_batch_size_average gauge
-    anonauth_store_batch_size_average \(m.averageBatchSize)
-    # HELP anonauth_store_commit_seconds_total Time spent committing.
-    # TYPE anonauth_store_commit_seconds_total counter
-    anonauth_store_commit_seconds_total \(Double(m.commitNanoseconds) / 1e9)
-
-    """
-  }
-}

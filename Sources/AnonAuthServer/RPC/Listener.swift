@@ -7,20 +7,20 @@ final class Listener: EventHandler {
   private let fd: Int32
   private let loop: EventLoop
   private let registries: [LoopBound<ConnectionRegistry>]
-  private let context: TLSContext
+  private let tls: TLSContextSlot
   private let core: ServerCore
   private var registration: UInt64 = 0
   private var next = 0
   private var closed = false
 
   init(
-    fd: Int32, loop: EventLoop, registries: [LoopBound<ConnectionRegistry>], context: TLSContext,
+    fd: Int32, loop: EventLoop, registries: [LoopBound<ConnectionRegistry>], tls: TLSContextSlot,
     core: ServerCore
   ) {
     self.fd = fd
     self.loop = loop
     self.registries = registries
-    self.context = context
+    self.tls = tls
     self.core = core
   }
 
@@ -44,7 +44,7 @@ final class Listener: EventHandler {
       core.connectionOpened()
       let target = registries[next % registries.count]
       next &+= 1
-      let context = self.context
+      let context = tls.current
       let core = self.core
       let maxFrame = core.config.maxFrameSize
       target.execute { registry in

@@ -17,17 +17,26 @@ public final class RPCServer: Sendable {
   }
 
   private let core: ServerCore
-  private let context: TLSContext
+  private let tls: TLSContextSlot
   private let phase = Mutex<Phase>(.idle)
 
   public init(
     config: RPCServerConfig, tls: TLSContext, router: Router, logger: Logger, metrics: ServerMetrics
   ) {
     self.core = ServerCore(config: config, router: router, logger: logger, metrics: metrics)
-    self.context = tls
+    self.tls = TLSContextSlot(tls)
   }
 
   public var openConnections: Int { core.openConnections }
+
+  /// The TLS context new connections get.
+  public var tlsContext: TLSContext { tls.current }
+
+  /// Gives every connection accepted from now on `context` (a reloaded certificate);
+  /// open connections keep the one they started with until they close.
+  public func replaceTLSContext(_ context: TLSContext) {
+    tls.replace(with: context)
+  }
 
   /// Binds and starts serving; returns the address actually bound (port 0 picks one).
   public func start() throws -> SocketAddress {
@@ -40,7 +49,7 @@ public final class RPCServer: Sendable {
       loops.append(loop)
     }
     let registries = loops.map { LoopBound(ConnectionRegistry(loop: $0), loop: $0) }
-    let listener = Listener(fd: fd, loop: loops[0], registries: registries, context: context, core: core)
+    let listener = Listener(fd: fd, loop: loops[0], registries: registries, tls: tls, core: core)
     let sweep = core.config.sweepIntervalNanos
     for registry in registries { registry.execute { $0.startSweeping(intervalNanos: sweep) } }
     let boundListener = LoopBound(listener, loop: loops[0])

@@ -12,6 +12,7 @@ final class ServerConnection: TLSConnectionDelegate {
     let startedAt: UInt64
     let method: String
     let requestID: String
+    let log: CallLogFields
   }
 
   let connection: TLSConnection
@@ -93,9 +94,10 @@ final class ServerConnection: TLSConnectionDelegate {
       return
     }
     let timeoutMs = call.timeoutMs == 0 ? core.config.defaultCallTimeoutMs : UInt64(call.timeoutMs)
+    let log = CallLogFields()
     let context = CallContext(
       method: call.method, metadata: call.metadata, peerIP: connection.peer?.host,
-      requestID: requestID)
+      requestID: requestID, log: log)
     let bound = LoopBound(self, loop: connection.loop)
     let router = core.router
     let payload = call.payload
@@ -114,7 +116,7 @@ final class ServerConnection: TLSConnectionDelegate {
     }
     inFlight[id] = InFlight(
       task: task, timer: timer, startedAt: MonotonicClock.now(), method: call.method,
-      requestID: requestID)
+      requestID: requestID, log: log)
   }
 
   private func complete(_ id: UInt64, result: Result<[UInt8], RPCError>) {
@@ -133,7 +135,7 @@ final class ServerConnection: TLSConnectionDelegate {
     reply(to: id, requestID: call.requestID, result: result)
     core.logCall(
       method: call.method, requestID: call.requestID, result: result,
-      nanos: MonotonicClock.now() - call.startedAt)
+      nanos: MonotonicClock.now() - call.startedAt, fields: call.log)
     if goingAway && inFlight.isEmpty { connection.closeGracefully() }
   }
 

@@ -68,7 +68,12 @@ final class ServerCore: Sendable {
     waiter?.resume()
   }
 
-  func logCall(method: String, requestID: String, result: Result<[UInt8], RPCError>, nanos: UInt64) {
+  /// The call's metrics and its one log line; `fields` adds what the handler reported
+  /// (project, uid, `is_anon`).
+  func logCall(
+    method: String, requestID: String, result: Result<[UInt8], RPCError>, nanos: UInt64,
+    fields: CallLogFields
+  ) {
     let code: StatusCode
     let reason: String
     switch result {
@@ -81,11 +86,12 @@ final class ServerCore: Sendable {
     }
     // Unknown method names come from clients: never let them become metric labels.
     metrics.recordCall(method: router.knows(method) ? method : "unknown", code: code, nanos: nanos)
-    logger.info(
-      "call",
-      [
-        "request_id": .string(requestID), "method": .string(method), "code": .int(Int64(code.rawValue)),
-        "reason": .string(reason), "duration_ms": .double(Double(nanos) / 1e6),
-      ])
+    var line = fields.logFields
+    line["request_id"] = .string(requestID)
+    line["method"] = .string(method)
+    line["code"] = .int(Int64(code.rawValue))
+    line["reason"] = .string(reason)
+    line["duration_ms"] = .double(Double(nanos) / 1e6)
+    logger.info("call", line)
   }
 }

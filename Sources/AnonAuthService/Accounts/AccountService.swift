@@ -77,6 +77,7 @@ public struct AccountService: Sendable {
       throw error
     }
     env.metrics.signedUp(provider: "anonymous")
+    context.log.setAccount(uid: localID, isAnonymous: true)
     return try await authResponse(
       project: project, account: account, identities: [], signInProvider: "anonymous", authTime: now / 1000,
       refreshToken: refresh.token, isNewUser: true)
@@ -139,6 +140,7 @@ public struct AccountService: Sendable {
     case .refused(let error):
       throw error
     case .issued(let account, let identities, let token, let raw):
+      context.log.setAccount(uid: account.localID, isAnonymous: account.isAnonymous)
       return try await authResponse(
         project: project, account: account, identities: identities, signInProvider: token.signInProvider,
         authTime: token.authTime, refreshToken: raw, isNewUser: false)
@@ -156,7 +158,7 @@ public struct AccountService: Sendable {
     -> AccountInfo
   {
     let project = try env.project(context)
-    let (account, identities) = try await signedInAccount(request.idToken, project: project)
+    let (account, identities) = try await signedInAccount(request.idToken, project: project, log: context.log)
     return AccountInfo(account, identities: identities)
   }
 
@@ -164,7 +166,7 @@ public struct AccountService: Sendable {
     -> DeleteAccountResponse
   {
     let project = try env.project(context)
-    let (account, _) = try await signedInAccount(request.idToken, project: project)
+    let (account, _) = try await signedInAccount(request.idToken, project: project, log: context.log)
     let deleted = try await env.write { db in
       try AccountsRepository.delete(db, projectID: project.projectID, localID: account.localID)
     }
@@ -176,13 +178,17 @@ public struct AccountService: Sendable {
   // MARK: Shared
 
   /// The account an ID token speaks for: valid, not revoked, existing, enabled.
-  func signedInAccount(_ idToken: String, project: ProjectRecord) async throws(RPCError)
+  /// - Parameter log: where to report the uid for the call's log line, as soon as the
+  ///   token's signature has been checked (so a refused call still names its account).
+  func signedInAccount(_ idToken: String, project: ProjectRecord, log: CallLogFields? = nil)
+    async throws(RPCError)
     -> (AccountRecord, [IdentityRecord])
   {
     let claims = try env.minter.verify(idToken, projectID: project.projectID)
     guard let uid = claims["sub"]?.stringValue, let iat = claims["iat"]?.int64Value else {
       throw RPCError(.invalidIdToken, "the ID token lacks sub")
     }
+    log?.setAccount(uid: uid)
     let projectID = project.projectID
     let found = try await env.read { db -> (AccountRecord, [IdentityRecord])? in
       guard let account = try AccountsRepository.get(db, projectID: projectID, localID: uid) else {
@@ -193,6 +199,7 @@ public struct AccountService: Sendable {
     guard let (account, identities) = found else {
       throw RPCError(.userNotFound, "the account no longer exists")
     }
+    log?.setAccount(uid: uid, isAnonymous: account.isAnonymous)
     if account.disabled { throw RPCError(.userDisabled, "the account is disabled") }
     if iat < account.validSince { throw RPCError(.tokenExpired, "the ID token was revoked") }
     return (account, identities)

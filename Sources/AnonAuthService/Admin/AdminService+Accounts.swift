@@ -12,7 +12,7 @@ extension AdminService {
   public func listAccounts(_ request: ListAccountsRequest, context: CallContext) async throws(RPCError)
     -> ListAccountsResponse
   {
-    let project = try existing(request.projectId)
+    let project = try existing(request.projectId, context)
     let filter: AccountListRepository.Filter
     switch request.filter {
     case .all: filter = .all
@@ -54,7 +54,7 @@ extension AdminService {
   public func getAccount(_ request: GetAccountRequest, context: CallContext) async throws(RPCError)
     -> AccountInfo
   {
-    let project = try existing(request.projectId)
+    let project = try existing(request.projectId, context)
     let (account, identities) = try await load(project.projectID, request.localId)
     return AccountInfo(account, identities: identities)
   }
@@ -64,7 +64,7 @@ extension AdminService {
   public func disableAccount(_ request: DisableAccountRequest, context: CallContext) async throws(RPCError)
     -> AccountInfo
   {
-    let project = try existing(request.projectId)
+    let project = try existing(request.projectId, context)
     let projectID = project.projectID
     let localID = request.localId
     let disabled = request.disabled
@@ -87,7 +87,7 @@ extension AdminService {
   public func deleteAccounts(_ request: DeleteAccountsRequest, context: CallContext) async throws(RPCError)
     -> DeleteAccountsResponse
   {
-    let project = try existing(request.projectId)
+    let project = try existing(request.projectId, context)
     guard request.localIds.count <= 1000 else {
       throw RPCError(.invalidArgument, "at most 1000 local_ids per call")
     }
@@ -111,7 +111,7 @@ extension AdminService {
     async throws(RPCError)
     -> RevokeRefreshTokensResponse
   {
-    let project = try existing(request.projectId)
+    let project = try existing(request.projectId, context)
     let projectID = project.projectID
     let localID = request.localId
     let now = env.clock.nowSeconds()
@@ -133,7 +133,7 @@ extension AdminService {
   public func setCustomClaims(_ request: SetCustomClaimsRequest, context: CallContext) async throws(RPCError)
     -> AccountInfo
   {
-    let project = try existing(request.projectId)
+    let project = try existing(request.projectId, context)
     let json = request.customClaimsJson
     if !json.isEmpty {
       guard json.utf8.count <= 1000 else {

@@ -7,7 +7,7 @@ extension AdminService {
   public func previewCleanup(_ request: PreviewCleanupRequest, context: CallContext) async throws(RPCError)
     -> PreviewCleanupResponse
   {
-    let project = try existing(request.projectId)
+    let project = try existing(request.projectId, context)
     let projectID = project.projectID
     let now = env.clock.nowMs()
     let counts = try await env.read { db in
@@ -24,7 +24,7 @@ extension AdminService {
   public func runCleanup(_ request: RunCleanupRequest, context: CallContext) async throws(RPCError)
     -> RunCleanupResponse
   {
-    let projectID = request.projectId.isEmpty ? nil : try existing(request.projectId).projectID
+    let projectID = request.projectId.isEmpty ? nil : try existing(request.projectId, context).projectID
     var response = RunCleanupResponse()
     response.deleted = UInt64(
       try await cleanup.runPass(
@@ -37,7 +37,7 @@ extension AdminService {
   public func getUsage(_ request: GetUsageRequest, context: CallContext) async throws(RPCError)
     -> GetUsageResponse
   {
-    let project = try existing(request.projectId)
+    let project = try existing(request.projectId, context)
     let projectID = project.projectID
     let since = UTCDay.string(ms: env.clock.nowMs() - 29 * 86_400_000)
     let (total, anonymous, cleaned, days) = try await env.read { db in

@@ -23,10 +23,12 @@ public struct AdminService: Sendable {
     }
   }
 
-  func existing(_ projectID: String) throws(RPCError) -> ProjectRecord {
+  /// The project an admin request names, also reported for the call's log line.
+  func existing(_ projectID: String, _ context: CallContext) throws(RPCError) -> ProjectRecord {
     guard let project = env.directory.project(projectID) else {
       throw RPCError(.projectNotFound, "no project \"\(projectID)\"")
     }
+    context.log.setProject(project.projectID)
     return project
   }
 
@@ -41,6 +43,7 @@ public struct AdminService: Sendable {
     }
     do {
       let record = try await env.directory.createProject(request.projectId)
+      context.log.setProject(record.projectID)
       return ProjectConfigMapping.config(record, masterKey: env.masterKey)
     } catch {
       // Two concurrent creates: the store's primary key decides.
@@ -54,7 +57,7 @@ public struct AdminService: Sendable {
   public func getProjectConfig(_ request: GetProjectConfigRequest, context: CallContext) throws(RPCError)
     -> ProjectConfig
   {
-    ProjectConfigMapping.config(try existing(request.projectId), masterKey: env.masterKey)
+    ProjectConfigMapping.config(try existing(request.projectId, context), masterKey: env.masterKey)
   }
 
   public func updateProjectConfig(_ request: UpdateProjectConfigRequest, context: CallContext)
@@ -62,7 +65,7 @@ public struct AdminService: Sendable {
     -> ProjectConfig
   {
     guard let config = request.config else { throw RPCError(.invalidConfig, "config is missing") }
-    let current = try existing(config.projectId)
+    let current = try existing(config.projectId, context)
     let next = try ProjectConfigMapping.apply(
       config, mask: request.updateMask, to: current, nowMs: env.clock.nowMs(), masterKey: env.masterKey)
     do {
@@ -81,7 +84,7 @@ public struct AdminService: Sendable {
   public func createApiKey(_ request: CreateApiKeyRequest, context: CallContext) async throws(RPCError)
     -> CreateApiKeyResponse
   {
-    _ = try existing(request.projectId)
+    _ = try existing(request.projectId, context)
     var response = CreateApiKeyResponse()
     do {
       response.apiKey = try await env.directory.createAPIKey(projectID: request.projectId)
@@ -94,7 +97,7 @@ public struct AdminService: Sendable {
   public func listApiKeys(_ request: ListApiKeysRequest, context: CallContext) throws(RPCError)
     -> ListApiKeysResponse
   {
-    _ = try existing(request.projectId)
+    _ = try existing(request.projectId, context)
     var response = ListApiKeysResponse()
     response.apiKeys = env.directory.apiKeys(projectID: request.projectId)
     return response
@@ -103,7 +106,7 @@ public struct AdminService: Sendable {
   public func revokeApiKey(_ request: RevokeApiKeyRequest, context: CallContext) async throws(RPCError)
     -> RevokeApiKeyResponse
   {
-    _ = try existing(request.projectId)
+    _ = try existing(request.projectId, context)
     let removed: Bool
     do {
       removed = try await env.directory.revokeAPIKey(projectID: request.projectId, apiKey: request.apiKey)
@@ -119,7 +122,7 @@ public struct AdminService: Sendable {
     async throws(RPCError)
     -> ScheduleSignUpQuotaResponse
   {
-    let project = try existing(request.projectId)
+    let project = try existing(request.projectId, context)
     guard request.quota >= 1, request.quota <= 1_000_000 else {
       throw RPCError(.invalidArgument, "quota must be 1...1000000 (to stop sign-ups, switch the method off)")
     }

@@ -59,12 +59,10 @@ public final class CleanupWorker: Sendable {
       batches += 1
       for (project, count) in counts { byProject[project, default: 0] += count }
       total += deleted
-      env.metrics.accountsDeleted(Int64(deleted))
-      env.metrics.cleanedUp.add(deleted, ordering: .relaxed)
       if deleted < limit { break }
       await Task.yield()
     }
-    env.metrics.cleanupPasses.add(1, ordering: .relaxed)
+    env.metrics.recordCleanupPass(deleted: Int64(total))
     if total > 0 || trigger != "schedule" {
       var fields: [String: LogValue] = [
         "is_anon": true, "deleted": .int(Int64(total)), "batches": .int(Int64(batches)),

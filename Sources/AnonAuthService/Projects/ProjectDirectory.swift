@@ -100,6 +100,21 @@ public final class ProjectDirectory: Sendable {
     state.withLock { s in s.apiKeys.filter { $0.value == projectID }.map(\.key).sorted() }
   }
 
+  /// Makes `rawKey`, a key the operator chose, the one admin key with `label` (its hash is
+  /// stored; a key that had this label before stops working). Returns whether anything
+  /// changed.
+  @discardableResult
+  public func replaceAdminKey(label: String, rawKey: String) async throws -> Bool {
+    let hash = SHA256.hash(Array(rawKey.utf8))
+    let now = clock.nowMs()
+    let changed = try await store.write { db in
+      try ProjectsRepository.replaceAdminKey(db, label: label, keyHash: hash, nowMs: now)
+    }
+    let hashes = try await store.read { db in try ProjectsRepository.adminKeyHashes(db) }
+    state.withLock { $0.adminKeyHashes = hashes }
+    return changed
+  }
+
   /// Makes an admin key; only its hash is stored. The raw key is returned once.
   public func createAdminKey(label: String) async throws -> String {
     let key = "aak_" + (try SecureRandom.base64URL(byteCount: 32))

@@ -8,11 +8,17 @@ public struct CallContext: Sendable {
   public let peerIP: String?
   /// The caller's `x-request-id`, or one the server made.
   public let requestID: String
+  /// Where the handler reports the project and account for the call's log line.
+  public let log: CallLogFields
 
-  public init(method: String, metadata: [String: String], peerIP: String?, requestID: String) {
+  public init(
+    method: String, metadata: [String: String], peerIP: String?, requestID: String,
+    log: CallLogFields = CallLogFields()
+  ) {
     self.method = method
     self.metadata = metadata
     self.peerIP = peerIP
     self.requestID = requestID
+    self.log = log
   }
 }

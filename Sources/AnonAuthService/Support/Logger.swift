@@ -61,7 +61,7 @@ public struct Logger: Sendable {
 
 /// A JSON value for a log field, serialized without Foundation's JSONSerialization so
 /// that key order is stable and numbers stay integers.
-public enum LogValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+public enum LogValue: Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
   ExpressibleByBooleanLiteral
 {
   case string(String)

@@ -56,9 +56,11 @@ public struct ServiceEnvironment: Sendable {
     }
   }
 
-  /// The project named by the call's `x-api-key`.
+  /// The project named by the call's `x-api-key`, also reported for the call's log line.
   func project(_ context: CallContext) throws(RPCError) -> ProjectRecord {
-    try directory.project(apiKey: context.metadata["x-api-key"])
+    let project = try directory.project(apiKey: context.metadata["x-api-key"])
+    context.log.setProject(project.projectID)
+    return project
   }
 
   /// Whether the call also carries a valid admin key (`authorization: Bearer ...`).

@@ -1,16 +1,26 @@
 import Synchronization
 
 /// What the service layer counts for `/metrics`: sign-ups by provider, quota refusals,
-/// and the number of accounts.
+/// clean-up passes and the accounts they deleted, and the number of accounts.
 public final class ServiceMetrics: Sendable {
   private let signUps = Mutex<[String: Int]>([:])
   public let quotaRefusals = Atomic<Int>(0)
   public let accounts = Atomic<Int64>(0)
-  /// Clean-up passes run, and accounts they deleted.
+  /// Clean-up passes finished (by the worker or `RunCleanup`).
   public let cleanupPasses = Atomic<Int>(0)
-  public let cleanedUp = Atomic<Int>(0)
+  /// Anonymous accounts those passes deleted.
+  public let cleanedUp = Atomic<Int64>(0)
 
   public init() {}
+
+  /// The clean-up worker calls this once per finished pass, whatever it deleted (a pass
+  /// that deleted nothing still shows the worker is alive). It also takes `deleted` off
+  /// the accounts gauge, so the worker calls nothing else for those accounts.
+  public func recordCleanupPass(deleted: Int64) {
+    cleanupPasses.add(1, ordering: .relaxed)
+    cleanedUp.add(deleted, ordering: .relaxed)
+    accounts.subtract(deleted, ordering: .relaxed)
+  }
 
   func signedUp(provider: String) {
     signUps.withLock { $0[provider, default: 0] += 1 }
@@ -31,12 +41,12 @@ public final class ServiceMetrics: Sendable {
     out += "# HELP anonauth_accounts Accounts in the store.\n"
     out += "# TYPE anonauth_accounts gauge\n"
     out += "anonauth_accounts \(accounts.load(ordering: .relaxed))\n"
-    out += "# HELP anonauth_cleanup_passes_total Clean-up passes run (background and RunCleanup).\n"
+    out += "# HELP anonauth_cleanup_passes_total Clean-up passes finished.\n"
     out += "# TYPE anonauth_cleanup_passes_total counter\n"
     out += "anonauth_cleanup_passes_total \(cleanupPasses.load(ordering: .relaxed))\n"
-    out += "# HELP anonauth_cleanup_deleted_total Anonymous accounts deleted by clean-up.\n"
-    out += "# TYPE anonauth_cleanup_deleted_total counter\n"
-    out += "anonauth_cleanup_deleted_total \(cleanedUp.load(ordering: .relaxed))\n"
+    out += "# HELP anonauth_cleaned_up_accounts_total Anonymous accounts deleted by clean-up passes.\n"
+    out += "# TYPE anonauth_cleaned_up_accounts_total counter\n"
+    out += "anonauth_cleaned_up_accounts_total \(cleanedUp.load(ordering: .relaxed))\n"
     return out
   }
 }

@@ -22,13 +22,17 @@ public struct TokenService: Sendable {
   {
     let project = try env.project(context)
     let claims = try env.minter.verify(request.idToken, projectID: project.projectID)
+    let provider = claims["firebase"]?["sign_in_provider"]?.stringValue ?? ""
+    if let uid = claims["sub"]?.stringValue {
+      context.log.setAccount(uid: uid, isAnonymous: provider == "anonymous")
+    }
     if request.checkRevoked {
-      _ = try await AccountService(environment: env).signedInAccount(request.idToken, project: project)
+      _ = try await AccountService(environment: env).signedInAccount(
+        request.idToken, project: project, log: context.log)
     }
     var response = VerifyIdTokenResponse()
     response.uid = claims["sub"]?.stringValue ?? ""
     response.projectId = project.projectID
-    let provider = claims["firebase"]?["sign_in_provider"]?.stringValue ?? ""
     response.signInProvider = provider
     response.isAnonymous = provider == "anonymous"
     response.authTime = claims["auth_time"]?.int64Value ?? 0

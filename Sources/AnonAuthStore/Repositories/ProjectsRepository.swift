@@ -87,6 +87,21 @@ public enum ProjectsRepository {
       [.blob(keyHash), .text(label), .integer(nowMs)])
   }
 
+  /// Makes `keyHash` the only admin key with `label`: other keys with that label are
+  /// deleted, the key is added unless it is there. Returns whether anything changed.
+  public static func replaceAdminKey(_ db: Database, label: String, keyHash: [UInt8], nowMs: Int64) throws
+    -> Bool
+  {
+    try db.execute(
+      "DELETE FROM admin_keys WHERE label = ? AND key_hash != ?", [.text(label), .blob(keyHash)])
+    var changed = db.changes > 0
+    try db.execute(
+      "INSERT OR IGNORE INTO admin_keys (key_hash, label, created_at_ms) VALUES (?,?,?)",
+      [.blob(keyHash), .text(label), .integer(nowMs)])
+    changed = changed || db.changes > 0
+    return changed
+  }
+
   public static func adminKeyHashes(_ db: Database) throws -> [[UInt8]] {
     try db.query("SELECT key_hash FROM admin_keys").map { try $0.blob(0) }
   }

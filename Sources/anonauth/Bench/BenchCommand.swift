@@ -48,9 +48,7 @@ enum BenchCommand {
   static func signUp(_ arguments: Arguments) async throws(CLIError) {
     let base = try Connection(arguments)
     let apiKey = try base.apiKey()
-    guard let adminKey = arguments["admin-key"] ?? base.file["admin_key"] else {
-      throw .usage("bench signup needs the admin key (--admin-key or client.json) to send x-end-user-ip")
-    }
+    let adminKey = try AdminKey.read(base)
     var request = SignUpRequest()
     request.kind = .anonymous(AnonymousSignUp())
     let payload = request.serializedBytes()

@@ -4,13 +4,20 @@ import Foundation
 /// How the CLI reaches the daemon: flags, else `client.json` in the data dir (written by
 /// `anonauthd --dev`), so that after `make run` every command works with no set-up.
 struct Connection {
-  static let switchNames: Set<String> = ["insecure", "json", "help", "force-refresh", "check-revoked"]
+  static let switchNames: Set<String> = [
+    "insecure", "json", "help", "force-refresh", "check-revoked", "anonymous", "email-password",
+  ]
   static let help = """
     Connection options (default: read DATA_DIR/client.json):
-      --rpc HOST:PORT       the daemon's RPC address
-      --ca-file FILE        PEM certificate to trust (the --dev certificate)
+      --rpc HOST:PORT       the daemon's RPC address (or ANONAUTH_RPC)
+      --ca-file FILE        PEM certificate(s) to trust, e.g. the --dev certificate (or
+                            ANONAUTH_CA_FILE; default: client.json's, else the system's CAs)
+      --server-name NAME    the name the server's certificate must carry (default: the
+                            host of --rpc)
       --insecure            skip certificate checks (development only)
       --data-dir DIR        where client.json is (default ./anonauth-data, or ANONAUTH_DATA_DIR)
+      --api-key KEY         the project's API key (or ANONAUTH_API_KEY; default: client.json's)
+      --session FILE        where the signed-in session is kept (default DATA_DIR/cli-session.json)
       --timeout-ms N        deadline of each call (default 10000)
       --json                machine-readable output
     """
@@ -37,10 +44,11 @@ struct Connection {
         "no daemon address: pass --rpc HOST:PORT or run anonauthd --dev (which writes \(dataDir)/client.json)"
       )
     }
-    let caFile = arguments["ca-file"] ?? file["ca_file"]
+    let caFile = arguments["ca-file"] ?? env["ANONAUTH_CA_FILE"] ?? file["ca_file"]
     let timeout = arguments["timeout-ms"].flatMap { UInt32($0) } ?? 10_000
     do {
-      let endpoint = try ClientEndpoint(address: rpc, caFile: caFile, insecure: arguments.has("insecure"))
+      var endpoint = try ClientEndpoint(address: rpc, caFile: caFile, insecure: arguments.has("insecure"))
+      endpoint.serverName = arguments["server-name"]
       client = try RPCClient(endpoint: endpoint, defaultTimeoutMs: timeout)
     } catch {
       throw .usage(error.description)

@@ -7,14 +7,16 @@ import Foundation
 enum AdminCommand {
   static let summary = "AdminService: projects, keys, accounts, clean-up, usage, backup"
   static let help = """
-    Usage: anonauth admin COMMAND [ARGS] [--project P] [--admin-key K] [options]
+    Usage: anonauth admin COMMAND [ARGS] [--project P] [--admin-key-file FILE] [options]
 
     Commands:
-      create-project ID                       a new project, every sign-in method off
+      create-project PROJECT_ID [--anonymous] [--email-password]
+                                              a new project with the methods named on
+                                              (every sign-in method off otherwise)
       get-config                              the project's settings
       update-config FIELD=VALUE...            change settings (update_mask = the fields named);
                                               idps=@FILE sets identity providers from a JSON array
-      create-api-key | list-api-keys | revoke-api-key KEY
+      create-api-key [PROJECT_ID] | list-api-keys | revoke-api-key KEY
       schedule-quota --quota N --duration-seconds S [--start-ms T]
       list-accounts [--filter all|anonymous|permanent] [--page-size N] [--page-token T] [--all]
       get-account UID
@@ -28,13 +30,15 @@ enum AdminCommand {
       rotate-signing-key
       backup NAME                             an online copy into DATA_DIR/backups/NAME
 
-    The project defaults to client.json's project_id; the admin key to --admin-key,
-    ANONAUTH_ADMIN_KEY or client.json's admin_key.
+    The project defaults to client.json's project_id. The admin key is read from a file,
+    never from the command line (where `ps` would show it): --admin-key-file FILE, else the
+    file named by ANONAUTH_ADMIN_KEY_FILE (the daemon's own setting, so it works inside the
+    container), else DATA_DIR/client.json's admin_key (--dev).
 
     \(Connection.help)
     """
 
-  static let switches: Set<String> = ["enable", "all", "all-projects"]
+  static let switches: Set<String> = ["enable", "all", "all-projects", "anonymous", "email-password"]
 
   struct Context {
     let connection: Connection
@@ -69,20 +73,14 @@ enum AdminCommand {
       throw .usage("admin: expected a command (see --help)")
     }
     let connection = try Connection(arguments)
-    let env = ProcessInfo.processInfo.environment
-    guard let adminKey = arguments["admin-key"] ?? env["ANONAUTH_ADMIN_KEY"] ?? connection.file["admin_key"]
-    else {
-      throw .usage("no admin key: pass --admin-key KEY or set ANONAUTH_ADMIN_KEY")
-    }
+    let adminKey = try AdminKey.read(connection)
     let project = arguments["project"] ?? connection.file["project_id"] ?? ""
     let c = Context(
       connection: connection, project: project, metadata: ["authorization": "Bearer \(adminKey)"],
       arguments: arguments)
     switch command {
     case "create-project":
-      print(
-        try await projectConfig(
-          c, try await c.call("CreateProject", CreateProjectRequest(projectId: try c.arg(0, "ID")))))
+      try await createProject(c)
     case "get-config":
       print(
         try await projectConfig(
@@ -90,7 +88,8 @@ enum AdminCommand {
     case "update-config":
       print(try await projectConfig(c, try await updateConfig(c)))
     case "create-api-key":
-      let r: CreateApiKeyResponse = try await c.call("CreateApiKey", CreateApiKeyRequest(projectId: project))
+      let target = Array(arguments.positionals.dropFirst()).first ?? project
+      let r: CreateApiKeyResponse = try await c.call("CreateApiKey", CreateApiKeyRequest(projectId: target))
       out(c, ["api_key": .string(r.apiKey)], r.apiKey)
     case "list-api-keys":
       let r: ListApiKeysResponse = try await c.call("ListApiKeys", ListApiKeysRequest(projectId: project))
@@ -157,6 +156,26 @@ enum AdminCommand {
   }
 
   // MARK: Commands with more to them
+
+  /// Creates the project and switches on the methods named, in one command.
+  static func createProject(_ c: Context) async throws(CLIError) {
+    let projectID = try c.arg(0, "PROJECT_ID")
+    var config: ProjectConfig = try await c.call("CreateProject", CreateProjectRequest(projectId: projectID))
+    var mask: [String] = []
+    if c.arguments.has("anonymous") {
+      config.anonymousEnabled = true
+      mask.append("anonymous_enabled")
+    }
+    if c.arguments.has("email-password") {
+      config.emailPasswordEnabled = true
+      mask.append("email_password_enabled")
+    }
+    if !mask.isEmpty {
+      config = try await c.call(
+        "UpdateProjectConfig", UpdateProjectConfigRequest(config: config, updateMask: mask))
+    }
+    print(c.json ? try await projectConfig(c, config) : config.projectId)
+  }
 
   static func updateConfig(_ c: Context) async throws(CLIError) -> ProjectConfig {
     var config = ProjectConfig()

@@ -1,0 +1,51 @@
+import AnonAuthStore
+
+/// The store's group-commit counters and histograms in Prometheus text.
+enum StoreMetricsText {
+  static func render(_ m: StoreMetrics) -> String {
+    var out = """
+      # HELP anonauth_store_transactions_total Write transactions committed.
+      # TYPE anonauth_store_transactions_total counter
+      anonauth_store_transactions_total \(m.transactions)
+      # HELP anonauth_store_writes_total Write jobs committed.
+      # TYPE anonauth_store_writes_total counter
+      anonauth_store_writes_total \(m.writesCommitted)
+      # HELP anonauth_store_write_failures_total Write jobs that failed.
+      # TYPE anonauth_store_write_failures_total counter
+      anonauth_store_write_failures_total \(m.writesFailed)
+      # HELP anonauth_store_batch_size_average Write jobs per transaction, on average.
+      # TYPE anonauth_store_batch_size_average gauge
+      anonauth_store_batch_size_average \(m.averageBatchSize)
+      # HELP anonauth_store_queued_writes Write jobs waiting for the writer.
+      # TYPE anonauth_store_queued_writes gauge
+      anonauth_store_queued_writes \(m.queuedWrites)
+      # HELP anonauth_store_commit_seconds_total Time spent committing.
+      # TYPE anonauth_store_commit_seconds_total counter
+      anonauth_store_commit_seconds_total \(Double(m.commitNanoseconds) / 1e9)
+
+      """
+    out += PrometheusHistogram.render(
+      "anonauth_store_batch_size", help: "Write jobs per committed transaction.", m.batchSizes)
+    out += PrometheusHistogram.render(
+      "anonauth_store_commit_duration_seconds", help: "Time in COMMIT (the fsync), per transaction.",
+      m.commitSeconds)
+    out += PrometheusHistogram.render(
+      "anonauth_store_write_duration_seconds",
+      help: "Time from a write's submission to its acknowledgement, per committed write.", m.writeSeconds)
+    return out
+  }
+}
+
+/// One Prometheus histogram (text format 0.0.4) from a snapshot with cumulative buckets.
+enum PrometheusHistogram {
+  static func render(_ name: String, help: String, _ h: HistogramSnapshot) -> String {
+    var out = "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+    for (bound, count) in zip(h.bounds, h.cumulativeCounts) {
+      out += "\(name)_bucket{le=\"\(bound)\"} \(count)\n"
+    }
+    out += "\(name)_bucket{le=\"+Inf\"} \(h.count)\n"
+    out += "\(name)_sum \(h.sum)\n"
+    out += "\(name)_count \(h.count)\n"
+    return out
+  }
+}

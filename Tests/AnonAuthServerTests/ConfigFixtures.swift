@@ -1,0 +1,66 @@
+import Foundation
+
+/// A temporary directory for one test's files (config files, keys), removed on deinit.
+final class Scratch {
+  let path: String
+
+  init() throws {
+    path =
+      FileManager.default.temporaryDirectory.appendingPathComponent("anonauth-server-\(UUID().uuidString)")
+      .path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  }
+
+  deinit { try? FileManager.default.removeItem(atPath: path) }
+
+  /// Writes `text` to `name` in the directory and returns its path.
+  @discardableResult
+  func write(_ name: String, _ text: String) throws -> String {
+    let file = path + "/" + name
+    try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+    return file
+  }
+}
+
+/// The built binaries: `ANONAUTHD`, else the `anonauthd` beside the test bundle (the
+/// same build folder, whatever `--scratch-path` was), else `.build/debug`.
+enum Binaries {
+  static var anonauthd: String {
+    if let path = ProcessInfo.processInfo.environment["ANONAUTHD"] { return path }
+    let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    let sibling = running.deletingLastPathComponent().appendingPathComponent("anonauthd").path
+    if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    return root.appendingPathComponent(".build/debug/anonauthd").path
+  }
+}
+
+/// What a finished process left: its exit status and both outputs.
+struct Finished {
+  let status: Int32
+  let stdout: String
+  let stderr: String
+
+  var stderrLines: [Substring] { stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast() }
+}
+
+/// Runs the real `anonauthd` to completion (it must exit by itself: a bad setting, `--help`
+/// or `--print-config`), with only the given environment.
+func runDaemon(_ arguments: [String], environment: [String: String] = [:]) throws -> Finished {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: Binaries.anonauthd)
+  process.arguments = arguments
+  process.environment = environment
+  let out = Pipe()
+  let err = Pipe()
+  process.standardOutput = out
+  process.standardError = err
+  try process.run()
+  let stdout = out.fileHandleForReading.readDataToEndOfFile()
+  let stderr = err.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return Finished(
+    status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+    stderr: String(decoding: stderr, as: UTF8.self))
+}
