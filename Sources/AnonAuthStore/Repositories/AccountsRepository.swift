@@ -38,10 +38,20 @@ public enum AccountsRepository {
     try db.execute("INSERT INTO accounts (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(account))
   }
 
-  /// Rewrites every column of an existing account.
+  /// Rewrites every column of an existing account but its key.
+  ///
+  /// An UPDATE, never INSERT OR REPLACE: REPLACE deletes the old row first, and with
+  /// foreign keys on, ON DELETE CASCADE would take the account's provider identities and
+  /// refresh tokens with it.
   public static func update(_ db: Database, _ account: AccountRecord) throws {
+    let all = values(account)
     try db.execute(
-      "INSERT OR REPLACE INTO accounts (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(account))
+      """
+      UPDATE accounts SET is_anonymous = ?, email = ?, email_verified = ?, display_name = ?,
+        password_hash = ?, disabled = ?, created_at_ms = ?, last_sign_in_at_ms = ?, last_refresh_at_ms = ?,
+        valid_since = ?, custom_claims_json = ?, scheduled_deletion_at_ms = ?
+      WHERE project_id = ? AND local_id = ?
+      """, Array(all[2...]) + [all[0], all[1]])
   }
 
   public static func get(_ db: Database, projectID: String, localID: String) throws -> AccountRecord? {
