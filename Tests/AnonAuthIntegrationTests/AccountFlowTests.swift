@@ -75,7 +75,8 @@ import Testing
     update.config = config
     update.updateMask = ["sign_up_quota_per_hour"]
     _ = try await admin.call(
-      "/anonauth.v1.AdminService/UpdateProjectConfig", update, metadata: ["authorization": "Bearer \(adminKey)"],
+      "/anonauth.v1.AdminService/UpdateProjectConfig", update,
+      metadata: ["authorization": "Bearer \(adminKey)"],
       as: ProjectConfig.self)
 
     let auth = Auth(client: try first.client(), apiKey: apiKey)

@@ -29,7 +29,8 @@ final class DaemonProcess: @unchecked Sendable {
   ///   default.
   init(_ extra: [String] = [], environment: [String: String] = [:], dataDir reuse: URL? = nil) throws {
     dataDir =
-      reuse ?? FileManager.default.temporaryDirectory.appendingPathComponent("anonauth-it-\(UUID().uuidString)")
+      reuse
+      ?? FileManager.default.temporaryDirectory.appendingPathComponent("anonauth-it-\(UUID().uuidString)")
     keepDataDir = reuse != nil
     logFile = dataDir.appendingPathExtension("\(UUID().uuidString.prefix(8)).log")
     _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
