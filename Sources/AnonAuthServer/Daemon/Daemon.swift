@@ -101,9 +101,16 @@ public enum Daemon {
     }
     serviceMetrics.accounts.store(
       try await store.read { try AccountsRepository.count($0) }, ordering: .relaxed)
+    let outbound: HTTPSClient
+    do {
+      outbound = try HTTPSClient(caFile: config.outboundCAFile)
+    } catch {
+      throw ConfigError("--outbound-ca-file: \(error.description)")
+    }
     let environment = ServiceEnvironment(
       store: store, directory: directory, minter: minter, clock: clock, ipPolicy: ipPolicy,
-      metrics: serviceMetrics, logger: logger, masterKey: masterKey.bytes)
+      metrics: serviceMetrics, logger: logger, masterKey: masterKey.bytes,
+      outbound: OutboundHTTPSAdapter(client: outbound))
     var newDevKeys: [String: String] = [:]
     if config.dev {
       newDevKeys = try await DevBootstrap.ensure(
@@ -161,6 +168,7 @@ public enum Daemon {
     ops.stop()
     await store.close()
     pool.shutdown()
+    outbound.shutdown()
     logger.info("stopped")
     return 0
   }

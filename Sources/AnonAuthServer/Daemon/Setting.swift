@@ -38,6 +38,9 @@ public struct Setting: Sendable {
       "master-key-file", nil, "32-byte key that encrypts signing keys at rest; in --dev made in the data dir"),
     Setting("trusted-proxies", "", "comma-separated CIDRs whose x-end-user-ip is believed"),
     Setting(
+      "outbound-ca-file", nil,
+      "PEM CAs trusted for outbound HTTPS (provider keys, Facebook Graph API); default: the system CA store"),
+    Setting(
       "dev", "false", "development mode: self-signed TLS, generated master key, demo-project", isSwitch: true),
     Setting(
       "config", nil, "a JSON file of settings, keyed by flag name without dashes' prefix (\"data-dir\")"),
