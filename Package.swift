@@ -77,11 +77,18 @@ let package = Package(
       name: "AnonAuthCryptoTests", dependencies: ["AnonAuthCrypto"],
       swiftSettings: swiftSettings),
     .testTarget(
+      name: "AnonAuthNetTests", dependencies: ["AnonAuthNet"],
+      swiftSettings: swiftSettings),
+    .testTarget(
       name: "AnonAuthStoreTests", dependencies: ["AnonAuthStore"],
       swiftSettings: swiftSettings),
     .testTarget(
+      name: "AnonAuthServiceTests",
+      dependencies: ["AnonAuthService", "AnonAuthStore", "AnonAuthCrypto", "AnonAuthWire"],
+      swiftSettings: swiftSettings),
+    .testTarget(
       name: "AnonAuthIntegrationTests",
-      dependencies: ["AnonAuthClient", "AnonAuthWire", "AnonAuthNet"],
+      dependencies: ["AnonAuthClient", "AnonAuthWire", "AnonAuthNet", "AnonAuthCrypto"],
       swiftSettings: swiftSettings),
   ]
 )
