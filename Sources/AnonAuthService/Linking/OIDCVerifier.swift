@@ -52,9 +52,11 @@ struct OIDCVerifier {
     guard algorithm == "RS256" || algorithm == "ES256" else {
       throw invalid("the ID token's algorithm \(algorithm.prefix(16)) is not RS256 or ES256")
     }
-    var keys = try await keySet(source, refresh: false).candidates(kid: token.keyID, algorithm: algorithm)
+    // An empty kid names no key: treated as none.
+    let kid = token.keyID.flatMap { $0.isEmpty ? nil : $0 }
+    var keys = try await keySet(source, refresh: false).candidates(kid: kid, algorithm: algorithm)
     if keys.isEmpty, case .url = source {
-      keys = try await keySet(source, refresh: true).candidates(kid: token.keyID, algorithm: algorithm)
+      keys = try await keySet(source, refresh: true).candidates(kid: kid, algorithm: algorithm)
     }
     guard !keys.isEmpty else { throw invalid("no key of the provider matches the ID token's kid") }
     let signed = keys.contains { key in
