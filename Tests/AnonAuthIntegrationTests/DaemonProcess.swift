@@ -17,8 +17,15 @@ final class DaemonProcess: @unchecked Sendable {
   /// A restarted daemon leaves its data dir to the test that made it.
   private let keepDataDir: Bool
 
+  /// `ANONAUTHD`, else the daemon built beside this test binary (whatever the scratch
+  /// path), else `.build/debug/anonauthd`.
   static var binary: String {
     if let path = ProcessInfo.processInfo.environment["ANONAUTHD"] { return path }
+    if let testBinary = CommandLine.arguments.first {
+      let sibling = URL(fileURLWithPath: testBinary).deletingLastPathComponent().appendingPathComponent(
+        "anonauthd")
+      if FileManager.default.isExecutableFile(atPath: sibling.path) { return sibling.path }
+    }
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
     return root.appendingPathComponent(".build/debug/anonauthd").path
