@@ -4,7 +4,10 @@ import Foundation
 /// How the CLI reaches the daemon: flags, else `client.json` in the data dir (written by
 /// `anonauthd --dev`), so that after `make run` every command works with no set-up.
 struct Connection {
-  static let switchNames: Set<String> = ["insecure", "json", "help", "force-refresh", "check-revoked"]
+  static let switchNames: Set<String> = [
+    "insecure", "json", "help", "force-refresh", "check-revoked", "password-stdin", "id-token-stdin",
+    "access-token-stdin",
+  ]
   static let help = """
     Connection options (default: read DATA_DIR/client.json):
       --rpc HOST:PORT       the daemon's RPC address
