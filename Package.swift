@@ -67,7 +67,7 @@ let package = Package(
       name: "anonauthd", dependencies: ["AnonAuthServer", "AnonAuthCrypto"],
       swiftSettings: swiftSettings),
     .executableTarget(
-      name: "anonauth", dependencies: ["AnonAuthClient", "AnonAuthWire"],
+      name: "anonauth", dependencies: ["AnonAuthClient", "AnonAuthWire", "AnonAuthCrypto"],
       swiftSettings: swiftSettings),
 
     .testTarget(
