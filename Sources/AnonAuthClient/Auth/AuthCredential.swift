@@ -34,6 +34,7 @@ public struct AuthCredential: Sendable, Equatable {
 
 /// Email and password credentials.
 public enum EmailAuthProvider {
+  /// The provider id of email and password credentials.
   public static let id = "password"
 
   /// A credential that links (or signs in with) this email and password.
@@ -44,6 +45,7 @@ public enum EmailAuthProvider {
 
 /// Google credentials: the ID token from Google Sign-In.
 public enum GoogleAuthProvider {
+  /// Google's provider id.
   public static let id = "google.com"
 
   /// - Parameters:
@@ -58,8 +60,10 @@ public enum GoogleAuthProvider {
 /// Facebook credentials: the access token from Facebook Login, checked by AnonAuth with
 /// the Graph API.
 public enum FacebookAuthProvider {
+  /// Facebook's provider id.
   public static let id = "facebook.com"
 
+  /// A credential of the Facebook Login access token; AnonAuth checks it with the Graph API.
   public static func credential(withAccessToken accessToken: String) -> AuthCredential {
     AuthCredential(provider: id, accessToken: accessToken)
   }

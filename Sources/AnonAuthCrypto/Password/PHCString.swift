@@ -11,6 +11,7 @@ public struct PHCString: Sendable, Equatable {
   /// Longer text is refused before it is parsed.
   static let maximumLength = 256
 
+  /// A hash to format with `text`.
   public init(parameters: ScryptParameters, salt: [UInt8], hash: [UInt8]) {
     self.parameters = parameters
     self.salt = salt

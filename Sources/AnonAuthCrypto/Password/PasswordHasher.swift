@@ -6,6 +6,7 @@ public struct PasswordHasher: Sendable {
   public static let saltLength = 16
   public static let hashLength = 32
 
+  /// - Parameter parameters: the cost of new hashes (tests pass cheaper ones).
   public init(parameters: ScryptParameters = .current) {
     self.parameters = parameters
   }

@@ -5,6 +5,7 @@ public struct HTTPResponse: Sendable, Equatable {
   public var headers: [String: String]
   public var body: [UInt8]
 
+  /// A response; `headers` names must be lowercase.
   public init(status: Int, headers: [String: String], body: [UInt8]) {
     self.status = status
     self.headers = headers

@@ -25,6 +25,9 @@ public struct HTTPResponseParser: Sendable {
   /// Bytes of trailer section read so far (bounded like the head).
   private var trailerBytes = 0
 
+  /// - Parameters:
+  ///   - maxHeadBytes: the status line and headers (and, separately, the trailers).
+  ///   - maxBodyBytes: the body after de-chunking.
   public init(maxHeadBytes: Int = 64 * 1024, maxBodyBytes: Int = 1024 * 1024) {
     self.maxHeadBytes = maxHeadBytes
     self.maxBodyBytes = maxBodyBytes

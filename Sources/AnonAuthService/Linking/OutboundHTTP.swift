@@ -15,6 +15,7 @@ public struct OutboundResponse: Sendable {
   /// `Cache-Control: max-age` less `Age`, 0 for no-store/no-cache, nil when unsaid.
   public var freshnessSeconds: Int?
 
+  /// A response as an `OutboundHTTP` implementation read it.
   public init(status: Int, body: [UInt8], freshnessSeconds: Int? = nil) {
     self.status = status
     self.body = body
@@ -25,11 +26,13 @@ public struct OutboundResponse: Sendable {
 /// The outbound client of an environment built without one: every call fails, so
 /// providers that need the network answer `INVALID_IDP_RESPONSE`.
 public struct NoOutboundHTTP: OutboundHTTP {
+  /// The stand-in of environments without a network.
   public init() {}
 
   struct Unavailable: Error, CustomStringConvertible {
     var description: String { "no outbound HTTPS client is configured" }
   }
 
+  /// Always fails.
   public func get(_ url: String) async throws -> OutboundResponse { throw Unavailable() }
 }
