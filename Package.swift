@@ -67,7 +67,7 @@ let package = Package(
       name: "anonauthd", dependencies: ["AnonAuthServer", "AnonAuthCrypto"],
       swiftSettings: swiftSettings),
     .executableTarget(
-      name: "anonauth", dependencies: ["AnonAuthClient", "AnonAuthWire"],
+      name: "anonauth", dependencies: ["AnonAuthClient", "AnonAuthWire", "AnonAuthCrypto"],
       swiftSettings: swiftSettings),
 
     .testTarget(
@@ -75,6 +75,9 @@ let package = Package(
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthCryptoTests", dependencies: ["AnonAuthCrypto"],
+      swiftSettings: swiftSettings),
+    .testTarget(
+      name: "AnonAuthNetTests", dependencies: ["AnonAuthNet"],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthStoreTests", dependencies: ["AnonAuthStore"],
@@ -89,7 +92,7 @@ let package = Package(
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthIntegrationTests",
-      dependencies: ["AnonAuthClient", "AnonAuthWire", "AnonAuthNet"],
+      dependencies: ["AnonAuthClient", "AnonAuthWire", "AnonAuthNet", "AnonAuthCrypto"],
       swiftSettings: swiftSettings),
   ]
 )

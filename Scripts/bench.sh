@@ -6,6 +6,8 @@
 #   - anonauth bench signup  (anonymous SignUp on 64 connections)
 #   - anonauth bench health  (health calls on 64 connections)
 #   - anonauth bench idle    (daemon RSS per idle TLS connection)
+#   - anonauth bench password  (SignInWithPassword: bound by scrypt's cost)
+#   - anonauth bench link-oidc (LinkWithCredential with an ES256 OIDC ID token)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/.build/release"
@@ -28,6 +30,11 @@ signup=$("$bin/anonauth" bench signup --data-dir "$dir" --connections 64 --concu
 echo "$signup"
 echo "== anonauth bench health"
 "$bin/anonauth" bench health --data-dir "$dir" --connections 64 --concurrency 8 --seconds "$seconds"
+echo "== anonauth bench password"
+"$bin/anonauth" bench password --data-dir "$dir" --connections 8 --concurrency 2 --seconds "$seconds"
+echo "== anonauth bench link-oidc"
+"$bin/anonauth" bench link-oidc --data-dir "$dir" --connections 16 --concurrency 4 --seconds "$seconds" \
+  --accounts "${BENCH_LINK_ACCOUNTS:-6000}"
 echo "== anonauth bench idle"
 "$bin/anonauth" bench idle --data-dir "$dir" --connections "$idle" --hold-seconds 3
 

@@ -60,9 +60,14 @@ public final class TLSContext: @unchecked Sendable {
     return String(digest.prefix(Int(length)).flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0xf)]] })
   }
 
-  /// A client context that verifies the server against `caFile`, or, with
-  /// `insecure`, verifies nothing (development only: anyone can impersonate the server).
-  public static func client(caFile: String?, insecure: Bool = false) throws(OpenSSLError) -> TLSContext {
+  /// A client context that verifies the server against `caFile` (nil: the system's CA
+  /// store), or, with `insecure`, verifies nothing (development only: anyone can
+  /// impersonate the server).
+  /// - Parameter applicationProtocol: the one ALPN protocol offered: `anonauth/1` for
+  ///   AnonAuth, `http/1.1` for the outbound HTTPS client.
+  public static func client(
+    caFile: String?, insecure: Bool = false, applicationProtocol: String = TLSContext.alpn
+  ) throws(OpenSSLError) -> TLSContext {
     let context = try TLSContext(server: false)
     ERR_clear_error()
     if insecure {
@@ -77,7 +82,8 @@ public final class TLSContext: @unchecked Sendable {
       }
       SSL_CTX_set_verify(context.ctx, SSL_VERIFY_PEER, nil)
     }
-    var wire: [UInt8] = [UInt8(alpn.utf8.count)] + Array(alpn.utf8)
+    guard (1...255).contains(applicationProtocol.utf8.count) else { throw OpenSSLError("ALPN length") }
+    var wire: [UInt8] = [UInt8(applicationProtocol.utf8.count)] + Array(applicationProtocol.utf8)
     // SSL_CTX_set_alpn_protos returns 0 on success, unlike most of OpenSSL.
     if SSL_CTX_set_alpn_protos(context.ctx, &wire, UInt32(wire.count)) != 0 {
       throw OpenSSLError("ALPN")

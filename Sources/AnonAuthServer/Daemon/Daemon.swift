@@ -88,9 +88,16 @@ public enum Daemon {
     }
     serviceMetrics.accounts.store(
       try await store.read { try AccountsRepository.count($0) }, ordering: .relaxed)
+    let outbound: HTTPSClient
+    do {
+      outbound = try HTTPSClient(caFile: config.outboundCAFile)
+    } catch {
+      throw ConfigError("--outbound-ca-file: \(error.description)")
+    }
     let environment = ServiceEnvironment(
       store: store, directory: directory, minter: minter, clock: clock, ipPolicy: ipPolicy,
-      metrics: serviceMetrics, logger: logger, masterKey: masterKey.bytes)
+      metrics: serviceMetrics, logger: logger, masterKey: masterKey.bytes,
+      outbound: OutboundHTTPSAdapter(client: outbound))
     if let adminKey = secrets.adminKey,
       try await directory.replaceAdminKey(label: AdminKeyFile.label, rawKey: adminKey)
     {
@@ -169,6 +176,7 @@ public enum Daemon {
     ops.stop()
     await store.close()
     pool.shutdown()
+    outbound.shutdown()
     logger.info("stopped")
     return 0
   }

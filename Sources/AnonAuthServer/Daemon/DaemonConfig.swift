@@ -14,6 +14,8 @@ public struct DaemonConfig: Sendable {
   public var masterKeyFile: String?
   public var adminKeyFile: String?
   public var trustedProxies: [String]
+  /// CAs for outbound HTTPS (identity providers); nil: the system's CA store.
+  public var outboundCAFile: String?
   public var dev: Bool
   public var testHooks: Bool
   public var cleanupIntervalMs: Int64
@@ -150,6 +152,10 @@ public struct DaemonConfig: Sendable {
     trustedProxies = text("trusted-proxies").split(separator: ",").map {
       $0.trimmingCharacters(in: .whitespaces)
     }.filter { !$0.isEmpty }
+    outboundCAFile = values["outbound-ca-file"].flatMap { $0.isEmpty ? nil : $0 }
+    if let outboundCAFile, !FileManager.default.isReadableFile(atPath: outboundCAFile) {
+      throw ConfigError("--outbound-ca-file: cannot read \(outboundCAFile)")
+    }
     dev = try bool("dev")
     testHooks = try bool("test-hooks")
     switch text("log-level") {

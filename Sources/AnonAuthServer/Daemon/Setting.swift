@@ -46,6 +46,9 @@ public struct Setting: Sendable {
         + "labelled admin-key-file; a new file rotates it"),
     Setting("trusted-proxies", "", "comma-separated CIDRs whose x-end-user-ip is believed"),
     Setting(
+      "outbound-ca-file", nil,
+      "PEM CAs trusted for outbound HTTPS (provider keys, Facebook Graph API); default: the system CA store"),
+    Setting(
       "dev", "false", "development mode: self-signed TLS, generated master key, demo-project", isSwitch: true),
     Setting(
       "config", nil, "a JSON file of settings, keyed by flag name without dashes' prefix (\"data-dir\")"),

@@ -16,6 +16,10 @@ public enum ServiceRoutes {
     let accounts = AccountService(environment: env)
     let apiKey: Router.Authenticator = { context throws(RPCError) in try accounts.authenticate(context) }
     router.unary(AccountService.name, "SignUp", authenticate: apiKey, accounts.signUp)
+    router.unary(AccountService.name, "SignInWithPassword", authenticate: apiKey, accounts.signInWithPassword)
+    router.unary(AccountService.name, "SignInWithIdp", authenticate: apiKey, accounts.signInWithIdp)
+    router.unary(AccountService.name, "LinkWithCredential", authenticate: apiKey, accounts.linkWithCredential)
+    router.unary(AccountService.name, "UnlinkProvider", authenticate: apiKey, accounts.unlinkProvider)
     router.unary(AccountService.name, "RefreshToken", authenticate: apiKey, accounts.refreshToken)
     router.unary(AccountService.name, "GetAccountInfo", authenticate: apiKey, accounts.getAccountInfo)
     router.unary(AccountService.name, "DeleteAccount", authenticate: apiKey, accounts.deleteAccount)

@@ -3,8 +3,10 @@ import AnonAuthStore
 import AnonAuthWire
 import Foundation
 
-/// `AccountService`: anonymous sign-up, refresh, the account's own data, deletion.
-/// Every call names its project with `x-api-key` (checked before the payload is parsed).
+/// `AccountService`: sign-up (anonymous or email/password), sign-in, linking, refresh,
+/// the account's own data, deletion. Every call names its project with `x-api-key`
+/// (checked before the payload is parsed). Password and provider methods live in
+/// `AccountService+Password.swift` and `AccountService+Linking.swift`.
 public struct AccountService: Sendable {
   public static let name = "anonauth.v1.AccountService"
   let env: ServiceEnvironment
@@ -25,28 +27,16 @@ public struct AccountService: Sendable {
     switch request.kind {
     case nil:
       throw RPCError(.missingSignUpMethod, "set anonymous or email_password")
-    case .emailPassword:
-      guard project.emailPasswordEnabled else {
-        throw RPCError(.operationNotAllowed, "email/password sign-in is disabled for this project")
-      }
-      throw RPCError(
-        code: .unimplemented, reason: "UNIMPLEMENTED",
-        message: "email/password sign-up arrives with the account-linking worker")
+    case .emailPassword(let emailPassword):
+      try ProviderSettings.requirePassword(project)
+      return try await signUp(emailPassword, project: project, context: context)
     case .anonymous:
       guard project.anonymousEnabled else {
         throw RPCError(.operationNotAllowed, "anonymous sign-in is disabled for this project")
       }
     }
-    let ip = env.ipPolicy.endUserIP(context, callerIsAdmin: env.callerIsAdmin(context))
-    guard let ipKey = ip.flatMap(IPKey.make) else {
-      throw RPCError(.internalError, "the caller's address is unknown")
-    }
-    let localID: String
-    do {
-      localID = try SecureRandom.alphanumeric(28)
-    } catch {
-      throw RPCError(.internalError, "random generator failed")
-    }
+    let ipKey = try quotaIPKey(context)
+    let localID = try Self.newLocalID()
     let refresh = try RefreshTokenFactory.make()
     let now = env.clock.nowMs()
     let familyID = Base64URL.encode(Array(refresh.hash.prefix(16)))
@@ -177,12 +167,38 @@ public struct AccountService: Sendable {
 
   // MARK: Shared
 
+  /// A new uid: 28 characters of [A-Za-z0-9] from the CSPRNG.
+  static func newLocalID() throws(RPCError) -> String {
+    do {
+      return try SecureRandom.alphanumeric(28)
+    } catch {
+      throw RPCError(.internalError, "random generator failed")
+    }
+  }
+
+  /// The key the per-IP sign-up quota counts this call against.
+  func quotaIPKey(_ context: CallContext) throws(RPCError) -> String {
+    let ip = env.ipPolicy.endUserIP(context, callerIsAdmin: env.callerIsAdmin(context))
+    guard let ipKey = ip.flatMap(IPKey.make) else {
+      throw RPCError(.internalError, "the caller's address is unknown")
+    }
+    return ipKey
+  }
+
   /// The account an ID token speaks for: valid, not revoked, existing, enabled.
   /// - Parameter log: where to report the uid for the call's log line, as soon as the
   ///   token's signature has been checked (so a refused call still names its account).
   func signedInAccount(_ idToken: String, project: ProjectRecord, log: CallLogFields? = nil)
     async throws(RPCError)
     -> (AccountRecord, [IdentityRecord])
+  {
+    let caller = try await signedInCaller(idToken, project: project, log: log)
+    return (caller.account, caller.identities)
+  }
+
+  /// `signedInAccount`, with the token's `iat` for write jobs that check revocation again.
+  func signedInCaller(_ idToken: String, project: ProjectRecord, log: CallLogFields? = nil) async throws(RPCError)
+    -> (account: AccountRecord, identities: [IdentityRecord], issuedAt: Int64)
   {
     let claims = try env.minter.verify(idToken, projectID: project.projectID)
     guard let uid = claims["sub"]?.stringValue, let iat = claims["iat"]?.int64Value else {
@@ -202,16 +218,16 @@ public struct AccountService: Sendable {
     log?.setAccount(uid: uid, isAnonymous: account.isAnonymous)
     if account.disabled { throw RPCError(.userDisabled, "the account is disabled") }
     if iat < account.validSince { throw RPCError(.tokenExpired, "the ID token was revoked") }
-    return (account, identities)
+    return (account, identities, iat)
   }
 
   func authResponse(
     project: ProjectRecord, account: AccountRecord, identities: [IdentityRecord], signInProvider: String,
-    authTime: Int64, refreshToken: String, isNewUser: Bool
+    authTime: Int64, refreshToken: String, isNewUser: Bool, issuedAt: Int64? = nil
   ) async throws(RPCError) -> AuthResponse {
     let claims = IDTokenClaims.make(
       issuerPrefix: env.minter.issuerPrefix, project: project, account: account, identities: identities,
-      signInProvider: signInProvider, authTime: authTime, issuedAt: env.clock.nowSeconds())
+      signInProvider: signInProvider, authTime: authTime, issuedAt: issuedAt ?? env.clock.nowSeconds())
     var response = AuthResponse()
     response.idToken = try await env.minter.sign(claims)
     response.localId = account.localID

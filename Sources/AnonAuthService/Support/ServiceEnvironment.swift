@@ -1,3 +1,4 @@
+import AnonAuthCrypto
 import AnonAuthStore
 import AnonAuthWire
 
@@ -15,11 +16,19 @@ public struct ServiceEnvironment: Sendable {
   public let masterKey: [UInt8]
   /// How long a rotated refresh token may be presented again (PROTOCOL.md: 10 s).
   public let refreshReuseGraceMs: Int64
+  /// The account-linking worker's state: outbound HTTPS, provider keys, throttle, hasher.
+  public let linking: LinkingContext
 
+  /// - Parameters:
+  ///   - outbound: how provider keys and Facebook's Graph API are fetched; without one,
+  ///     providers that need the network answer `INVALID_IDP_RESPONSE`.
+  ///   - passwordHasher: scrypt parameters of new hashes (tests use cheaper ones).
+  ///   - signInThrottle: the limits on failed password sign-ins.
   public init(
     store: Store, directory: ProjectDirectory, minter: TokenMinter, clock: any ServiceClock,
     ipPolicy: EndUserIPPolicy, metrics: ServiceMetrics, logger: Logger, masterKey: [UInt8],
-    refreshReuseGraceMs: Int64 = 10_000
+    refreshReuseGraceMs: Int64 = 10_000, outbound: any OutboundHTTP = NoOutboundHTTP(),
+    passwordHasher: PasswordHasher = PasswordHasher(), signInThrottle: SignInThrottle = SignInThrottle()
   ) {
     self.store = store
     self.directory = directory
@@ -30,7 +39,12 @@ public struct ServiceEnvironment: Sendable {
     self.logger = logger
     self.masterKey = masterKey
     self.refreshReuseGraceMs = refreshReuseGraceMs
+    self.linking = LinkingContext(
+      outbound: outbound, clock: clock, throttle: signInThrottle, hasher: passwordHasher)
   }
+
+  /// The bounded pool for CPU-heavy work (signing, scrypt).
+  var cpuPool: CPUPool { minter.cpuPool }
 
   /// Runs a write job; a documented `RPCError` thrown inside passes through, anything
   /// else is logged and becomes `INTERNAL`.

@@ -4,6 +4,7 @@ import Synchronization
 /// clean-up passes and the accounts they deleted, and the number of accounts.
 public final class ServiceMetrics: Sendable {
   private let signUps = Mutex<[String: Int]>([:])
+  private let links = Mutex<[String: Int]>([:])
   public let quotaRefusals = Atomic<Int>(0)
   public let accounts = Atomic<Int64>(0)
   /// Clean-up passes finished (by the worker or `RunCleanup`).
@@ -29,11 +30,18 @@ public final class ServiceMetrics: Sendable {
 
   func accountsDeleted(_ count: Int64) { accounts.subtract(count, ordering: .relaxed) }
 
+  func linked(provider: String) { links.withLock { $0[provider, default: 0] += 1 } }
+
   public func prometheusText() -> String {
     var out = "# HELP anonauth_sign_ups_total Accounts created, by sign-in provider.\n"
     out += "# TYPE anonauth_sign_ups_total counter\n"
     for (provider, count) in signUps.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
       out += "anonauth_sign_ups_total{provider=\"\(provider)\"} \(count)\n"
+    }
+    out += "# HELP anonauth_links_total Credentials linked to existing accounts, by provider.\n"
+    out += "# TYPE anonauth_links_total counter\n"
+    for (provider, count) in links.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+      out += "anonauth_links_total{provider=\"\(provider)\"} \(count)\n"
     }
     out += "# HELP anonauth_sign_up_quota_refusals_total Sign-ups refused by the per-IP quota.\n"
     out += "# TYPE anonauth_sign_up_quota_refusals_total counter\n"

@@ -33,6 +33,10 @@ public final class TokenMinter: Sendable {
 
   public var hasKeys: Bool { ring.withLock { $0.ring != nil } }
 
+  /// The pool that signs: the service's CPU-heavy work (scrypt too) shares it, so the
+  /// cores are never oversubscribed.
+  public var cpuPool: CPUPool { pool }
+
   /// Loads the published keys, making the first one when there is none.
   /// - Throws: when a sealed key does not open: the master key is not the one the store
   ///   was made with.

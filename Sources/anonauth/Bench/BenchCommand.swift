@@ -5,11 +5,14 @@ import Synchronization
 
 /// `anonauth bench ...`: load figures measured against a running daemon, never in tests.
 enum BenchCommand {
-  static let summary = "measure the daemon: health throughput, idle connection memory"
+  static let summary =
+    "measure the daemon: health, sign-up, password sign-in and linking throughput, idle memory"
   static let help = """
     Usage: anonauth bench health [--connections 64] [--concurrency 8] [--seconds 10] [options]
            anonauth bench signup [--connections 64] [--concurrency 4] [--seconds 10] [options]
            anonauth bench idle   [--connections 10000] [--ops HOST:PORT] [--hold-seconds 5] [options]
+           anonauth bench password  [--connections 8] [--concurrency 2] [--seconds 10] [options]
+           anonauth bench link-oidc [--connections 16] [--concurrency 4] [--seconds 10] [--accounts 4000] [options]
 
     health  Health calls on N connections, each with C calls in flight, for S seconds:
             prints calls/s, p50, p99 and max latency.
@@ -19,6 +22,14 @@ enum BenchCommand {
     idle    Opens N TLS connections (one call each, then idle) and reads the daemon's
             resident memory from its ops port before and after: prints bytes per
             connection. The daemon's ops address comes from --ops or client.json.
+    password
+            Creates one email/password account, then SignInWithPassword with the right
+            password: prints sign-ins/s (bound by scrypt's cost on the daemon's cores).
+    link-oidc
+            Configures the provider oidc.bench on the project (inline P-256 keys made
+            here; other providers are kept), makes --accounts anonymous accounts, then
+            links an ES256 ID token of a new identity to each: prints links/s. Stops early
+            when the accounts run out. Needs the admin key (--admin-key or client.json).
 
     \(Connection.help)
     """
@@ -28,11 +39,14 @@ enum BenchCommand {
     case "health": try await health(arguments)
     case "signup": try await signUp(arguments)
     case "idle": try await idle(arguments)
-    default: throw .usage("bench: expected 'health' or 'idle' (see anonauth bench --help)")
+    case "password": try await CredentialBench.password(arguments)
+    case "link-oidc": try await CredentialBench.linkOIDC(arguments)
+    default:
+      throw .usage("bench: expected health, signup, idle, password or link-oidc (see anonauth bench --help)")
     }
   }
 
-  private static func int(_ arguments: Arguments, _ name: String, _ fallback: Int) throws(CLIError) -> Int {
+  static func int(_ arguments: Arguments, _ name: String, _ fallback: Int) throws(CLIError) -> Int {
     guard let text = arguments[name] else { return fallback }
     guard let value = Int(text), value > 0 else { throw .usage("--\(name) expects a positive number") }
     return value
@@ -63,11 +77,13 @@ enum BenchCommand {
   }
 
   /// Runs `method` from C tasks on each of N connections for S seconds and reports.
+  /// `request` is asked for each call's payload and metadata; nil ends that task early.
   static func load(
     _ arguments: Arguments, name: String, method: String, defaultConcurrency: Int,
-    request: @escaping @Sendable (Int) -> ([UInt8], [String: String])
+    defaultConnections: Int = 64,
+    request: @escaping @Sendable (Int) -> ([UInt8], [String: String])?
   ) async throws(CLIError) {
-    let connections = try int(arguments, "connections", 64)
+    let connections = try int(arguments, "connections", defaultConnections)
     let concurrency = try int(arguments, "concurrency", defaultConcurrency)
     let seconds = try int(arguments, "seconds", 10)
     let base = try Connection(arguments)
@@ -97,7 +113,7 @@ enum BenchCommand {
           group.addTask {
             while clock.now < end {
               let t0 = clock.now
-              let (payload, metadata) = request(0)
+              guard let (payload, metadata) = request(0) else { return }
               do {
                 _ = try await client.callRaw(method, payload: payload, metadata: metadata)
                 let elapsed = clock.now - t0
@@ -124,7 +140,7 @@ enum BenchCommand {
           + "\"p99_ms\":\(String(format: "%.3f", s.p99Ms)),\"max_ms\":\(String(format: "%.3f", s.maxMs))}")
     } else {
       print(
-        "health: \(connections) connections x \(concurrency) in flight, \(String(format: "%.1f", wall)) s")
+        "\(name): \(connections) connections x \(concurrency) in flight, \(String(format: "%.1f", wall)) s")
       print("  calls:     \(s.count) (\(s.failures) failed)")
       print("  calls/s:   \(Int(rate))")
       print(

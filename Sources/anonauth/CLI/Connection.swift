@@ -6,6 +6,7 @@ import Foundation
 struct Connection {
   static let switchNames: Set<String> = [
     "insecure", "json", "help", "force-refresh", "check-revoked", "anonymous", "email-password",
+    "password-stdin", "id-token-stdin", "access-token-stdin",
   ]
   static let help = """
     Connection options (default: read DATA_DIR/client.json):

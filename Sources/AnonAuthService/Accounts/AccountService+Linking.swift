@@ -1,0 +1,101 @@
+import AnonAuthStore
+import AnonAuthWire
+
+extension AccountService {
+  // MARK: SignInWithIdp
+
+  /// Signs in with a provider credential: to the account that holds the identity
+  /// (`is_new_user` false), or to a new permanent account (`is_new_user` true, counted
+  /// against the sign-up quota). A `password` credential signs in as
+  /// `SignInWithPassword` does.
+  public func signInWithIdp(_ request: SignInWithIdpRequest, context: CallContext) async throws(RPCError)
+    -> AuthResponse
+  {
+    let project = try env.project(context)
+    let credential = try Self.credential(request.credential)
+    if credential.providerId == ProviderSettings.password {
+      return try await signInWithPassword(
+        email: credential.email, password: credential.password, project: project, context: context)
+    }
+    let linker = AccountLinker(env: env)
+    let identity = try await linker.identity(for: credential, project: project)
+    let ipKey = try quotaIPKey(context)
+    let session = try NewSession(provider: identity.providerID, nowMs: env.clock.nowMs())
+    let signedIn: AccountLinker.SignedIn
+    do {
+      signedIn = try await linker.signIn(identity, project: project, ipKey: ipKey, session: session)
+    } catch {
+      if error.reason == Reason.tooManyAttempts.name { env.metrics.quotaRefusals.add(1, ordering: .relaxed) }
+      throw error
+    }
+    return try await authResponse(
+      project: project, account: signedIn.account, identities: signedIn.identities,
+      signInProvider: identity.providerID, authTime: session.authTime, refreshToken: session.token,
+      isNewUser: signedIn.isNewUser)
+  }
+
+  // MARK: LinkWithCredential
+
+  /// Links a credential to the account of `id_token`. The uid stays; an anonymous account
+  /// becomes permanent and loses its clean-up schedule; `valid_since` moves to now, so
+  /// ID tokens issued before are revoked while the ones returned here (issued at
+  /// `valid_since`) stay valid; they carry the linked provider as `sign_in_provider`.
+  public func linkWithCredential(_ request: LinkWithCredentialRequest, context: CallContext)
+    async throws(RPCError) -> AuthResponse
+  {
+    let project = try env.project(context)
+    let credential = try Self.credential(request.credential)
+    let caller = try await signedInCaller(request.idToken, project: project)
+    let providerID = credential.providerId
+    // Cheap checks first, so a refused link costs no provider call and no scrypt work;
+    // the write job checks the same things again.
+    if providerID == ProviderSettings.password {
+      try ProviderSettings.requirePassword(project)
+    } else {
+      _ = try ProviderSettings.config(providerID, project: project, masterKey: env.masterKey)
+    }
+    if caller.identities.contains(where: { $0.providerID == providerID })
+      || (providerID == ProviderSettings.password && caller.account.passwordHash != nil)
+    {
+      throw RPCError(.providerAlreadyLinked, "the account already has a \(providerID) credential")
+    }
+    let linker = AccountLinker(env: env)
+    let proof = try await linker.proof(for: credential, project: project)
+    let session = try NewSession(provider: providerID, nowMs: env.clock.nowMs())
+    let linked = try await linker.link(
+      proof, to: caller.account.localID, tokenIssuedAt: caller.issuedAt, project: project, session: session)
+    env.metrics.linked(provider: providerID)
+    env.logger.info(
+      "credential linked",
+      [
+        "project_id": .string(project.projectID), "uid": .string(linked.account.localID),
+        "provider": .string(providerID), "was_anonymous": .bool(caller.account.isAnonymous),
+        "request_id": .string(context.requestID),
+      ])
+    return try await authResponse(
+      project: project, account: linked.account, identities: linked.identities, signInProvider: providerID,
+      authTime: session.authTime, refreshToken: session.token, isNewUser: false,
+      issuedAt: linked.account.validSince)
+  }
+
+  // MARK: UnlinkProvider
+
+  /// Removes a provider from the account of `id_token`; `password` takes the email and
+  /// the password hash with it. The account never becomes anonymous again.
+  public func unlinkProvider(_ request: UnlinkProviderRequest, context: CallContext) async throws(RPCError)
+    -> AccountInfo
+  {
+    let project = try env.project(context)
+    let caller = try await signedInCaller(request.idToken, project: project)
+    let linked = try await AccountLinker(env: env).unlink(
+      request.providerId, from: caller.account.localID, tokenIssuedAt: caller.issuedAt, project: project)
+    return AccountInfo(linked.account, identities: linked.identities)
+  }
+
+  /// The request's credential.
+  /// - Throws: `INVALID_ARGUMENT` when it is missing.
+  static func credential(_ credential: Credential?) throws(RPCError) -> Credential {
+    guard let credential else { throw RPCError(.invalidArgument, "credential is missing") }
+    return credential
+  }
+}

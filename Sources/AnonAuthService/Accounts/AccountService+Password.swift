@@ -1,0 +1,126 @@
+import AnonAuthStore
+import AnonAuthWire
+
+extension AccountService {
+  // MARK: SignUp with email and password
+
+  /// A new permanent account with an email and a password (the sign-up quota applies).
+  func signUp(_ request: EmailPasswordSignUp, project: ProjectRecord, context: CallContext)
+    async throws(RPCError) -> AuthResponse
+  {
+    let email = try EmailAddress.require(request.email)
+    try PasswordPolicy.check(request.password, project: project)
+    guard request.displayName.utf8.count <= 256 else {
+      throw RPCError(.invalidArgument, "display_name is longer than 256 bytes")
+    }
+    let ipKey = try quotaIPKey(context)
+    let projectID = project.projectID
+    // Checked before hashing too, so that a taken email costs no scrypt work.
+    let taken = try await env.read { db in
+      try AccountsRepository.byEmail(db, projectID: projectID, email: email) != nil
+    }
+    if taken { throw RPCError(.emailExists, "another account has this email") }
+    let hash = try await env.hashPassword(request.password)
+    let localID = try Self.newLocalID()
+    let session = try NewSession(provider: ProviderSettings.password, nowMs: env.clock.nowMs())
+    var account = AccountRecord(
+      projectID: projectID, localID: localID, isAnonymous: false, createdAtMs: session.nowMs)
+    account.email = email
+    account.passwordHash = hash
+    account.displayName = request.displayName
+    let identity = IdentityRecord(
+      providerID: ProviderSettings.password, rawID: email, email: email, displayName: request.displayName)
+    let day = UTCDay.string(ms: session.nowMs)
+    let created = account
+    do {
+      try await env.write { db in
+        try SignUpQuota.admit(db, project: project, ipKey: ipKey, nowMs: session.nowMs)
+        if try AccountsRepository.byEmail(db, projectID: projectID, email: email) != nil {
+          throw RPCError(.emailExists, "another account has this email")
+        }
+        try AccountsRepository.insert(db, created)
+        try AccountsRepository.insertIdentity(db, projectID: projectID, localID: localID, identity)
+        try RefreshTokensRepository.insert(db, session.record(projectID: projectID, localID: localID))
+        try UsageRepository.countSignUp(
+          db, projectID: projectID, day: day, provider: ProviderSettings.password)
+      }
+    } catch {
+      if error.reason == Reason.tooManyAttempts.name { env.metrics.quotaRefusals.add(1, ordering: .relaxed) }
+      throw error
+    }
+    env.metrics.signedUp(provider: ProviderSettings.password)
+    return try await authResponse(
+      project: project, account: account, identities: [identity], signInProvider: ProviderSettings.password,
+      authTime: session.authTime, refreshToken: session.token, isNewUser: true)
+  }
+
+  // MARK: SignInWithPassword
+
+  /// Signs in with an email and a password. An unknown email, an account without a
+  /// password and a wrong password all answer `INVALID_LOGIN_CREDENTIALS` after the same
+  /// scrypt work; failures are throttled per account and per IP.
+  public func signInWithPassword(_ request: SignInWithPasswordRequest, context: CallContext)
+    async throws(RPCError) -> AuthResponse
+  {
+    let project = try env.project(context)
+    return try await signInWithPassword(
+      email: request.email, password: request.password, project: project, context: context)
+  }
+
+  func signInWithPassword(
+    email rawEmail: String, password: String, project: ProjectRecord, context: CallContext
+  )
+    async throws(RPCError) -> AuthResponse
+  {
+    try ProviderSettings.requirePassword(project)
+    let email = try EmailAddress.require(rawEmail)
+    let projectID = project.projectID
+    let throttle = env.linking.throttle
+    let accountKey = SignInThrottle.accountKey(projectID: projectID, email: email)
+    let ipKey = env.ipPolicy.endUserIP(context, callerIsAdmin: env.callerIsAdmin(context))
+      .flatMap(IPKey.make).map { SignInThrottle.ipKey(projectID: projectID, ip: $0) }
+    if let wait = throttle.retryAfterSeconds(account: accountKey, ip: ipKey, nowMs: env.clock.nowMs()) {
+      throw RPCError(
+        .tooManyAttempts, "too many failed sign-ins; try again later",
+        details: ["retry_after_seconds": String(wait)])
+    }
+    let found = try await env.read { db in
+      try AccountsRepository.byEmail(db, projectID: projectID, email: email)
+    }
+    // A password over the policy's limit cannot be stored, so it cannot match; its first
+    // 4096 bytes are still checked against the dummy hash so that it costs the same.
+    let tooLong = password.utf8.count > PasswordPolicy.maximumBytes
+    let checked =
+      tooLong ? String(decoding: password.utf8.prefix(PasswordPolicy.maximumBytes), as: UTF8.self) : password
+    let stored = tooLong ? nil : found?.passwordHash
+    let verification = try await env.verifyPassword(checked, against: stored)
+    guard verification.matches, let account = found, let verifiedHash = stored else {
+      throttle.recordFailure(account: accountKey, ip: ipKey, nowMs: env.clock.nowMs())
+      throw RPCError(.invalidLoginCredentials, "the email or the password is wrong")
+    }
+    throttle.recordSuccess(account: accountKey)
+    let rehash = verification.needsRehash ? try await env.hashPassword(password) : nil
+    let session = try NewSession(provider: ProviderSettings.password, nowMs: env.clock.nowMs())
+    let localID = account.localID
+    let (signedIn, identities) = try await env.write { db -> (AccountRecord, [IdentityRecord]) in
+      // The password may have changed, or the account gone, since it was checked.
+      guard var current = try AccountsRepository.get(db, projectID: projectID, localID: localID),
+        current.passwordHash == verifiedHash
+      else { throw RPCError(.invalidLoginCredentials, "the email or the password is wrong") }
+      if current.disabled { throw RPCError(.userDisabled, "the account is disabled") }
+      current.lastSignInAtMs = session.nowMs
+      try AccountsRepository.setLastSignIn(db, projectID: projectID, localID: localID, atMs: session.nowMs)
+      if let rehash,
+        try AccountsRepository.replacePasswordHash(
+          db, projectID: projectID, localID: localID, expected: verifiedHash, with: rehash)
+      {
+        current.passwordHash = rehash
+      }
+      try RefreshTokensRepository.insert(db, session.record(projectID: projectID, localID: localID))
+      return (current, try AccountsRepository.identities(db, projectID: projectID, localID: localID))
+    }
+    return try await authResponse(
+      project: project, account: signedIn, identities: identities, signInProvider: ProviderSettings.password,
+      authTime: session.authTime, refreshToken: session.token, isNewUser: false)
+  }
+}

@@ -1,0 +1,31 @@
+import AnonAuthCrypto
+import AnonAuthStore
+import AnonAuthWire
+
+/// The refresh token of a new sign-in: a new token family whose `sign_in_provider` and
+/// `auth_time` are those of this sign-in, made before the write job (the random
+/// generator can fail; the job should not).
+struct NewSession: Sendable {
+  let token: String
+  let hash: [UInt8]
+  let nowMs: Int64
+  let provider: String
+
+  init(provider: String, nowMs: Int64) throws(RPCError) {
+    let made = try RefreshTokenFactory.make()
+    token = made.token
+    hash = made.hash
+    self.nowMs = nowMs
+    self.provider = provider
+  }
+
+  /// Seconds of this sign-in, the family's `auth_time`.
+  var authTime: Int64 { nowMs / 1000 }
+
+  func record(projectID: String, localID: String) -> RefreshTokenRecord {
+    RefreshTokenRecord(
+      tokenHash: hash, projectID: projectID, localID: localID,
+      familyID: Base64URL.encode(Array(hash.prefix(16))),
+      issuedAtMs: nowMs, authTime: authTime, signInProvider: provider)
+  }
+}

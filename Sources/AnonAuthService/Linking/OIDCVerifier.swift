@@ -1,0 +1,134 @@
+import AnonAuthCrypto
+import AnonAuthWire
+
+/// Verifies an OpenID Connect ID token from google.com or an `oidc.<name>` provider:
+/// an RS256 or ES256 signature by one of the provider's keys, then the claims OIDC Core
+/// section 3.1.3.7 asks a relying party to check. Every failure is `INVALID_IDP_RESPONSE`
+/// (the reason travels in the message, for people); a provider configured without an
+/// issuer or keys is `OPERATION_NOT_ALLOWED`.
+struct OIDCVerifier {
+  /// Clock skew allowed on `exp`, `iat` and `nbf`.
+  static let skewSeconds: Int64 = 60
+
+  let config: IdpConfig
+  let cache: JWKSCache
+
+  enum KeySource: Equatable {
+    case inline(String)
+    case url(String)
+  }
+
+  /// Where the provider's keys come from: inline JSON first, then the URL, then (for
+  /// google.com only) Google's published keys.
+  var keySource: KeySource? {
+    if !config.jwksJson.isEmpty { return .inline(config.jwksJson) }
+    if !config.jwksUrl.isEmpty { return .url(config.jwksUrl) }
+    if config.providerId == ProviderSettings.google { return .url(ProviderSettings.googleKeysURL) }
+    return nil
+  }
+
+  /// The issuers accepted: the configured one, else Google's two spellings for google.com.
+  var issuers: [String] {
+    if !config.issuer.isEmpty { return [config.issuer] }
+    return config.providerId == ProviderSettings.google ? ProviderSettings.googleIssuers : []
+  }
+
+  /// - Parameter nonce: when not empty, the token's `nonce` must equal it, or equal its
+  ///   SHA-256 in hex (the form apps send to providers that hash the raw nonce).
+  func verify(idToken: String, nonce: String, nowSeconds now: Int64) async throws(RPCError)
+    -> VerifiedIdentity
+  {
+    guard let source = keySource, !issuers.isEmpty else {
+      throw RPCError(.operationNotAllowed, "\(config.providerId) is configured without an issuer or keys")
+    }
+    guard !idToken.isEmpty else { throw invalid("the credential has no id_token") }
+    let token: DecodedJWT
+    do {
+      token = try JWT.decode(idToken)
+    } catch {
+      throw invalid("the ID token is malformed")
+    }
+    let algorithm = token.algorithm
+    guard algorithm == "RS256" || algorithm == "ES256" else {
+      throw invalid("the ID token's algorithm \(algorithm.prefix(16)) is not RS256 or ES256")
+    }
+    // An empty kid names no key: treated as none.
+    let kid = token.keyID.flatMap { $0.isEmpty ? nil : $0 }
+    var keys = try await keySet(source, refresh: false).candidates(kid: kid, algorithm: algorithm)
+    if keys.isEmpty, case .url = source {
+      keys = try await keySet(source, refresh: true).candidates(kid: kid, algorithm: algorithm)
+    }
+    guard !keys.isEmpty else { throw invalid("no key of the provider matches the ID token's kid") }
+    let signed = keys.contains { key in
+      switch key {
+      case .rsa(let rsa): token.verify(with: rsa)
+      case .ec(let ec): token.verify(with: ec)
+      }
+    }
+    guard signed else { throw invalid("the ID token's signature is not valid") }
+    return try checkClaims(token.claims, nonce: nonce, now: now)
+  }
+
+  private func keySet(_ source: KeySource, refresh: Bool) async throws(RPCError) -> JWKSet {
+    switch source {
+    case .inline(let json): try cache.inline(json)
+    case .url(let url): try await cache.keys(url: url, refresh: refresh)
+    }
+  }
+
+  func checkClaims(_ claims: [String: JSONValue], nonce: String, now: Int64) throws(RPCError)
+    -> VerifiedIdentity
+  {
+    guard let iss = claims["iss"]?.stringValue, issuers.contains(iss) else {
+      throw invalid("the ID token's issuer is not \(config.providerId)'s")
+    }
+    let audiences: [String]
+    if let single = claims["aud"]?.stringValue {
+      audiences = [single]
+    } else if let list = claims["aud"]?.arrayValue {
+      audiences = list.compactMap(\.stringValue)
+    } else {
+      audiences = []
+    }
+    guard audiences.contains(config.clientId) else {
+      throw invalid("the ID token was issued for another client")
+    }
+    // With several audiences, the authorized party must be us (OIDC Core 3.1.3.7).
+    if audiences.count > 1, let azp = claims["azp"]?.stringValue, azp != config.clientId {
+      throw invalid("the ID token was issued for another client")
+    }
+    guard let exp = claims["exp"]?.int64Value, let iat = claims["iat"]?.int64Value else {
+      throw invalid("the ID token lacks exp or iat")
+    }
+    guard exp > now - Self.skewSeconds else { throw invalid("the ID token has expired") }
+    guard iat <= now + Self.skewSeconds else { throw invalid("the ID token was issued in the future") }
+    if let nbfValue = claims["nbf"] {
+      guard let nbf = nbfValue.int64Value, nbf <= now + Self.skewSeconds else {
+        throw invalid("the ID token is not valid yet")
+      }
+    }
+    if !nonce.isEmpty {
+      let hashed = Hex.encode(SHA256.hash(Array(nonce.utf8)))
+      guard let claimed = claims["nonce"]?.stringValue,
+        ConstantTime.equals(Array(claimed.utf8), Array(nonce.utf8))
+          || ConstantTime.equals(Array(claimed.utf8), Array(hashed.utf8))
+      else { throw invalid("the ID token's nonce does not match") }
+    }
+    guard let sub = claims["sub"]?.stringValue, !sub.isEmpty, sub.utf8.count <= 255 else {
+      throw invalid("the ID token has no subject")
+    }
+    let email = claims["email"]?.stringValue.flatMap(EmailAddress.normalize) ?? ""
+    let verified: Bool
+    switch claims["email_verified"] {
+    case .bool(let flag): verified = flag
+    case .string(let text): verified = text == "true"  // older Google tokens
+    default: verified = false
+    }
+    let name = claims["name"]?.stringValue ?? ""
+    return VerifiedIdentity(
+      providerID: config.providerId, rawID: sub, email: email, emailVerified: !email.isEmpty && verified,
+      displayName: String(name.prefix(256)))
+  }
+
+  private func invalid(_ why: String) -> RPCError { RPCError(.invalidIdpResponse, why) }
+}

@@ -1,0 +1,148 @@
+import AnonAuthClient
+import AnonAuthWire
+import Foundation
+
+/// `anonauth link`, `signin`, `signup` and `unlink`: credentials for the signed-in user,
+/// sign-in with them, and their removal. Passwords come from a prompt or stdin, never
+/// from a flag.
+enum LinkCommands {
+  static let credentialHelp = """
+    Credentials:
+      email     --email EMAIL [--password-stdin]   the password is prompted for (no echo),
+                                                   or read from stdin when it is not a terminal
+      google    --id-token TOKEN | --id-token-stdin
+      facebook  --access-token TOKEN | --access-token-stdin
+      oidc      --provider oidc.NAME --id-token TOKEN | --id-token-stdin [--nonce NONCE]
+    """
+
+  static let linkSummary = "link a credential (email, google, facebook, oidc) to the signed-in user"
+  static let linkHelp = """
+    Usage: anonauth link email|google|facebook|oidc [credential options] [options]
+
+    Links the credential to the signed-in user: the uid stays the same and an anonymous
+    account becomes permanent. The session is replaced by the one the link returns.
+
+    \(credentialHelp)
+
+    \(Connection.help)
+    """
+
+  static let signInSummary = "sign in with a credential (email, google, facebook, oidc)"
+  static let signInHelp = """
+    Usage: anonauth signin email|google|facebook|oidc [credential options] [options]
+
+    Signs in, replacing the signed-in user. A first sign-in with a provider identity
+    creates a permanent account. Prints the uid.
+
+    \(credentialHelp)
+
+    \(Connection.help)
+    """
+
+  static let signUpSummary = "create a permanent account with an email and a password"
+  static let signUpHelp = """
+    Usage: anonauth signup email --email EMAIL [--password-stdin] [options]
+
+    Creates an account with an email and a password and signs in to it.
+
+    \(Connection.help)
+    """
+
+  static let unlinkSummary = "remove a provider from the signed-in user"
+  static let unlinkHelp = """
+    Usage: anonauth unlink PROVIDER [options]
+
+    Removes PROVIDER ("password", "google.com", "facebook.com", "oidc.NAME") from the
+    signed-in user; "password" removes the email too. The account stays permanent.
+
+    \(Connection.help)
+    """
+
+  static func link(_ arguments: Arguments) async throws(CLIError) {
+    let auth = try Connection(arguments).auth()
+    guard let user = auth.currentUser else { throw .failed("not signed in (anonauth signin-anonymously)") }
+    let wasAnonymous = user.isAnonymous
+    let credential = try credential(arguments, command: "link")
+    let result: AuthDataResult
+    do {
+      result = try await user.link(with: credential)
+    } catch {
+      throw .failed("link failed: \(error)")
+    }
+    let kind = wasAnonymous ? "; the account is permanent now" : ""
+    report(arguments, result, text: "linked \(result.providerID) to \(result.user.uid)\(kind)")
+  }
+
+  static func signIn(_ arguments: Arguments) async throws(CLIError) {
+    let auth = try Connection(arguments).auth()
+    let credential = try credential(arguments, command: "signin")
+    let result: AuthDataResult
+    do {
+      result = try await auth.signIn(with: credential)
+    } catch {
+      throw .failed("sign-in failed: \(error)")
+    }
+    report(arguments, result, text: result.user.uid)
+  }
+
+  static func signUp(_ arguments: Arguments) async throws(CLIError) {
+    guard arguments.positionals.first == "email" else { throw .usage("signup: expected 'email'") }
+    let auth = try Connection(arguments).auth()
+    guard let email = arguments["email"] else { throw .usage("signup email: expected --email EMAIL") }
+    let password = try SecretInput.password(arguments)
+    let result: AuthDataResult
+    do {
+      result = try await auth.createUser(withEmail: email, password: password)
+    } catch {
+      throw .failed("sign-up failed: \(error)")
+    }
+    report(arguments, result, text: result.user.uid)
+  }
+
+  static func unlink(_ arguments: Arguments) async throws(CLIError) {
+    guard let provider = arguments.positionals.first else { throw .usage("unlink: expected a PROVIDER") }
+    let auth = try Connection(arguments).auth()
+    guard let user = auth.currentUser else { throw .failed("not signed in") }
+    do {
+      try await user.unlink(fromProvider: provider)
+    } catch {
+      throw .failed("unlink failed: \(error)")
+    }
+    SessionCommands.output(
+      arguments, ["uid": user.uid, "unlinked": provider], text: "unlinked \(provider) from \(user.uid)")
+  }
+
+  /// The credential the positional kind and the options describe.
+  static func credential(_ arguments: Arguments, command: String) throws(CLIError) -> AuthCredential {
+    switch arguments.positionals.first {
+    case "email":
+      guard let email = arguments["email"] else { throw .usage("\(command) email: expected --email EMAIL") }
+      return EmailAuthProvider.credential(withEmail: email, password: try SecretInput.password(arguments))
+    case "google":
+      return GoogleAuthProvider.credential(
+        withIDToken: try SecretInput.token(arguments, "id-token"), accessToken: "")
+    case "facebook":
+      return FacebookAuthProvider.credential(
+        withAccessToken: try SecretInput.token(arguments, "access-token"))
+    case "oidc":
+      guard let provider = arguments["provider"], provider.hasPrefix("oidc.") else {
+        throw .usage("\(command) oidc: expected --provider oidc.NAME")
+      }
+      return OAuthProvider.credential(
+        providerID: provider, idToken: try SecretInput.token(arguments, "id-token"), nonce: arguments["nonce"]
+      )
+    default:
+      throw .usage("\(command): expected email, google, facebook or oidc (see anonauth \(command) --help)")
+    }
+  }
+
+  static func report(_ arguments: Arguments, _ result: AuthDataResult, text: String) {
+    SessionCommands.output(
+      arguments,
+      [
+        "uid": result.user.uid, "is_anonymous": "\(result.user.isAnonymous)",
+        "is_new_user": "\(result.isNewUser)",
+        "provider": result.providerID,
+      ], text: text)
+  }
+}

@@ -1,0 +1,178 @@
+import AnonAuthCrypto
+import AnonAuthWire
+import Foundation
+import Testing
+
+@testable import AnonAuthService
+
+/// The OIDC verifier against a fake issuer made here: its own RSA and P-256 keys, its
+/// JWKS inline. Every check has a token that fails it.
+@Suite struct OIDCVerifierTests {
+  static let now: Int64 = 1_800_000_000
+
+  let issuer: FakeIssuer
+  let verifier: OIDCVerifier
+
+  init() throws {
+    issuer = try FakeIssuer(issuer: "https://login.example", clientID: "client-1")
+    let config = IdpConfig(
+      providerId: "oidc.example", enabled: true, clientId: "client-1", issuer: "https://login.example",
+      jwksJson: issuer.jwksJSON)
+    verifier = OIDCVerifier(
+      config: config, cache: JWKSCache(outbound: NoOutboundHTTP(), clock: ManualClock()))
+  }
+
+  func claims(_ change: (inout [String: JSONValue]) -> Void = { _ in }) -> [String: JSONValue] {
+    var claims = issuer.claims(sub: "user-1", now: Self.now, email: "Una@Example.com")
+    change(&claims)
+    return claims
+  }
+
+  func verify(_ token: String, nonce: String = "") async throws(RPCError) -> VerifiedIdentity {
+    try await verifier.verify(idToken: token, nonce: nonce, nowSeconds: Self.now)
+  }
+
+  @Test(arguments: [FakeIssuer.Signer.rsa, .ec])
+  func acceptsAGoodToken(signer: FakeIssuer.Signer) async throws {
+    let identity = try await verify(try issuer.sign(claims(), with: signer))
+    #expect(identity.providerID == "oidc.example")
+    #expect(identity.rawID == "user-1")
+    #expect(identity.email == "una@example.com")
+    #expect(identity.emailVerified)
+    #expect(identity.displayName == "Test User")
+  }
+
+  @Test func acceptsWhatTheStandardAllows() async throws {
+    // aud as an array holding us; a token without kid; skew of up to 60 s both ways;
+    // email_verified as the string Google once sent.
+    _ = try await verify(
+      try issuer.sign(
+        claims {
+          $0["aud"] = ["other", "client-1"]; $0["azp"] = "client-1"
+        }))
+    _ = try await verify(try issuer.sign(claims { $0["aud"] = ["client-1"] }))
+    _ = try await verify(try issuer.sign(claims(), kid: ""))
+    _ = try await verify(try issuer.sign(claims { $0["exp"] = .int(Self.now - 59) }))
+    _ = try await verify(try issuer.sign(claims { $0["iat"] = .int(Self.now + 59) }))
+    _ = try await verify(try issuer.sign(claims { $0["nbf"] = .int(Self.now + 59) }))
+    let stringly = try await verify(try issuer.sign(claims { $0["email_verified"] = "true" }))
+    #expect(stringly.emailVerified)
+    let unverified = try await verify(try issuer.sign(claims { $0["email_verified"] = nil }))
+    #expect(!unverified.emailVerified)
+    let badEmail = try await verify(try issuer.sign(claims { $0["email"] = "not an email" }))
+    #expect(badEmail.email.isEmpty && !badEmail.emailVerified)
+  }
+
+  @Test func nonce() async throws {
+    let token = try issuer.sign(claims { $0["nonce"] = "n-123" })
+    _ = try await verify(token, nonce: "n-123")
+    _ = try await verify(token)  // not asked for: not checked
+    await expectLinkError(.invalidIdpResponse) { try await verify(token, nonce: "n-124") }
+    await expectLinkError(.invalidIdpResponse) { try await verify(try issuer.sign(claims()), nonce: "n-123") }
+    // Providers that were given SHA-256(raw nonce) put that in the token.
+    let hashed = Hex.encode(SHA256.hash(Array("raw-nonce".utf8)))
+    _ = try await verify(try issuer.sign(claims { $0["nonce"] = .string(hashed) }), nonce: "raw-nonce")
+  }
+
+  static let rejections: [(String, @Sendable (inout [String: JSONValue]) -> Void)] = [
+    ("wrong issuer", { $0["iss"] = "https://evil.example" }),
+    ("issuer missing", { $0["iss"] = nil }),
+    ("issuer not a string", { $0["iss"] = 1 }),
+    ("wrong audience", { $0["aud"] = "client-2" }),
+    ("audience missing", { $0["aud"] = nil }),
+    ("audience list without us", { $0["aud"] = ["a", "b"] }),
+    (
+      "several audiences, another azp",
+      {
+        $0["aud"] = ["client-1", "b"]; $0["azp"] = "b"
+      }
+    ),
+    ("expired beyond the skew", { $0["exp"] = .int(now - 61) }),
+    ("exp missing", { $0["exp"] = nil }),
+    ("exp not a number", { $0["exp"] = "soon" }),
+    ("issued in the future beyond the skew", { $0["iat"] = .int(now + 61) }),
+    ("iat missing", { $0["iat"] = nil }),
+    ("not valid yet", { $0["nbf"] = .int(now + 61) }),
+    ("nbf not a number", { $0["nbf"] = "x" }),
+    ("sub missing", { $0["sub"] = nil }),
+    ("sub empty", { $0["sub"] = "" }),
+    ("sub not a string", { $0["sub"] = 42 }),
+    ("sub too long", { $0["sub"] = .string(String(repeating: "s", count: 256)) }),
+  ]
+
+  @Test(arguments: rejections.indices)
+  func refusesBadClaims(index: Int) async throws {
+    let (name, change) = Self.rejections[index]
+    let error = await expectLinkError(.invalidIdpResponse) {
+      try await verify(try issuer.sign(claims(change)))
+    }
+    #expect(error != nil, "\(name)")
+  }
+
+  @Test func refusesBadSignaturesAndAlgorithms() async throws {
+    let good = try issuer.sign(claims())
+    var parts = good.split(separator: ".").map(String.init)
+    // Another key under the same kid, RSA and EC.
+    await expectLinkError(.invalidIdpResponse) {
+      try await verify(try issuer.sign(claims(), with: .otherRSA))
+    }
+    await expectLinkError(.invalidIdpResponse) { try await verify(try issuer.sign(claims(), with: .otherEC)) }
+    // A kid the provider does not have.
+    await expectLinkError(.invalidIdpResponse) { try await verify(try issuer.sign(claims(), kid: "rsa-9")) }
+    // The EC key's kid on an RS256 token (algorithm confusion).
+    await expectLinkError(.invalidIdpResponse) {
+      try await verify(try issuer.sign(claims(), kid: FakeIssuer.ecKID))
+    }
+    // Claims changed after signing.
+    let forged = Base64URL.encode(JSONValue.object(claims { $0["sub"] = "admin" }).jsonBytes)
+    await expectLinkError(.invalidIdpResponse) {
+      try await verify([parts[0], forged, parts[2]].joined(separator: "."))
+    }
+    // alg none, HS256 and an unsupported one.
+    for alg in ["none", "HS256", "PS256", "ES512"] {
+      parts[0] = Base64URL.encode(JSONValue.object(["alg": .string(alg), "kid": "rsa-1"]).jsonBytes)
+      await expectLinkError(.invalidIdpResponse) { try await verify(parts.joined(separator: ".")) }
+    }
+    // Not a JWT at all; oversize.
+    for junk in ["", "abc", "a.b.c", "a.b", String(repeating: "a", count: 20_000)] {
+      await expectLinkError(.invalidIdpResponse) { try await verify(junk) }
+    }
+  }
+
+  @Test func googleDefaultsAndConfigurationProblems() async throws {
+    let google = try FakeIssuer(issuer: "https://accounts.google.com", clientID: "g-client")
+    let cache = JWKSCache(outbound: NoOutboundHTTP(), clock: ManualClock())
+    let config = IdpConfig(
+      providerId: "google.com", enabled: true, clientId: "g-client", jwksJson: google.jwksJSON)
+    let verifier = OIDCVerifier(config: config, cache: cache)
+    for iss in ["https://accounts.google.com", "accounts.google.com"] {
+      var claims = google.claims(sub: "g", now: Self.now)
+      claims["iss"] = .string(iss)
+      _ = try await verifier.verify(idToken: try google.sign(claims), nonce: "", nowSeconds: Self.now)
+    }
+    // Without keys configured, google.com uses Google's published keys.
+    #expect(
+      OIDCVerifier(config: IdpConfig(providerId: "google.com", clientId: "g"), cache: cache).keySource
+        == .url("https://www.googleapis.com/oauth2/v3/certs"))
+    // An oidc.* provider needs an issuer and keys.
+    let token = try google.sign(google.claims(sub: "g", now: Self.now))
+    for broken in [
+      IdpConfig(providerId: "oidc.x", enabled: true, clientId: "g-client", jwksJson: google.jwksJSON),
+      IdpConfig(
+        providerId: "oidc.x", enabled: true, clientId: "g-client", issuer: "https://accounts.google.com"),
+    ] {
+      await expectLinkError(.operationNotAllowed) {
+        try await OIDCVerifier(config: broken, cache: cache).verify(
+          idToken: token, nonce: "", nowSeconds: Self.now)
+      }
+    }
+    // Keys that hold nothing usable.
+    for jwks in ["{}", "{\"keys\":[]}", "{\"keys\":[{\"kty\":\"oct\",\"k\":\"AAAA\"}]}", "not json"] {
+      let bad = IdpConfig(providerId: "google.com", enabled: true, clientId: "g-client", jwksJson: jwks)
+      await expectLinkError(.invalidIdpResponse) {
+        try await OIDCVerifier(config: bad, cache: cache).verify(
+          idToken: token, nonce: "", nowSeconds: Self.now)
+      }
+    }
+  }
+}
