@@ -38,7 +38,8 @@ final class LinkingHarness: Sendable {
   var accounts: AccountService { AccountService(environment: env) }
   var tokens: TokenService { TokenService(environment: env) }
   var admin: AdminService {
-    AdminService(environment: env, cleanup: CleanupWorker(environment: env), backupDirectory: directory + "/backups")
+    AdminService(
+      environment: env, cleanup: CleanupWorker(environment: env), backupDirectory: directory + "/backups")
   }
   var nowSeconds: Int64 { clock.nowSeconds() }
 

@@ -68,3 +68,38 @@ def test_disabling_keeps_the_schedule_and_31_days_later_only_scheduled_go():
         assert admin_json(later, "usage")["cleaned_up_total"] == 1
     finally:
         assert later.stop() == 0
+
+
+def link_email(daemon, name, email):
+    cmd = [CLI, "link", "email", "--email", email, "--password-stdin", "--data-dir", daemon.dir,
+           "--session", f"{daemon.dir}/{name}.json"]
+    result = subprocess.run(cmd, input="correct horse battery\n", capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+
+
+def test_31_days_later_only_anonymous_accounts_are_gone():
+    first = Daemon(extra=["--cleanup-interval-ms", "3600000"])
+    try:
+        admin_json(first, "update-config", "auto_cleanup_enabled=true")
+        anonymous = [sign_in(first, f"anon{i}") for i in range(3)]
+        linked = sign_in(first, "linked")
+        assert admin_json(first, "get-account", linked)["scheduled_deletion_at_ms"] > 0
+        link_email(first, "linked", "keeper@example.com")
+        after_link = admin_json(first, "get-account", linked)
+        assert after_link["scheduled_deletion_at_ms"] == 0 and after_link["is_anonymous"] is False
+        assert admin_json(first, "preview-cleanup")["scheduled_total"] == 3
+    finally:
+        assert first.stop() == 0
+
+    later = Daemon(data_dir=first.dir, env=days_later(31), extra=["--cleanup-interval-ms", "3600000"])
+    try:
+        deadline = time.monotonic() + 20
+        while any(exists(later, uid) for uid in anonymous) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(exists(later, uid) for uid in anonymous)
+        assert exists(later, linked)
+        assert admin_json(later, "run-cleanup")["deleted"] == 0
+        usage = admin_json(later, "usage")
+        assert usage["cleaned_up_total"] == 3 and usage["total_accounts"] == 1
+    finally:
+        assert later.stop() == 0

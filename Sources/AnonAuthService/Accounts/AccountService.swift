@@ -197,7 +197,8 @@ public struct AccountService: Sendable {
   }
 
   /// `signedInAccount`, with the token's `iat` for write jobs that check revocation again.
-  func signedInCaller(_ idToken: String, project: ProjectRecord, log: CallLogFields? = nil) async throws(RPCError)
+  func signedInCaller(_ idToken: String, project: ProjectRecord, log: CallLogFields? = nil)
+    async throws(RPCError)
     -> (account: AccountRecord, identities: [IdentityRecord], issuedAt: Int64)
   {
     let claims = try env.minter.verify(idToken, projectID: project.projectID)
