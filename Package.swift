@@ -47,11 +47,11 @@ let package = Package(
     // SQLite: connections, migrations, the group-committing writer, readers, backup.
     // Knows SQL, not protobuf or accounts.
     .target(
-      name: "AnonAuthStore", dependencies: ["CSQLite"],
+      name: "AnonAuthStore", dependencies: ["CSQLite", "CShims"],
       swiftSettings: swiftSettings),
     // The service layer: handlers and workers. Knows accounts, not sockets.
     .target(
-      name: "AnonAuthService", dependencies: ["AnonAuthWire", "AnonAuthCrypto", "AnonAuthStore"],
+      name: "AnonAuthService", dependencies: ["AnonAuthWire", "AnonAuthCrypto", "AnonAuthStore", "CShims"],
       swiftSettings: swiftSettings),
     // The RPC server: listener, connections, router, ops HTTP, shutdown.
     .target(

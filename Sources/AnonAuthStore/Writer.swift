@@ -1,3 +1,4 @@
+import CShims
 import Dispatch
 import Foundation
 import Synchronization
@@ -52,7 +53,10 @@ final class Writer: @unchecked Sendable {
   var queuedCount: Int { state.withLock { $0.queue.count } }
 
   func start(name: String) {
-    let thread = Thread { [self] in run() }
+    let thread = Thread { [self] in
+      anonauth_set_thread_name(name)
+      run()
+    }
     thread.name = name
     // SQLite's parser and the jobs' own code run here; the stack costs address space only.
     thread.stackSize = 4 << 20

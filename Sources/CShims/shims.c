@@ -10,6 +10,13 @@
 
 int anonauth_errno(void) { return errno; }
 
+void anonauth_set_thread_name(const char *name) {
+  char shortened[16];
+  strncpy(shortened, name, sizeof shortened - 1);
+  shortened[sizeof shortened - 1] = 0;
+  pthread_setname_np(pthread_self(), shortened);
+}
+
 int anonauth_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
   return accept4(fd, addr, len, flags);
 }

@@ -52,6 +52,8 @@ public final class EventLoop: @unchecked Sendable {
   public func start() {
     let thread = Thread { [self] in
       threadID.withLock { $0 = pthread_self() }
+      // Named for `top -H` and profilers (Linux limits names to 15 bytes).
+      anonauth_set_thread_name(name)
       run()
       finished.signal()
     }

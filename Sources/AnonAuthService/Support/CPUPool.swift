@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 import Synchronization
 
@@ -17,7 +18,11 @@ public final class CPUPool: Sendable {
   public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, name: String = "anonauth-cpu") {
     self.threads = max(1, threads)
     for i in 0..<self.threads {
-      let thread = Thread { [self] in work() }
+      let threadName = "\(name)-\(i)"
+      let thread = Thread { [self] in
+        anonauth_set_thread_name(threadName)
+        work()
+      }
       thread.name = "\(name)-\(i)"
       thread.start()
     }

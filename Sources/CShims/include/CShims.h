@@ -19,6 +19,9 @@
 /// accept4 is hidden behind _GNU_SOURCE in Glibc's module.
 int anonauth_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 
+/// Names the calling thread for `top -H` and profilers (at most 15 bytes are kept).
+void anonauth_set_thread_name(const char *name);
+
 /// errno as a function: Swift reads it at once after a failing call.
 int anonauth_errno(void);
 
