@@ -11,12 +11,21 @@ extension Database {
     }
     try execute("PRAGMA synchronous=\(synchronous.rawValue)")
     try execute("PRAGMA foreign_keys=ON")
+    try useLargerCache()
+  }
+
+  /// 16 MiB of page cache per connection instead of SQLite's 2 MiB: every sign-up
+  /// touches random pages of the account and token indexes, and once the store outgrows
+  /// the cache each of them is a read(2) into the OS cache. Negative means KiB.
+  func useLargerCache() throws(StoreError) {
+    try execute("PRAGMA cache_size=-16384")
   }
 
   /// Readers inherit WAL from the file; foreign keys matter to them only for pragmas
   /// that report on them, but the setting should not differ between connections.
   func configureReader() throws(StoreError) {
     try execute("PRAGMA foreign_keys=ON")
+    try useLargerCache()
   }
 
   /// `PRAGMA quick_check`: a damaged file is refused at open, where the error is clear,

@@ -21,17 +21,19 @@ public final class CleanupWorker: Sendable {
   /// When the background pass runs next (milliseconds since the epoch).
   public var nextRunAtMs: Int64 { state.withLock { $0.nextRunAtMs } }
 
-  /// Starts the background passes: one at once (it survives restarts: the schedule is in
-  /// the store), then one every interval.
+  /// Starts the background passes, one every interval, the first one interval after
+  /// start (so a restart does not begin with a burst of deletions while clients
+  /// reconnect; the schedule itself is in the store and survives restarts).
   public func start() {
     let task = Task { [self] in
       while !Task.isCancelled {
+        try? await Task.sleep(for: .milliseconds(intervalMs))
+        if Task.isCancelled { break }
         _ = try? await runPass(projectID: nil, trigger: "schedule")
         state.withLock { $0.nextRunAtMs = env.clock.nowMs() + intervalMs }
-        try? await Task.sleep(for: .milliseconds(intervalMs))
       }
     }
-    state.withLock { $0 = (task, env.clock.nowMs()) }
+    state.withLock { $0 = (task, env.clock.nowMs() + intervalMs) }
   }
 
   public func stop() {
