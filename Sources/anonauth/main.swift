@@ -33,27 +33,34 @@ let commands:
 let raw = Array(CommandLine.arguments.dropFirst())
 guard let name = raw.first, name != "--help", name != "-h", name != "help" else {
   print(usage(), terminator: "")
-  exit(raw.isEmpty ? 2 : 0)
+  quit(raw.isEmpty ? 2 : 0)
 }
 guard let command = commands.first(where: { $0.name == name }) else {
   FileHandle.standardError.write(Data("anonauth: unknown command \"\(name)\"\n\n\(usage())".utf8))
-  exit(2)
+  quit(2)
 }
 let rest = Array(raw.dropFirst())
 if rest.contains("--help") || rest.contains("-h") {
   print(command.help)
-  exit(0)
+  quit(0)
 }
 do {
   let arguments = try Arguments(rest, switchNames: Connection.switchNames.union(AdminCommand.switches))
   try await command.run(arguments)
-  exit(0)
+  quit(0)
 } catch {
   if !error.description.isEmpty {
     FileHandle.standardError.write(Data("anonauth: \(error.description)\n".utf8))
   }
   switch error {
-  case .usage: exit(2)
-  case .failed: exit(1)
+  case .usage: quit(2)
+  case .failed: quit(1)
   }
+}
+
+/// Ends the process without atexit handlers (OpenSSL's global clean-up would race the
+/// client's event-loop thread); stdout is flushed first.
+func quit(_ code: Int32) -> Never {
+  fflush(nil)
+  _exit(code)
 }

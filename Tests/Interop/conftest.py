@@ -39,6 +39,10 @@ def pb():
     return PB
 
 
+# A daemon that crashes in CI leaves a whole stack of the crashed thread in its log.
+BACKTRACE = {"SWIFT_BACKTRACE": "enable=yes,interactive=no,limit=64,top=64,threads=crashed"}
+
+
 class Daemon:
     """The real anonauthd. With dev=True it makes its own certificate and keys (--dev);
     with dev=False the test gives them as a deployment would (`extra` names the files and
@@ -56,7 +60,8 @@ class Daemon:
         self.proc = subprocess.Popen(
             [*launcher, binary, *(["--dev"] if dev else []), "--data-dir", self.dir, "--listen", "127.0.0.1:0",
              "--ops-listen", "127.0.0.1:0", *extra],
-            stdout=subprocess.PIPE, stderr=self.log, text=True, env={**os.environ, **(env or {})})
+            stdout=subprocess.PIPE, stderr=self.log, text=True,
+            env={**os.environ, **BACKTRACE, **(env or {})})
         line = self.proc.stdout.readline()
         assert line, "anonauthd exited before ready: " + self.log_lines_text()
         ready = json.loads(line)
