@@ -109,6 +109,19 @@ public final class TLSConnection: EventHandler {
     return String(decoding: UnsafeBufferPointer(start: data, count: Int(len)), as: UTF8.self)
   }
 
+  /// The common name of the client certificate the peer presented and the server's
+  /// client CAs verified (mutual TLS); nil when there was none. Set at the handshake.
+  public private(set) var verifiedPeerName: String?
+
+  private func readVerifiedPeerName() {
+    guard let ssl, SSL_get_verify_result(ssl) == X509_V_OK,
+      let certificate = SSL_get0_peer_certificate(ssl), let subject = X509_get_subject_name(certificate)
+    else { return }
+    var buffer = [CChar](repeating: 0, count: 256)
+    let length = X509_NAME_get_text_by_NID(subject, NID_commonName, &buffer, Int32(buffer.count))
+    verifiedPeerName = length > 0 ? CString.decode(buffer) : ""
+  }
+
   /// Whether the decoded output has not yet all reached the socket.
   public var hasPendingOutput: Bool { outputIndex < output.count }
 
@@ -194,6 +207,7 @@ public final class TLSConnection: EventHandler {
     if rc == 1 {
       state = .open
       lastActivity = MonotonicClock.now()
+      readVerifiedPeerName()
       delegate?.connectionDidHandshake(self)
       guard state == .open else { return }
       flush()

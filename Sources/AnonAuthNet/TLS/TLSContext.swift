@@ -28,9 +28,12 @@ public final class TLSContext: @unchecked Sendable {
 
   /// A server context from PEM files: the certificate chain and its private key.
   /// - Throws: `OpenSSLError` naming the file that could not be used.
-  public static func server(certificateChainFile: String, privateKeyFile: String) throws(OpenSSLError)
-    -> TLSContext
-  {
+  /// - Parameter clientCAFile: CAs of service callers' client certificates (mutual TLS).
+  ///   A client may still connect without a certificate; one that presents a certificate
+  ///   these CAs did not issue fails the handshake.
+  public static func server(
+    certificateChainFile: String, privateKeyFile: String, clientCAFile: String? = nil
+  ) throws(OpenSSLError) -> TLSContext {
     let context = try TLSContext(server: true)
     ERR_clear_error()
     if SSL_CTX_use_certificate_chain_file(context.ctx, certificateChainFile) != 1 {
@@ -44,6 +47,13 @@ public final class TLSContext: @unchecked Sendable {
     }
     let proto = Array(alpn.utf8)
     anonauth_ssl_ctx_require_alpn(context.ctx, proto, UInt32(proto.count))
+    if let clientCAFile {
+      guard SSL_CTX_load_verify_locations(context.ctx, clientCAFile, nil) == 1,
+        let names = SSL_load_client_CA_file(clientCAFile)
+      else { throw OpenSSLError("client CA file \(clientCAFile)") }
+      SSL_CTX_set_client_CA_list(context.ctx, names)
+      SSL_CTX_set_verify(context.ctx, SSL_VERIFY_PEER | SSL_VERIFY_CLIENT_ONCE, nil)
+    }
     return context
   }
 

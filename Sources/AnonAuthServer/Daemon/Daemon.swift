@@ -94,10 +94,11 @@ public enum Daemon {
     } catch {
       throw ConfigError("--outbound-ca-file: \(error.description)")
     }
-    let environment = ServiceEnvironment(
+    var environment = ServiceEnvironment(
       store: store, directory: directory, minter: minter, clock: clock, ipPolicy: ipPolicy,
       metrics: serviceMetrics, logger: logger, masterKey: masterKey.bytes,
       outbound: OutboundHTTPSAdapter(client: outbound))
+    environment.adminRequiresClientCertificate = config.adminRequiresClientCertificate
     if let adminKey = secrets.adminKey,
       try await directory.replaceAdminKey(label: AdminKeyFile.label, rawKey: adminKey)
     {
@@ -139,7 +140,8 @@ public enum Daemon {
 
     // Listening before the ready line, so that a SIGHUP right after it is not lost.
     let reloader = TLSReloader(
-      certificateFile: secrets.certificateFile, keyFile: secrets.keyFile, server: server, logger: logger)
+      certificateFile: secrets.certificateFile, keyFile: secrets.keyFile, clientCAFile: config.clientCAFile,
+      server: server, logger: logger)
     if config.dev {
       let caFile = URL(fileURLWithPath: secrets.certificateFile).standardizedFileURL.path
       try ClientFile.update(

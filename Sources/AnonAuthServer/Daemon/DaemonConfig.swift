@@ -10,6 +10,8 @@ public struct DaemonConfig: Sendable {
   public var opsListen: SocketAddress
   public var tlsCert: String?
   public var tlsKey: String?
+  public var clientCAFile: String?
+  public var adminRequiresClientCertificate: Bool
   public var issuerPrefix: String
   public var masterKeyFile: String?
   public var adminKeyFile: String?
@@ -143,6 +145,11 @@ public struct DaemonConfig: Sendable {
     opsListen = try address("ops-listen")
     tlsCert = values["tls-cert"].flatMap { $0.isEmpty ? nil : $0 }
     tlsKey = values["tls-key"].flatMap { $0.isEmpty ? nil : $0 }
+    clientCAFile = values["client-ca-file"].flatMap { $0.isEmpty ? nil : $0 }
+    adminRequiresClientCertificate = try bool("admin-requires-client-cert")
+    if adminRequiresClientCertificate && clientCAFile == nil {
+      throw ConfigError("--admin-requires-client-cert needs --client-ca-file")
+    }
     issuerPrefix = text("issuer-prefix")
     guard issuerPrefix.hasPrefix("https://") || issuerPrefix.hasPrefix("http://") else {
       throw ConfigError("--issuer-prefix: expected an http(s) URL, got \"\(issuerPrefix)\"")

@@ -39,7 +39,8 @@ struct DaemonSecrets {
     }
     let tls: TLSContext
     do {
-      tls = try TLSContext.server(certificateChainFile: certificateFile, privateKeyFile: keyFile)
+      tls = try TLSContext.server(
+        certificateChainFile: certificateFile, privateKeyFile: keyFile, clientCAFile: config.clientCAFile)
     } catch {
       throw ConfigError(error.description)
     }

@@ -49,6 +49,12 @@ public struct Setting: Sendable {
       "outbound-ca-file", nil,
       "PEM CAs trusted for outbound HTTPS (provider keys, Facebook Graph API); default: the system CA store"),
     Setting(
+      "client-ca-file", nil,
+      "mutual TLS: PEM CAs of service callers' client certificates (a verified one is a trusted caller)"),
+    Setting(
+      "admin-requires-client-cert", "false", "AdminService calls need a verified client certificate too",
+      isSwitch: true),
+    Setting(
       "dev", "false", "development mode: self-signed TLS, generated master key, demo-project", isSwitch: true),
     Setting(
       "config", nil, "a JSON file of settings, keyed by flag name without dashes' prefix (\"data-dir\")"),

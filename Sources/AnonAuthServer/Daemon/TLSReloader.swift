@@ -15,19 +15,24 @@ final class TLSReloader: @unchecked Sendable {
 
   /// The signal is ignored at the process level before this is made (see `Daemon.run`)
   /// so that a SIGHUP during start-up does not kill the process.
-  init(certificateFile: String, keyFile: String, server: RPCServer, logger: Logger) {
+  init(certificateFile: String, keyFile: String, clientCAFile: String?, server: RPCServer, logger: Logger) {
     Glibc.signal(SIGHUP, SIG_IGN)
     source = DispatchSource.makeSignalSource(
       signal: SIGHUP, queue: DispatchQueue(label: "anonauth.tls-reload"))
     source.setEventHandler {
-      Self.reload(certificateFile: certificateFile, keyFile: keyFile, server: server, logger: logger)
+      Self.reload(
+        certificateFile: certificateFile, keyFile: keyFile, clientCAFile: clientCAFile, server: server,
+        logger: logger)
     }
     source.resume()
   }
 
-  static func reload(certificateFile: String, keyFile: String, server: RPCServer, logger: Logger) {
+  static func reload(
+    certificateFile: String, keyFile: String, clientCAFile: String?, server: RPCServer, logger: Logger
+  ) {
     do {
-      let context = try TLSContext.server(certificateChainFile: certificateFile, privateKeyFile: keyFile)
+      let context = try TLSContext.server(
+        certificateChainFile: certificateFile, privateKeyFile: keyFile, clientCAFile: clientCAFile)
       server.replaceTLSContext(context)
       logger.info(
         "tls reloaded",

@@ -97,7 +97,7 @@ final class ServerConnection: TLSConnectionDelegate {
     let log = CallLogFields()
     let context = CallContext(
       method: call.method, metadata: call.metadata, peerIP: connection.peer?.host,
-      requestID: requestID, log: log)
+      requestID: requestID, log: log, clientCertificateName: connection.verifiedPeerName)
     let bound = LoopBound(self, loop: connection.loop)
     let router = core.router
     let payload = call.payload

@@ -21,6 +21,11 @@ public struct AdminService: Sendable {
     guard env.callerIsAdmin(context) else {
       throw RPCError(.adminKeyInvalid, "authorization: Bearer <admin key> is missing or wrong")
     }
+    if env.adminRequiresClientCertificate && context.clientCertificateName == nil {
+      throw RPCError(
+        code: .unauthenticated, reason: "CLIENT_CERTIFICATE_REQUIRED",
+        message: "AdminService needs a client certificate from the configured client CAs")
+    }
   }
 
   /// The project an admin request names, also reported for the call's log line.

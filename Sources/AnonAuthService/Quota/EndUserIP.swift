@@ -29,9 +29,10 @@ public struct EndUserIPPolicy: Sendable {
     return trustedProxies.contains { $0.contains(bytes) }
   }
 
-  /// The end user's address for quota purposes.
+  /// The end user's address for quota purposes. A service caller with a verified client
+  /// certificate (mutual TLS) is trusted too.
   public func endUserIP(_ context: CallContext, callerIsAdmin: Bool) -> String? {
-    if callerIsAdmin || peerIsTrusted(context.peerIP),
+    if callerIsAdmin || context.clientCertificateName != nil || peerIsTrusted(context.peerIP),
       let claimed = context.metadata["x-end-user-ip"]?.trimmingCharacters(in: .whitespaces),
       IPNetwork.parseAddress(claimed) != nil
     {

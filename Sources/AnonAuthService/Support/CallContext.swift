@@ -10,15 +10,19 @@ public struct CallContext: Sendable {
   public let requestID: String
   /// Where the handler reports the project and account for the call's log line.
   public let log: CallLogFields
+  /// The common name of the caller's verified client certificate (mutual TLS), or nil:
+  /// a service caller the operator issued a certificate to.
+  public let clientCertificateName: String?
 
   public init(
     method: String, metadata: [String: String], peerIP: String?, requestID: String,
-    log: CallLogFields = CallLogFields()
+    log: CallLogFields = CallLogFields(), clientCertificateName: String? = nil
   ) {
     self.method = method
     self.metadata = metadata
     self.peerIP = peerIP
     self.requestID = requestID
     self.log = log
+    self.clientCertificateName = clientCertificateName
   }
 }

@@ -18,6 +18,9 @@ public struct ServiceEnvironment: Sendable {
   public let refreshReuseGraceMs: Int64
   /// The account-linking worker's state: outbound HTTPS, provider keys, throttle, hasher.
   public let linking: LinkingContext
+  /// With mutual TLS (`--admin-requires-client-cert`): AdminService calls need a verified
+  /// client certificate besides the admin key.
+  public var adminRequiresClientCertificate = false
 
   /// - Parameters:
   ///   - outbound: how provider keys and Facebook's Graph API are fetched; without one,
