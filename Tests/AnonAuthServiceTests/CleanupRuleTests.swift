@@ -167,3 +167,27 @@ struct CleanupRuleTests {
     }
   }
 }
+
+@Suite("Clean-up also bounds the sign-up quota's table")
+struct QuotaEventPruneTests {
+  @Test("events of IPs that never come back are gone after the window, the quota still holds")
+  func pruned() async throws {
+    try await ServiceHarness.with { h in
+      try await h.setSignUpQuota(1)
+      for i in 1...12 { _ = try await h.signUp(peerIP: "198.51.100.\(i)") }
+      #expect(try await h.countedIPKeys().count == 12)
+      h.clock.advance(ms: 30 * 60_000)
+      _ = try await h.signUp(peerIP: "198.51.100.200")
+      await expectRPCError(.tooManyAttempts) { () async throws(RPCError) in
+        try await h.signUp(peerIP: "198.51.100.200")
+      }
+      h.clock.advance(ms: 30 * 60_000 + 1)
+      _ = try await h.cleanup.runPass(projectID: nil, trigger: "test")
+      // The twelve are an hour old and gone; the one from half an hour ago still counts.
+      #expect(try await h.countedIPKeys() == ["198.51.100.200"])
+      await expectRPCError(.tooManyAttempts) { () async throws(RPCError) in
+        try await h.signUp(peerIP: "198.51.100.200")
+      }
+    }
+  }
+}

@@ -64,6 +64,7 @@ public final class CleanupWorker: Sendable {
       if deleted < limit { break }
       await Task.yield()
     }
+    try await pruneQuotaEvents()
     env.metrics.recordCleanupPass(deleted: Int64(total))
     if total > 0 || trigger != "schedule" {
       var fields: [String: LogValue] = [
@@ -77,6 +78,16 @@ public final class CleanupWorker: Sendable {
       env.logger.info("clean-up pass", fields)
     }
     return total
+  }
+
+  /// Forgets sign-up quota events older than the quota's window, 5,000 per write job, so
+  /// the table holds about one hour of sign-ups whatever the traffic was.
+  func pruneQuotaEvents() async throws(RPCError) {
+    let before = env.clock.nowMs() - SignUpQuota.windowMs
+    while try await env.write({ db in try QuotaRepository.prune(db, beforeMs: before, limit: 5000) }) == 5000
+    {
+      await Task.yield()
+    }
   }
 
   /// Schedules a project's existing anonymous accounts when clean-up is turned on, in

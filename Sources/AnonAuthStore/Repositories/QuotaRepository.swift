@@ -26,9 +26,13 @@ public enum QuotaRepository {
       [.text(projectID), .text(ipKey), .integer(beforeMs)])
   }
 
-  /// Drops events that have left every window.
-  public static func prune(_ db: Database, beforeMs: Int64) throws {
-    try db.execute("DELETE FROM sign_up_events WHERE at_ms <= ?", [.integer(beforeMs)])
+  /// Drops up to `limit` events that have left every window (of IPs that never came
+  /// back, which the per-key prune never sees). Returns how many went.
+  public static func prune(_ db: Database, beforeMs: Int64, limit: Int) throws -> Int {
+    try db.execute(
+      "DELETE FROM sign_up_events WHERE rowid IN (SELECT rowid FROM sign_up_events WHERE at_ms <= ? LIMIT ?)",
+      [.integer(beforeMs), .integer(Int64(limit))])
+    return db.changes
   }
 
   public static func schedule(_ db: Database, projectID: String, quota: Int64, startMs: Int64, endMs: Int64)
