@@ -65,6 +65,7 @@ public final class CleanupWorker: Sendable {
       await Task.yield()
     }
     try await pruneQuotaEvents()
+    try await pruneRotatedRefreshTokens()
     env.metrics.recordCleanupPass(deleted: Int64(total))
     if total > 0 || trigger != "schedule" {
       var fields: [String: LogValue] = [
@@ -86,6 +87,28 @@ public final class CleanupWorker: Sendable {
     let before = env.clock.nowMs() - SignUpQuota.windowMs
     while try await env.write({ db in try QuotaRepository.prune(db, beforeMs: before, limit: 5000) }) == 5000
     {
+      await Task.yield()
+    }
+  }
+
+  /// How long a rotated refresh token is kept so that its replay revokes its family.
+  public static let rotatedTokenRetentionMs: Int64 = 30 * 86_400_000
+
+  /// Every refresh rotates and leaves its predecessor behind: successors sealed for the
+  /// reuse grace window are dropped once it is over, and rotated rows once they are
+  /// older than the retention period, 5,000 per write job.
+  func pruneRotatedRefreshTokens() async throws(RPCError) {
+    let now = env.clock.nowMs()
+    let graceOver = now - env.refreshReuseGraceMs
+    while try await env.write({ db in
+      try RefreshTokensRepository.forgetSuccessors(db, rotatedBeforeMs: graceOver, limit: 5000)
+    }) == 5000 {
+      await Task.yield()
+    }
+    let retired = now - Self.rotatedTokenRetentionMs
+    while try await env.write({ db in
+      try RefreshTokensRepository.deleteRotated(db, rotatedBeforeMs: retired, limit: 5000)
+    }) == 5000 {
       await Task.yield()
     }
   }

@@ -40,6 +40,29 @@ public enum RefreshTokensRepository {
       [.integer(atMs), .blob(successorSealed), .blob(tokenHash)])
   }
 
+  /// Drops the sealed successors of tokens rotated before `beforeMs` (the reuse grace
+  /// window is over: nobody may receive them again). Returns how many rows changed.
+  public static func forgetSuccessors(_ db: Database, rotatedBeforeMs: Int64, limit: Int) throws -> Int {
+    try db.execute(
+      """
+      UPDATE refresh_tokens SET successor_sealed = NULL WHERE token_hash IN (
+        SELECT token_hash FROM refresh_tokens
+        WHERE rotated_at_ms > 0 AND rotated_at_ms < ? AND successor_sealed IS NOT NULL LIMIT ?)
+      """, [.integer(rotatedBeforeMs), .integer(Int64(limit))])
+    return db.changes
+  }
+
+  /// Deletes tokens rotated before `beforeMs`: after the retention period a replayed old
+  /// token is simply unknown (`INVALID_REFRESH_TOKEN`) instead of revoking its family.
+  public static func deleteRotated(_ db: Database, rotatedBeforeMs: Int64, limit: Int) throws -> Int {
+    try db.execute(
+      """
+      DELETE FROM refresh_tokens WHERE token_hash IN (
+        SELECT token_hash FROM refresh_tokens WHERE rotated_at_ms > 0 AND rotated_at_ms < ? LIMIT ?)
+      """, [.integer(rotatedBeforeMs), .integer(Int64(limit))])
+    return db.changes
+  }
+
   /// Reuse detected: every token of the family stops working.
   public static func revokeFamily(_ db: Database, familyID: String) throws {
     try db.execute(

@@ -132,5 +132,12 @@ public enum AnonAuthSchema {
         -- Filtered account counts (ListAccounts total, GetUsage) read this index alone.
         CREATE INDEX accounts_by_kind ON accounts(project_id, is_anonymous);
         """),
+    Migration(
+      version: 3,
+      sql: """
+        -- Rotated refresh tokens, for clean-up: their sealed successors are dropped after
+        -- the reuse grace window, the rows themselves after the retention period.
+        CREATE INDEX refresh_tokens_rotated ON refresh_tokens(rotated_at_ms) WHERE rotated_at_ms > 0;
+        """),
   ]
 }
