@@ -141,3 +141,23 @@ def test_duplicate_call_id_in_flight_is_a_connection_error(daemon, pb):
         send_frame(s, call_frame(pb, 5, "/anonauth.test.TestService/Sleep", b"", {"x-sleep-ms": "1000"}))
         send_frame(s, call_frame(pb, 5, CHECK))
         expect_go_away(s, pb, "MALFORMED_FRAME")
+
+
+def test_a_late_result_never_answers_a_newer_call_with_the_same_id(daemon, pb):
+    sleep = "/anonauth.test.TestService/Sleep"
+    with daemon.connect() as s:
+        send_frame(s, call_frame(pb, 1, sleep, b"", {"x-sleep-ms": "700", "x-sleep-uncancellable": "1"},
+                                 timeout_ms=100))
+        expired = read_frame(s, pb).reply
+        assert (expired.id, expired.status.reason) == (1, "DEADLINE_EXCEEDED")
+        # The id is free again: a new call may use it while the old handler still runs.
+        sent = time.monotonic()
+        send_frame(s, call_frame(pb, 1, sleep, b"", {"x-sleep-ms": "1200"}))
+        reply = read_frame(s, pb).reply
+        # The old handler finished about 0.6 s after this was sent; its result must go
+        # nowhere: the one reply is the new call's own, after its own 1.2 s.
+        assert time.monotonic() - sent >= 1.1
+        assert reply.id == 1 and reply.status.code == 0
+        s.settimeout(0.5)
+        with pytest.raises(socket.timeout):
+            read_frame(s, pb)  # and nothing else comes

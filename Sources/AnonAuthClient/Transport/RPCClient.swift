@@ -66,8 +66,17 @@ public final class RPCClient: Sendable {
     _ method: String, payload: [UInt8], metadata: [String: String], timeoutMs: UInt32
   ) async throws(RPCError) -> Reply {
     var attempt = 0
+    // One deadline for the call, however many connections it is tried on.
+    let clock = ContinuousClock()
+    let deadline = clock.now + .milliseconds(Int(timeoutMs))
     while true {
       attempt += 1
+      let left = deadline - clock.now
+      let leftMs = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+      guard leftMs > 0 else {
+        throw RPCError(.deadlineExceeded, "no reply within \(timeoutMs) ms")
+      }
+      let attemptTimeoutMs = UInt32(clamping: leftMs)
       let connection: ConnectionHandle
       do {
         connection = try connectionForCall()
@@ -77,7 +86,7 @@ public final class RPCClient: Sendable {
       let result: Result<Reply, ClientConnection.CallFailure> = await withCheckedContinuation {
         continuation in
         connection.execute { conn in
-          conn.start(method: method, payload: payload, metadata: metadata, timeoutMs: timeoutMs) {
+          conn.start(method: method, payload: payload, metadata: metadata, timeoutMs: attemptTimeoutMs) {
             continuation.resume(returning: $0)
           }
         }

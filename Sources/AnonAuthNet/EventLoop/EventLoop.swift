@@ -21,6 +21,9 @@ public final class EventLoop: @unchecked Sendable {
   private let pending = Mutex<[@Sendable () -> Void]>([])
   private let threadID = Mutex<pthread_t?>(nil)
   private let finished = DispatchSemaphore(value: 0)
+  /// Set by `start()` on the caller's thread, so `stopAndWait` knows there is a thread to
+  /// wait for even before that thread has run.
+  private let started = Atomic<Bool>(false)
   /// One read buffer for every connection of this loop: idle connections hold none.
   public let scratch: UnsafeMutableRawBufferPointer
   public let name: String
@@ -50,6 +53,7 @@ public final class EventLoop: @unchecked Sendable {
 
   /// Starts the loop on a new thread.
   public func start() {
+    started.store(true, ordering: .releasing)
     let thread = Thread { [self] in
       threadID.withLock { $0 = pthread_self() }
       // Named for `top -H` and profilers (Linux limits names to 15 bytes).
@@ -79,7 +83,7 @@ public final class EventLoop: @unchecked Sendable {
   /// Asks the loop to stop after the current iteration and waits for its thread to end.
   public func stopAndWait() {
     execute { [self] in stopped = true }
-    if threadID.withLock({ $0 }) != nil { finished.wait() }
+    if started.load(ordering: .acquiring) { finished.wait() }
   }
 
   public var inLoop: Bool {

@@ -302,10 +302,11 @@ public final class TLSConnection: EventHandler {
         return
       }
     }
-    // All written: give the memory back, idle connections hold no buffers.
+    // All written: give the memory back, idle connections hold no buffers. A WANT_WRITE
+    // that SSL_read reported stays until a write has actually gone through.
+    if !output.isEmpty { sslWantsWritable = false }
     output = []
     outputIndex = 0
-    sslWantsWritable = false
   }
 
   private var wroteShutdown = false
@@ -335,7 +336,10 @@ public final class TLSConnection: EventHandler {
 
   private func updateInterest() {
     guard state != .closed, registration != 0 else { return }
-    let wantWritable = state == .connecting || hasPendingOutput || sslWantsWritable
+    // Output queued before the handshake is done cannot be written yet: asking for
+    // EPOLLOUT then would spin (epoll is level-triggered and the socket is writable).
+    let canWriteOutput = state == .open || state == .closing
+    let wantWritable = state == .connecting || sslWantsWritable || (canWriteOutput && hasPendingOutput)
     if wantWritable != interestWritable {
       interestWritable = wantWritable
       loop.modify(

@@ -6,6 +6,9 @@ final class ConnectionRegistry {
   let loop: EventLoop
   private var connections: [ObjectIdentifier: ServerConnection] = [:]
   private var sweepTimer: UInt64?
+  /// Set by `drainAll`: a connection accepted while shutdown began is drained on arrival
+  /// instead of serving on unnoticed until the grace period cuts it.
+  private var draining = false
 
   init(loop: EventLoop) {
     self.loop = loop
@@ -16,6 +19,9 @@ final class ConnectionRegistry {
   func add(_ connection: ServerConnection) {
     connections[ObjectIdentifier(connection)] = connection
   }
+
+  /// Whether new connections must be drained as soon as they are added.
+  var isDraining: Bool { draining }
 
   func remove(_ connection: ServerConnection) {
     connections[ObjectIdentifier(connection)] = nil
@@ -37,6 +43,7 @@ final class ConnectionRegistry {
   }
 
   func drainAll() {
+    draining = true
     for connection in Array(connections.values) { connection.drain() }
   }
 

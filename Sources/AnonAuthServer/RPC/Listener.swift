@@ -56,6 +56,7 @@ final class Listener: EventHandler {
           tls.delegate = connection
           registry.add(connection)
           tls.start()
+          if registry.isDraining { connection.drain() }
         } catch {
           core.logger.error("TLS setup failed", ["error": .string("\(error)")])
           core.connectionClosed()
@@ -65,11 +66,17 @@ final class Listener: EventHandler {
   }
 
   private func pause() {
-    loop.deregister(fd: fd, registration: registration)
+    if registration != 0 { loop.deregister(fd: fd, registration: registration) }
     registration = 0
     loop.schedule(afterNanos: 100_000_000) { [weak self] in
       guard let self, !closed else { return }
-      try? start()
+      do {
+        try start()
+      } catch {
+        // Never stop accepting for good: say so and try again.
+        core.logger.error("listener re-registration failed", ["error": .string("\(error)")])
+        pause()
+      }
     }
   }
 

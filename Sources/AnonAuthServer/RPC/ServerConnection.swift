@@ -13,6 +13,9 @@ final class ServerConnection: TLSConnectionDelegate {
     let method: String
     let requestID: String
     let log: CallLogFields
+    /// Tells this call from a later one the client sends with the same id after this
+    /// one expired: a late result must not answer the newcomer.
+    let sequence: UInt64
   }
 
   let connection: TLSConnection
@@ -20,6 +23,7 @@ final class ServerConnection: TLSConnectionDelegate {
   private unowned let registry: ConnectionRegistry
   private var inFlight: [UInt64: InFlight] = [:]
   private var lastCallID: UInt64 = 0
+  private var nextSequence: UInt64 = 0
   private(set) var goingAway = false
 
   init(connection: TLSConnection, core: ServerCore, registry: ConnectionRegistry) {
@@ -102,6 +106,8 @@ final class ServerConnection: TLSConnectionDelegate {
     let router = core.router
     let payload = call.payload
     let id = call.id
+    nextSequence += 1
+    let sequence = nextSequence
     let task = Task {
       let result: Result<[UInt8], RPCError>
       do throws(RPCError) {
@@ -109,24 +115,25 @@ final class ServerConnection: TLSConnectionDelegate {
       } catch {
         result = .failure(error)
       }
-      bound.execute { $0.complete(id, result: result) }
+      bound.execute { $0.complete(id, sequence: sequence, result: result) }
     }
     let timer = connection.loop.schedule(afterNanos: timeoutMs * 1_000_000) { [weak self] in
-      self?.expire(id)
+      self?.expire(id, sequence: sequence)
     }
     inFlight[id] = InFlight(
       task: task, timer: timer, startedAt: MonotonicClock.now(), method: call.method,
-      requestID: requestID, log: log)
+      requestID: requestID, log: log, sequence: sequence)
   }
 
-  private func complete(_ id: UInt64, result: Result<[UInt8], RPCError>) {
-    guard let call = inFlight.removeValue(forKey: id) else { return }  // expired first
+  private func complete(_ id: UInt64, sequence: UInt64, result: Result<[UInt8], RPCError>) {
+    // Expired first, or the id now belongs to a newer call: the result is dropped.
+    guard inFlight[id]?.sequence == sequence, let call = inFlight.removeValue(forKey: id) else { return }
     connection.loop.cancelTimer(call.timer)
     finish(call, id: id, result: result)
   }
 
-  private func expire(_ id: UInt64) {
-    guard let call = inFlight.removeValue(forKey: id) else { return }
+  private func expire(_ id: UInt64, sequence: UInt64) {
+    guard inFlight[id]?.sequence == sequence, let call = inFlight.removeValue(forKey: id) else { return }
     call.task.cancel()
     finish(call, id: id, result: .failure(RPCError(.deadlineExceeded, "the call's deadline passed")))
   }

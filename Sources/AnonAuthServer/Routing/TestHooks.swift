@@ -7,13 +7,19 @@ enum TestHooks {
   static let service = "anonauth.test.TestService"
 
   static func register(in router: inout Router) {
-    // Sleep: waits `x-sleep-ms` (at most 60 s), cancellable, then answers like Check.
+    // Sleep: waits `x-sleep-ms` (at most 60 s), then answers like Check. Cancellable,
+    // unless `x-sleep-uncancellable` is set: a handler stuck in work that does not notice
+    // cancellation (a queued write, say), whose result comes after its deadline.
     router.unary(service, "Sleep") { (_: CheckRequest, context) throws(RPCError) in
       let ms = min(UInt64(context.metadata["x-sleep-ms"] ?? "") ?? 0, 60_000)
-      do {
-        try await Task.sleep(for: .milliseconds(ms))
-      } catch {
-        throw RPCError(code: .cancelled, reason: "CANCELLED", message: "cancelled")
+      if context.metadata["x-sleep-uncancellable"] != nil {
+        await Task.detached { try? await Task.sleep(for: .milliseconds(ms)) }.value
+      } else {
+        do {
+          try await Task.sleep(for: .milliseconds(ms))
+        } catch {
+          throw RPCError(code: .cancelled, reason: "CANCELLED", message: "cancelled")
+        }
       }
       var response = CheckResponse()
       response.status = "SLEPT"

@@ -84,14 +84,16 @@ public struct AccountService: Sendable {
     }
     let presentedHash = RefreshTokenFactory.hash(request.refreshToken)
     let fresh = try RefreshTokenFactory.make()
-    let now = env.clock.nowMs()
+    let clock = env.clock
     let grace = env.refreshReuseGraceMs
     let masterKey = env.masterKey
     let projectID = project.projectID
 
     // One write job: lookup, reuse detection and rotation are atomic with respect to
-    // every other refresh of the same family.
+    // every other refresh of the same family. The time is read inside it, so a job that
+    // waited in the writer's queue judges the grace window by when it really runs.
     let outcome: RefreshOutcome = try await env.write { db in
+      let now = clock.nowMs()
       guard let old = try RefreshTokensRepository.get(db, tokenHash: presentedHash),
         old.projectID == projectID,
         !old.revoked

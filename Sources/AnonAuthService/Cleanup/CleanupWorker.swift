@@ -91,15 +91,16 @@ public final class CleanupWorker: Sendable {
     }
   }
 
-  /// How long a rotated refresh token is kept so that its replay revokes its family.
+  /// How long a rotated token of a revoked family is kept before it is deleted.
   public static let rotatedTokenRetentionMs: Int64 = 30 * 86_400_000
 
-  /// Every refresh rotates and leaves its predecessor behind: successors sealed for the
-  /// reuse grace window are dropped once it is over, and rotated rows once they are
-  /// older than the retention period, 5,000 per write job.
+  /// Every refresh rotates and leaves its predecessor behind. Successors sealed for the
+  /// reuse grace window are dropped a minute after it is over (the margin keeps a refresh
+  /// that waited in the writer's queue from finding its successor gone); rotated rows of
+  /// revoked families go after the retention period. 5,000 per write job.
   func pruneRotatedRefreshTokens() async throws(RPCError) {
     let now = env.clock.nowMs()
-    let graceOver = now - env.refreshReuseGraceMs
+    let graceOver = now - env.refreshReuseGraceMs - 60_000
     while try await env.write({ db in
       try RefreshTokensRepository.forgetSuccessors(db, rotatedBeforeMs: graceOver, limit: 5000)
     }) == 5000 {
@@ -107,7 +108,7 @@ public final class CleanupWorker: Sendable {
     }
     let retired = now - Self.rotatedTokenRetentionMs
     while try await env.write({ db in
-      try RefreshTokensRepository.deleteRotated(db, rotatedBeforeMs: retired, limit: 5000)
+      try RefreshTokensRepository.deleteRevokedRotated(db, rotatedBeforeMs: retired, limit: 5000)
     }) == 5000 {
       await Task.yield()
     }

@@ -52,13 +52,16 @@ public enum RefreshTokensRepository {
     return db.changes
   }
 
-  /// Deletes tokens rotated before `beforeMs`: after the retention period a replayed old
-  /// token is simply unknown (`INVALID_REFRESH_TOKEN`) instead of revoking its family.
-  public static func deleteRotated(_ db: Database, rotatedBeforeMs: Int64, limit: Int) throws -> Int {
+  /// Deletes rotated tokens of revoked families rotated before `beforeMs`. A replay of
+  /// one is refused as `INVALID_REFRESH_TOKEN` whether the row is there or not; rotated
+  /// tokens of live families stay, because their replay must still revoke the family
+  /// (PROTOCOL.md section 2).
+  public static func deleteRevokedRotated(_ db: Database, rotatedBeforeMs: Int64, limit: Int) throws -> Int {
     try db.execute(
       """
       DELETE FROM refresh_tokens WHERE token_hash IN (
-        SELECT token_hash FROM refresh_tokens WHERE rotated_at_ms > 0 AND rotated_at_ms < ? LIMIT ?)
+        SELECT token_hash FROM refresh_tokens
+        WHERE rotated_at_ms > 0 AND rotated_at_ms < ? AND revoked = 1 LIMIT ?)
       """, [.integer(rotatedBeforeMs), .integer(Int64(limit))])
     return db.changes
   }
