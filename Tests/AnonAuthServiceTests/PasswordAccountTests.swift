@@ -210,6 +210,34 @@ import Testing
     }
   }
 
+  /// Guesses sent in parallel are counted before their hashes are checked, so a burst
+  /// cannot pass the check all at once: exactly the limit gets through.
+  @Test func parallelGuessesAreThrottledToo() async throws {
+    let throttle = SignInThrottle(
+      accountLimit: .init(maxFailures: 3, windowMs: 60_000),
+      ipLimit: .init(maxFailures: 100, windowMs: 60_000))
+    try await LinkingHarness.with(throttle: throttle) { h in
+      _ = try await h.signUp(email: "p@example.com", password: "secret-1")
+      let reasons = await withTaskGroup(of: String.self) { group in
+        for i in 0..<12 {
+          group.addTask {
+            do {
+              _ = try await h.signIn(email: "p@example.com", password: "guess-\(i)", ip: "192.0.2.\(i + 1)")
+              return "OK"
+            } catch {
+              return (error as? RPCError)?.reason ?? "\(error)"
+            }
+          }
+        }
+        var all: [String] = []
+        for await reason in group { all.append(reason) }
+        return all
+      }
+      #expect(reasons.filter { $0 == Reason.invalidLoginCredentials.name }.count == 3)
+      #expect(reasons.filter { $0 == Reason.tooManyAttempts.name }.count == 9)
+    }
+  }
+
   @Test func failedSignInsAreThrottledPerIP() async throws {
     let throttle = SignInThrottle(
       accountLimit: .init(maxFailures: 100, windowMs: 60_000),

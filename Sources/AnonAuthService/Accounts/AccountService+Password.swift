@@ -79,7 +79,8 @@ extension AccountService {
     let accountKey = SignInThrottle.accountKey(projectID: projectID, email: email)
     let ipKey = env.ipPolicy.endUserIP(context, callerIsAdmin: env.callerIsAdmin(context))
       .flatMap(IPKey.make).map { SignInThrottle.ipKey(projectID: projectID, ip: $0) }
-    if let wait = throttle.retryAfterSeconds(account: accountKey, ip: ipKey, nowMs: env.clock.nowMs()) {
+    let attemptAtMs = env.clock.nowMs()
+    if let wait = throttle.reserve(account: accountKey, ip: ipKey, nowMs: attemptAtMs) {
       throw RPCError(
         .tooManyAttempts, "too many failed sign-ins; try again later",
         details: ["retry_after_seconds": String(wait)])
@@ -95,10 +96,9 @@ extension AccountService {
     let stored = tooLong ? nil : found?.passwordHash
     let verification = try await env.verifyPassword(checked, against: stored)
     guard verification.matches, let account = found, let verifiedHash = stored else {
-      throttle.recordFailure(account: accountKey, ip: ipKey, nowMs: env.clock.nowMs())
-      throw RPCError(.invalidLoginCredentials, "the email or the password is wrong")
+      throw RPCError(.invalidLoginCredentials, "the email or the password is wrong")  // counted already
     }
-    throttle.recordSuccess(account: accountKey)
+    throttle.succeeded(account: accountKey, ip: ipKey, reservedAtMs: attemptAtMs)
     let rehash = verification.needsRehash ? try await env.hashPassword(password) : nil
     let session = try NewSession(provider: ProviderSettings.password, nowMs: env.clock.nowMs())
     let localID = account.localID

@@ -41,8 +41,13 @@ public final class SignInThrottle: Sendable {
   static func accountKey(projectID: String, email: String) -> String { "a\u{0}\(projectID)\u{0}\(email)" }
   static func ipKey(projectID: String, ip: String) -> String { "i\u{0}\(projectID)\u{0}\(ip)" }
 
-  /// Seconds until another attempt is allowed (1 or more), or nil when one is allowed now.
-  func retryAfterSeconds(account: String, ip: String?, nowMs: Int64) -> Int64? {
+  /// Checks both windows and, when an attempt is allowed, counts it at once, as a
+  /// failure until `succeeded` says otherwise. Counting before the password is checked
+  /// keeps parallel guesses (up to 128 calls in flight per connection) from all passing
+  /// the check before any failure is recorded.
+  /// - Returns: seconds until another attempt is allowed (1 or more), or nil when this
+  ///   one is allowed (and now counted).
+  func reserve(account: String, ip: String?, nowMs: Int64) -> Int64? {
     windows.withLock { windows in
       var wait: Int64 = 0
       for (key, limit) in [(account, accountLimit), (ip, ipLimit)] {
@@ -52,13 +57,7 @@ public final class SignInThrottle: Sendable {
           wait = max(wait, (oldest + limit.windowMs - nowMs + 999) / 1000)
         }
       }
-      return wait > 0 ? max(1, wait) : nil
-    }
-  }
-
-  /// Counts a failed attempt against both keys.
-  func recordFailure(account: String, ip: String?, nowMs: Int64) {
-    windows.withLock { windows in
+      if wait > 0 { return max(1, wait) }
       for (key, limit) in [(account, accountLimit), (ip, ipLimit)] {
         guard let key else { continue }
         var times = windows[key, default: []].filter { $0 > nowMs - limit.windowMs }
@@ -68,12 +67,20 @@ public final class SignInThrottle: Sendable {
         windows[key] = times
       }
       if windows.count > maxKeys { prune(&windows, nowMs: nowMs) }
+      return nil
     }
   }
 
-  /// A successful sign-in clears the account's failures (not the IP's).
-  func recordSuccess(account: String) {
-    _ = windows.withLock { $0.removeValue(forKey: account) }
+  /// The attempt reserved at `reservedAtMs` succeeded: the account's failures are
+  /// cleared, and the IP gets its attempt back.
+  func succeeded(account: String, ip: String?, reservedAtMs: Int64) {
+    windows.withLock { windows in
+      windows[account] = nil
+      if let ip, var times = windows[ip], let index = times.lastIndex(of: reservedAtMs) {
+        times.remove(at: index)
+        windows[ip] = times.isEmpty ? nil : times
+      }
+    }
   }
 
   private func prune(_ windows: inout [String: [Int64]], nowMs: Int64) {
