@@ -52,4 +52,27 @@ struct ScheduledQuotaTests {
       #expect(try await h.accountCount() == 4 + 4 + 2 + 2 + 4)
     }
   }
+
+  @Test("retry_after_seconds waits for enough sign-ups to age out when a lower quota applies")
+  func retryAfterUnderALowerQuota() async throws {
+    try await ServiceHarness.with { h in
+      try await h.setSignUpQuota(5)
+      // Five sign-ups ten minutes apart: at t = 0, 10, 20, 30, 40 minutes.
+      for i in 0..<5 {
+        _ = try await h.signUp(peerIP: "192.0.2.50")
+        if i < 4 { h.clock.advance(ms: 10 * 60_000) }
+      }
+      _ = try await h.admin.scheduleSignUpQuota(
+        ScheduleSignUpQuotaRequest(projectId: h.projectID, quota: 2, startTimeMs: 0, durationSeconds: 7200),
+        context: h.adminContext("ScheduleSignUpQuota"))
+      // With 2 allowed, 4 of the 5 must age out: the one at 30 minutes, 50 minutes from now
+      // (the oldest alone would say 20 minutes, and the client would be refused again).
+      let refused = await expectRPCError(.tooManyAttempts) { () async throws(RPCError) in
+        try await h.signUp(peerIP: "192.0.2.50")
+      }
+      #expect(refused?.details["retry_after_seconds"] == "3000")
+      h.clock.advance(seconds: 3000)
+      _ = try await h.signUp(peerIP: "192.0.2.50")
+    }
+  }
 }

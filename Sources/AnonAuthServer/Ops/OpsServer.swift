@@ -53,6 +53,11 @@ final class OpsListener: EventHandler {
   private let logger: Logger
   private var registration: UInt64 = 0
   private var connections: [ObjectIdentifier: OpsConnection] = [:]
+  private var closed = false
+
+  /// Probes and scrapers need a handful; more than this at once is refused (accepted and
+  /// closed at once), so the ops port cannot eat the process's descriptors.
+  static let maxConnections = 128
 
   init(fd: Int32, loop: EventLoop, routes: [String: OpsServer.Route], logger: Logger) {
     self.fd = fd
@@ -66,6 +71,7 @@ final class OpsListener: EventHandler {
   }
 
   func close() {
+    closed = true
     if registration != 0 { loop.deregister(fd: fd, registration: registration) }
     registration = 0
     Socket.close(fd)
@@ -73,12 +79,40 @@ final class OpsListener: EventHandler {
   }
 
   func handleEvents(_ events: IOEvents) {
-    while let accepted = try? Socket.accept(fd) {
+    while !closed {
+      let accepted: (fd: Int32, peer: SocketAddress?)?
+      do {
+        accepted = try Socket.accept(fd)
+      } catch {
+        // Out of descriptors: pause rather than spin on a listener that stays readable.
+        logger.error("ops accept failed", ["error": .string("\(error)")])
+        pause()
+        return
+      }
+      guard let accepted else { return }
+      if connections.count >= Self.maxConnections {
+        Socket.close(accepted.fd)
+        continue
+      }
       let connection = OpsConnection(fd: accepted.fd, loop: loop, routes: routes) { [weak self] done in
         self?.connections[ObjectIdentifier(done)] = nil
       }
       connections[ObjectIdentifier(connection)] = connection
       connection.start()
+    }
+  }
+
+  private func pause() {
+    if registration != 0 { loop.deregister(fd: fd, registration: registration) }
+    registration = 0
+    loop.schedule(afterNanos: 100_000_000) { [weak self] in
+      guard let self, !closed else { return }
+      do {
+        try start()
+      } catch {
+        logger.error("ops listener re-registration failed", ["error": .string("\(error)")])
+        pause()
+      }
     }
   }
 }

@@ -18,8 +18,12 @@ public enum SignUpQuota {
       ?? project.effectiveSignUpQuotaPerHour
     let window = try QuotaRepository.window(db, projectID: project.projectID, ipKey: ipKey, sinceMs: since)
     if window.count >= quota {
-      // The window frees a place when its oldest sign-up turns an hour old.
-      let freeAtMs = (window.oldestMs ?? nowMs) + windowMs
+      // A place is free once enough sign-ups have turned an hour old to bring the count
+      // under the quota: the (count - quota)-th oldest is the one to wait for (the oldest
+      // when the window is exactly full; a later one when a lower quota came into force).
+      let blocking = try QuotaRepository.eventTime(
+        db, projectID: project.projectID, ipKey: ipKey, sinceMs: since, offset: window.count - quota)
+      let freeAtMs = (blocking ?? window.oldestMs ?? nowMs) + windowMs
       let seconds = min(3600, max(1, (freeAtMs - nowMs + 999) / 1000))
       throw RPCError(
         .tooManyAttempts, "too many sign-ups from this address; try again later",

@@ -12,6 +12,18 @@ public enum QuotaRepository {
     return (try row.int64(0), try row.optionalInt64(1))
   }
 
+  /// The time of the window's sign-up at `offset` (0: the oldest), if there is one.
+  public static func eventTime(
+    _ db: Database, projectID: String, ipKey: String, sinceMs: Int64, offset: Int64
+  ) throws -> Int64? {
+    try db.queryOne(
+      """
+      SELECT at_ms FROM sign_up_events WHERE project_id = ? AND ip_key = ? AND at_ms > ?
+      ORDER BY at_ms LIMIT 1 OFFSET ?
+      """, [.text(projectID), .text(ipKey), .integer(sinceMs), .integer(offset)]
+    ).map { try $0.int64(0) }
+  }
+
   public static func record(_ db: Database, projectID: String, ipKey: String, atMs: Int64) throws {
     try db.execute(
       "INSERT INTO sign_up_events (project_id, ip_key, at_ms) VALUES (?,?,?)",
