@@ -222,3 +222,40 @@ struct AdminAccountTests {
     }
   }
 }
+
+@Suite("UpdateProjectConfig under concurrency")
+struct ConcurrentConfigTests {
+  @Test("concurrent updates of different fields all take effect")
+  func noLostUpdate() async throws {
+    try await ServiceHarness.with { h in
+      let projectID = h.projectID
+      await withTaskGroup(of: Void.self) { group in
+        for quota in UInt32(1)...UInt32(8) {
+          group.addTask {
+            var config = ProjectConfig()
+            config.projectId = projectID
+            config.signUpQuotaPerHour = quota * 10
+            _ = try? await h.updateConfig(config, mask: ["sign_up_quota_per_hour"])
+          }
+        }
+        group.addTask {
+          var config = ProjectConfig()
+          config.projectId = projectID
+          config.emailPasswordEnabled = true
+          _ = try? await h.updateConfig(config, mask: ["email_password_enabled"])
+        }
+        group.addTask {
+          var config = ProjectConfig()
+          config.projectId = projectID
+          config.idTokenTtlSeconds = 900
+          _ = try? await h.updateConfig(config, mask: ["id_token_ttl_seconds"])
+        }
+      }
+      let stored = try await h.store.read { try ProjectsRepository.get($0, projectID) }
+      #expect(stored?.emailPasswordEnabled == true)
+      #expect(stored?.idTokenTTLSeconds == 900)
+      #expect(stored?.anonymousEnabled == true)
+      #expect(try h.config().emailPasswordEnabled && h.config().idTokenTtlSeconds == 900)
+    }
+  }
+}

@@ -285,3 +285,31 @@ import Testing
     }
   }
 }
+
+@Suite("Sensitive changes need a recent sign-in")
+struct RecentSignInTests {
+  @Test("deleting a permanent account needs a sign-in within 5 minutes; an anonymous one does not")
+  func deleteNeedsRecentSignIn() async throws {
+    try await LinkingHarness.with { h in
+      let permanent = try await h.signUp(email: "old@example.com", password: "secret-1")
+      let anonymous = try await h.anonymous()
+      h.clock.advance(seconds: 301)
+      // A refreshed token keeps the old auth_time: still too old.
+      let refreshed = try await h.accounts.refreshToken(
+        RefreshTokenRequest(refreshToken: permanent.refreshToken), context: h.context("RefreshToken"))
+      await expectLinkError(.credentialTooOld) {
+        try await h.accounts.deleteAccount(
+          DeleteAccountRequest(idToken: refreshed.idToken), context: h.context("DeleteAccount"))
+      }
+      #expect(try await h.snapshot(permanent.localId).account != nil)
+      // The anonymous account can always delete itself.
+      _ = try await h.accounts.deleteAccount(
+        DeleteAccountRequest(idToken: anonymous.idToken), context: h.context("DeleteAccount"))
+      // After signing in again, the permanent one can too.
+      let again = try await h.signIn(email: "old@example.com", password: "secret-1")
+      _ = try await h.accounts.deleteAccount(
+        DeleteAccountRequest(idToken: again.idToken), context: h.context("DeleteAccount"))
+      #expect(try await h.snapshot(permanent.localId).account == nil)
+    }
+  }
+}

@@ -9,6 +9,8 @@ import Foundation
 /// `AccountService+Password.swift` and `AccountService+Linking.swift`.
 public struct AccountService: Sendable {
   public static let name = "anonauth.v1.AccountService"
+  /// How recent a sign-in a sensitive change needs (PROTOCOL.md: 5 minutes).
+  public static let recentSignInSeconds: Int64 = 300
   let env: ServiceEnvironment
 
   public init(environment: ServiceEnvironment) {
@@ -159,6 +161,17 @@ public struct AccountService: Sendable {
   {
     let project = try env.project(context)
     let (account, _) = try await signedInAccount(request.idToken, project: project, log: context.log)
+    // Deleting a permanent account is a sensitive change: it needs a sign-in within the
+    // last 5 minutes (Firebase's requires-recent-login). An anonymous account cannot sign
+    // in again, so its own token is enough at any age.
+    if !account.isAnonymous {
+      let authTime =
+        (try? env.minter.verify(request.idToken, projectID: project.projectID))?["auth_time"]?
+        .int64Value ?? 0
+      if env.clock.nowSeconds() - authTime > Self.recentSignInSeconds {
+        throw RPCError(.credentialTooOld, "deleting this account needs a sign-in within the last 5 minutes")
+      }
+    }
     let deleted = try await env.write { db in
       try AccountsRepository.delete(db, projectID: project.projectID, localID: account.localID)
     }

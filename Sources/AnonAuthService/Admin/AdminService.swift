@@ -70,13 +70,22 @@ public struct AdminService: Sendable {
     -> ProjectConfig
   {
     guard let config = request.config else { throw RPCError(.invalidConfig, "config is missing") }
-    let current = try existing(config.projectId, context)
-    let next = try ProjectConfigMapping.apply(
-      config, mask: request.updateMask, to: current, nowMs: env.clock.nowMs(), masterKey: env.masterKey)
+    _ = try existing(config.projectId, context)
+    let mask = request.updateMask
+    let nowMs = env.clock.nowMs()
+    let masterKey = env.masterKey
+    let changed: (before: ProjectRecord, after: ProjectRecord)?
     do {
-      try await env.directory.save(next)
+      changed = try await env.directory.update(config.projectId) { current in
+        try ProjectConfigMapping.apply(config, mask: mask, to: current, nowMs: nowMs, masterKey: masterKey)
+      }
+    } catch let error as RPCError {
+      throw error
     } catch {
       throw RPCError(.internalError, "the store failed")
+    }
+    guard let (current, next) = changed else {
+      throw RPCError(.projectNotFound, "no project \"\(config.projectId)\"")
     }
     if next.autoCleanupEnabled && !current.autoCleanupEnabled {
       // Accounts that existed when clean-up was turned on: max(created, enabled) + 30 days.

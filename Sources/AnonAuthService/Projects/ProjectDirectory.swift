@@ -76,6 +76,22 @@ public final class ProjectDirectory: Sendable {
     state.withLock { $0.projects[record.projectID] = record }
   }
 
+  /// Reads, changes and writes a project in one write job, so two concurrent changes of
+  /// different settings cannot undo each other (the cache alone could be stale).
+  /// - Returns: the project before and after; nil when it does not exist.
+  public func update(
+    _ projectID: String, _ change: @escaping @Sendable (ProjectRecord) throws -> ProjectRecord
+  ) async throws -> (before: ProjectRecord, after: ProjectRecord)? {
+    let result = try await store.write { db -> (before: ProjectRecord, after: ProjectRecord)? in
+      guard let current = try ProjectsRepository.get(db, projectID) else { return nil }
+      let next = try change(current)
+      try ProjectsRepository.update(db, next)
+      return (current, next)
+    }
+    if let result { state.withLock { $0.projects[projectID] = result.after } }
+    return result
+  }
+
   /// Makes an API key for a project: a public identifier, "AA" + 37 random characters
   /// (the length of a Firebase Web API key).
   public func createAPIKey(projectID: String) async throws -> String {
