@@ -116,7 +116,8 @@ extension AccountService {
       {
         current.passwordHash = rehash
       }
-      try RefreshTokensRepository.insert(db, session.record(projectID: projectID, localID: localID))
+      try RefreshTokensRepository.insert(
+        db, session.record(projectID: projectID, localID: localID, validSince: current.validSince))
       return (current, try AccountsRepository.identities(db, projectID: projectID, localID: localID))
     }
     return try await authResponse(

@@ -131,7 +131,8 @@ struct AccountLinker {
           ? Self.credentialInUse(providerID: providerID, email: identity.email)
           : RPCError(.emailExists, "another account has this email")
       }
-      try RefreshTokensRepository.insert(db, session.record(projectID: projectID, localID: localID))
+      try RefreshTokensRepository.insert(
+        db, session.record(projectID: projectID, localID: localID, validSince: account.validSince))
       return Linked(
         account: account,
         identities: try AccountsRepository.identities(db, projectID: projectID, localID: localID))
@@ -172,7 +173,8 @@ struct AccountLinker {
         if account.disabled { throw RPCError(.userDisabled, "the account is disabled") }
         account.lastSignInAtMs = session.nowMs
         try AccountsRepository.setLastSignIn(db, projectID: projectID, localID: owner, atMs: session.nowMs)
-        try RefreshTokensRepository.insert(db, session.record(projectID: projectID, localID: owner))
+        try RefreshTokensRepository.insert(
+          db, session.record(projectID: projectID, localID: owner, validSince: account.validSince))
         return SignedIn(
           account: account,
           identities: try AccountsRepository.identities(db, projectID: projectID, localID: owner),

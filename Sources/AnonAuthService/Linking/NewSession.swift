@@ -22,10 +22,13 @@ struct NewSession: Sendable {
   /// Seconds of this sign-in, the family's `auth_time`.
   var authTime: Int64 { nowMs / 1000 }
 
-  func record(projectID: String, localID: String) -> RefreshTokenRecord {
+  /// - Parameter validSince: the account's, as the write job read it. A revocation that
+  ///   landed after this session's time was taken must not revoke the token this very job
+  ///   hands out, so it is stamped no earlier than `valid_since`.
+  func record(projectID: String, localID: String, validSince: Int64 = 0) -> RefreshTokenRecord {
     RefreshTokenRecord(
       tokenHash: hash, projectID: projectID, localID: localID,
       familyID: Base64URL.encode(Array(hash.prefix(16))),
-      issuedAtMs: nowMs, authTime: authTime, signInProvider: provider)
+      issuedAtMs: max(nowMs, validSince * 1000), authTime: authTime, signInProvider: provider)
   }
 }
