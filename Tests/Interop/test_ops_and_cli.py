@@ -5,6 +5,7 @@ import os
 import socket
 import stat
 import subprocess
+import time
 
 import pytest
 
@@ -144,3 +145,15 @@ def test_cli_admin_sets_up_a_project_a_user_can_sign_up_in(daemon, tmp_path):
     assert "not-the-admin-key" not in refused.stderr
     missing = cli(daemon, "admin", "create-project", check=False)
     assert missing.returncode == 2 and "PROJECT_ID" in missing.stderr
+
+
+@pytest.mark.parametrize("request_bytes", [
+    b"GET /healthz HTTP/1.1\n",                          # a bare LF, head never completes
+    b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",     # a TLS ClientHello on the plain port
+    b"BREW /pot HTCPCP/1.0\r\n",                          # a request line that cannot parse
+])
+def test_malformed_heads_are_answered_at_once_not_after_the_timeout(daemon, request_bytes):
+    started = time.monotonic()
+    reply = raw_http(daemon, request_bytes)  # no blank line: only an early 400 ends this quickly
+    assert reply.startswith(b"HTTP/1.1 400 ")
+    assert time.monotonic() - started < 2.0

@@ -128,6 +128,7 @@ final class OpsConnection: EventHandler {
   private var output: [UInt8] = []
   private var written = 0
   private var responding = false
+  private var lingering = false
   private var done = false
   private var timer: UInt64?
 
@@ -153,6 +154,10 @@ final class OpsConnection: EventHandler {
   }
 
   func handleEvents(_ events: IOEvents) {
+    if lingering {
+      drainUntilClosed()
+      return
+    }
     if responding {
       writeOut()
       return
@@ -166,6 +171,10 @@ final class OpsConnection: EventHandler {
           respond(to: input[..<end])
           return
         }
+        if isMalformedSoFar() {
+          answer(HTTPResponse(status: 400, body: "malformed request\n"))
+          return
+        }
         if input.count > Self.maxHead {
           answer(HTTPResponse(status: 431, body: "request head too large\n"))
           return
@@ -177,6 +186,19 @@ final class OpsConnection: EventHandler {
       finish()
       return
     }
+  }
+
+  /// Whether what has arrived already cannot become a valid head: a control or non-ASCII
+  /// byte (a TLS ClientHello on the plain port, say), a bare LF, or a complete request
+  /// line that does not parse. Answered at once instead of after the 5 s timeout.
+  private func isMalformedSoFar() -> Bool {
+    for (i, byte) in input.enumerated() {
+      if byte == 10 && (i == 0 || input[i - 1] != 13) { return true }
+      if byte == 13 || byte == 10 || byte == 9 { continue }
+      if byte < 0x20 || byte >= 0x7F { return true }
+    }
+    guard let lineEnd = input.firstIndex(of: 13), lineEnd + 1 < input.count else { return false }
+    return HTTPRequestHead(input[..<lineEnd]) == nil
   }
 
   private func headEnd() -> Int? {
@@ -224,9 +246,34 @@ final class OpsConnection: EventHandler {
       }
       if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
       if n < 0 && errno == EINTR { continue }
-      break
+      finish()
+      return
     }
-    finish()
+    linger()
+  }
+
+  /// After the response: end the write side and read (discarding) until the client
+  /// closes, at most a second, so that unread request bytes (a body, the rest of an
+  /// oversize head) do not turn the close into a reset that loses the response.
+  private func linger() {
+    lingering = true
+    _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    loop.modify(fd: fd, registration: registration, events: [.readable])
+    if let timer { loop.cancelTimer(timer) }
+    timer = loop.schedule(afterNanos: 1_000_000_000) { [weak self] in self?.finish() }
+    drainUntilClosed()
+  }
+
+  private func drainUntilClosed() {
+    let buffer = loop.scratch
+    while true {
+      let n = read(fd, buffer.baseAddress, buffer.count)
+      if n > 0 { continue }
+      if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+      if n < 0 && errno == EINTR { continue }
+      finish()
+      return
+    }
   }
 
   func finish() {
