@@ -160,14 +160,13 @@ public struct AccountService: Sendable {
     -> DeleteAccountResponse
   {
     let project = try env.project(context)
-    let (account, _) = try await signedInAccount(request.idToken, project: project, log: context.log)
+    let claims = try env.minter.verify(request.idToken, projectID: project.projectID)
+    let account = try await self.account(for: claims, project: project, log: context.log).account
     // Deleting a permanent account is a sensitive change: it needs a sign-in within the
     // last 5 minutes (Firebase's requires-recent-login). An anonymous account cannot sign
     // in again, so its own token is enough at any age.
     if !account.isAnonymous {
-      let authTime =
-        (try? env.minter.verify(request.idToken, projectID: project.projectID))?["auth_time"]?
-        .int64Value ?? 0
+      let authTime = claims["auth_time"]?.int64Value ?? 0
       if env.clock.nowSeconds() - authTime > Self.recentSignInSeconds {
         throw RPCError(.credentialTooOld, "deleting this account needs a sign-in within the last 5 minutes")
       }
@@ -217,6 +216,16 @@ public struct AccountService: Sendable {
     -> (account: AccountRecord, identities: [IdentityRecord], issuedAt: Int64)
   {
     let claims = try env.minter.verify(idToken, projectID: project.projectID)
+    return try await account(for: claims, project: project, log: log)
+  }
+
+  /// The account that already-verified claims speak for: existing, enabled, not revoked.
+  /// Callers that need the claims too verify once and come here (RSA verification is the
+  /// expensive part of a call).
+  func account(for claims: [String: JSONValue], project: ProjectRecord, log: CallLogFields? = nil)
+    async throws(RPCError)
+    -> (account: AccountRecord, identities: [IdentityRecord], issuedAt: Int64)
+  {
     guard let uid = claims["sub"]?.stringValue, let iat = claims["iat"]?.int64Value else {
       throw RPCError(.invalidIdToken, "the ID token lacks sub")
     }

@@ -69,11 +69,7 @@ struct AccountLinker {
   ) async throws(RPCError) -> Linked {
     let projectID = project.projectID
     return try await env.write { db -> Linked in
-      guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else {
-        throw RPCError(.userNotFound, "the account no longer exists")
-      }
-      if account.disabled { throw RPCError(.userDisabled, "the account is disabled") }
-      if tokenIssuedAt < account.validSince { throw RPCError(.tokenExpired, "the ID token was revoked") }
+      var account = try Self.changeableAccount(db, projectID, localID, tokenIssuedAt: tokenIssuedAt)
       let before = try AccountsRepository.identities(db, projectID: projectID, localID: localID)
       let providerID = proof.providerID
       if before.contains(where: { $0.providerID == providerID })
@@ -205,6 +201,17 @@ struct AccountLinker {
 
   // MARK: Unlink
 
+  /// The account as a change's write job finds it: still there, enabled, and the ID
+  /// token that asked for the change not revoked since it was checked.
+  private static func changeableAccount(
+    _ db: Database, _ projectID: String, _ localID: String, tokenIssuedAt: Int64
+  ) throws -> AccountRecord {
+    guard let account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else { throw RPCError(.userNotFound, "the account no longer exists") }
+    if account.disabled { throw RPCError(.userDisabled, "the account is disabled") }
+    if tokenIssuedAt < account.validSince { throw RPCError(.tokenExpired, "the ID token was revoked") }
+    return account
+  }
+
   /// Removes a provider from the account. Unlinking `password` also removes the email
   /// and the password hash. The account stays permanent.
   func unlink(_ providerID: String, from localID: String, tokenIssuedAt: Int64, project: ProjectRecord)
@@ -212,11 +219,7 @@ struct AccountLinker {
   {
     let projectID = project.projectID
     return try await env.write { db -> Linked in
-      guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else {
-        throw RPCError(.userNotFound, "the account no longer exists")
-      }
-      if account.disabled { throw RPCError(.userDisabled, "the account is disabled") }
-      if tokenIssuedAt < account.validSince { throw RPCError(.tokenExpired, "the ID token was revoked") }
+      var account = try Self.changeableAccount(db, projectID, localID, tokenIssuedAt: tokenIssuedAt)
       let removed = try AccountsRepository.deleteIdentity(
         db, projectID: projectID, localID: localID, providerID: providerID)
       if providerID == ProviderSettings.password {

@@ -27,8 +27,7 @@ public struct TokenService: Sendable {
       context.log.setAccount(uid: uid, isAnonymous: provider == "anonymous")
     }
     if request.checkRevoked {
-      _ = try await AccountService(environment: env).signedInAccount(
-        request.idToken, project: project, log: context.log)
+      _ = try await AccountService(environment: env).account(for: claims, project: project, log: context.log)
     }
     var response = VerifyIdTokenResponse()
     response.uid = claims["sub"]?.stringValue ?? ""
