@@ -87,12 +87,6 @@ final class ClientConnection: TLSConnectionDelegate {
     switch frame.kind {
     case .reply(let reply):
       finish(reply.id, .success(reply))
-    case .ping(let ping):
-      var pong = Pong()
-      pong.nonce = ping.nonce
-      var out = Frame()
-      out.kind = .pong(pong)
-      tls.send(out)
     case .goAway(let goAway):
       goingAway = true
       flags.markUnusable()
@@ -101,7 +95,7 @@ final class ClientConnection: TLSConnectionDelegate {
         finish(id, .failure(.notProcessed("server sent GoAway \(goAway.reason)")))
       }
       if pending.isEmpty { tls.closeGracefully() }
-    case .pong, .call, nil:
+    case .ping, .pong, .call, nil:  // Ping is answered by the connection itself
       break
     }
     if goingAway && pending.isEmpty && tls.state == .open { tls.closeGracefully() }

@@ -270,6 +270,16 @@ public final class TLSConnection: EventHandler {
         delegate?.connection(self, didFailWith: .malformed("frame does not parse"))
         return
       }
+      if case .ping(let ping) = frame.kind {
+        // Liveness is the transport's business: either side answers a Ping here, with
+        // the same nonce, and the owner never sees it.
+        var pong = Pong()
+        pong.nonce = ping.nonce
+        var out = Frame()
+        out.kind = .pong(pong)
+        send(out)
+        continue
+      }
       delegate?.connection(self, didReceive: frame)
     }
     if decoder.hasPartialFrame {

@@ -46,74 +46,43 @@ public final class OpsServer: Sendable {
 }
 
 /// Accepts ops connections and answers each one request. Confined to the ops loop.
-final class OpsListener: EventHandler {
-  private let fd: Int32
+final class OpsListener {
   private let loop: EventLoop
   private let routes: [String: OpsServer.Route]
-  private let logger: Logger
-  private var registration: UInt64 = 0
   private var connections: [ObjectIdentifier: OpsConnection] = [:]
-  private var closed = false
+  private var acceptLoop: AcceptLoop?
 
   /// Probes and scrapers need a handful; more than this at once is refused (accepted and
   /// closed at once), so the ops port cannot eat the process's descriptors.
   static let maxConnections = 128
 
   init(fd: Int32, loop: EventLoop, routes: [String: OpsServer.Route], logger: Logger) {
-    self.fd = fd
     self.loop = loop
     self.routes = routes
-    self.logger = logger
+    acceptLoop = AcceptLoop(
+      fd: fd, loop: loop, onAccept: { [unowned self] fd, _ in serve(fd) },
+      onError: { logger.error("ops listener paused", ["error": .string($0)]) })
   }
 
   func start() throws(SystemError) {
-    registration = try loop.register(fd: fd, events: .readable, handler: self)
+    try acceptLoop?.start()
   }
 
   func close() {
-    closed = true
-    if registration != 0 { loop.deregister(fd: fd, registration: registration) }
-    registration = 0
-    Socket.close(fd)
+    acceptLoop?.close()
     for connection in Array(connections.values) { connection.finish() }
   }
 
-  func handleEvents(_ events: IOEvents) {
-    while !closed {
-      let accepted: (fd: Int32, peer: SocketAddress?)?
-      do {
-        accepted = try Socket.accept(fd)
-      } catch {
-        // Out of descriptors: pause rather than spin on a listener that stays readable.
-        logger.error("ops accept failed", ["error": .string("\(error)")])
-        pause()
-        return
-      }
-      guard let accepted else { return }
-      if connections.count >= Self.maxConnections {
-        Socket.close(accepted.fd)
-        continue
-      }
-      let connection = OpsConnection(fd: accepted.fd, loop: loop, routes: routes) { [weak self] done in
-        self?.connections[ObjectIdentifier(done)] = nil
-      }
-      connections[ObjectIdentifier(connection)] = connection
-      connection.start()
+  private func serve(_ fd: Int32) {
+    if connections.count >= Self.maxConnections {
+      Socket.close(fd)
+      return
     }
-  }
-
-  private func pause() {
-    if registration != 0 { loop.deregister(fd: fd, registration: registration) }
-    registration = 0
-    loop.schedule(afterNanos: 100_000_000) { [weak self] in
-      guard let self, !closed else { return }
-      do {
-        try start()
-      } catch {
-        logger.error("ops listener re-registration failed", ["error": .string("\(error)")])
-        pause()
-      }
+    let connection = OpsConnection(fd: fd, loop: loop, routes: routes) { [weak self] done in
+      self?.connections[ObjectIdentifier(done)] = nil
     }
+    connections[ObjectIdentifier(connection)] = connection
+    connection.start()
   }
 }
 

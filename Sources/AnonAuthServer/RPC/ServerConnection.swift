@@ -43,13 +43,7 @@ final class ServerConnection: TLSConnectionDelegate {
     switch frame.kind {
     case .call(let call):
       handle(call)
-    case .ping(let ping):
-      var pong = Pong()
-      pong.nonce = ping.nonce
-      var out = Frame()
-      out.kind = .pong(pong)
-      connection.send(out)
-    case .pong:
+    case .ping, .pong:  // Ping is answered by the connection itself
       break
     case .reply, .goAway:
       fail(.malformed("a client may not send Reply or GoAway"))

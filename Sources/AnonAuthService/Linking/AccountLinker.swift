@@ -206,7 +206,9 @@ struct AccountLinker {
   private static func changeableAccount(
     _ db: Database, _ projectID: String, _ localID: String, tokenIssuedAt: Int64
   ) throws -> AccountRecord {
-    guard let account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else { throw RPCError(.userNotFound, "the account no longer exists") }
+    guard let account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else {
+      throw RPCError(.userNotFound, "the account no longer exists")
+    }
     if account.disabled { throw RPCError(.userDisabled, "the account is disabled") }
     if tokenIssuedAt < account.validSince { throw RPCError(.tokenExpired, "the ID token was revoked") }
     return account
