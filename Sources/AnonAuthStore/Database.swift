@@ -23,6 +23,7 @@ public final class Database {
   /// - Throws: `StoreError` when the file cannot be opened.
   init(path: String, readOnly: Bool, busyTimeoutMs: Int32) throws(StoreError) {
     var connection: OpaquePointer?
+    if !readOnly { OwnerOnlyFile.prepare(path) }
     let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
     let code = sqlite3_open_v2(path, &connection, access | SQLITE_OPEN_NOMUTEX, nil)
     guard code == SQLITE_OK, let connection else {

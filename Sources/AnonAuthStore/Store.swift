@@ -12,7 +12,7 @@ public final class Store: Sendable {
   public let schemaVersion: Int
   private let writer: Writer
   private let readers: ReaderPool
-  private let counters: StoreCounters
+  let counters: StoreCounters
   /// Backups run one at a time, on a queue of their own: they sleep between steps.
   private let backupQueue = DispatchQueue(label: "anonauth.store.backup")
 
@@ -76,7 +76,7 @@ public final class Store: Sendable {
       path: options.path, readOnly: false, busyTimeoutMs: options.busyTimeoutMs)
     do throws(StoreError) {
       try connection.configureWriter(synchronous: options.synchronous)
-      try connection.quickCheck()
+      if options.checkIntegrityAtOpen { try connection.quickCheck() }
       return (connection, try Migrator.migrate(connection, to: migrations))
     } catch {
       connection.close()
@@ -111,6 +111,7 @@ public final class Store: Sendable {
   ///   the job was queued (once queued, it runs).
   public func write<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) async throws -> T {
     try Task.checkCancellation()
+    if counters.failedIntegrity.load(ordering: .relaxed) { throw Self.refusedAfterFailedCheck }
     return try await withCheckedThrowingContinuation { continuation in
       writer.submit(
         WriteJob(
@@ -177,7 +178,9 @@ public final class Store: Sendable {
 
   /// Whether the last write transaction began and committed: `/readyz` turns unready
   /// when the disk is full or the file became read-only.
-  public var isWritable: Bool { counters.writable.load(ordering: .relaxed) }
+  public var isWritable: Bool {
+    counters.writable.load(ordering: .relaxed) && !counters.failedIntegrity.load(ordering: .relaxed)
+  }
 
   /// The writer's counters, for metrics: transactions, writes, batch sizes, commit time,
   /// queue depth.

@@ -11,7 +11,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
   public struct Kind: Hashable, Sendable, CustomStringConvertible {
     private enum Value: Hashable, Sendable {
       case sqlite, constraint, busy, readOnly, corrupt, schemaTooNew, migrationFailed
-      case conversion, closed, invalidArgument, io
+      case conversion, closed, invalidArgument, io, full
     }
     private let value: Value
 
@@ -35,6 +35,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public static let closed = Kind(value: .closed)
     /// The file system refused an operation outside SQLite (a backup's rename).
     public static let io = Kind(value: .io)
+    /// The disk (or the file system's quota) is full: writes fail until space returns;
+    /// reads go on.
+    public static let full = Kind(value: .full)
     /// The caller passed something the store cannot use (options, argument count, SQL).
     public static let invalidArgument = Kind(value: .invalidArgument)
 
@@ -77,6 +80,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
       case SQLITE_BUSY, SQLITE_LOCKED: .busy
       case SQLITE_READONLY: .readOnly
       case SQLITE_CORRUPT, SQLITE_NOTADB: .corrupt
+      case SQLITE_FULL: .full
       default: .sqlite
       }
     let text = message ?? sqlite3_errstr(code).map { String(cString: $0) } ?? "SQLite error \(code)"

@@ -43,6 +43,10 @@ final class StoreCounters: Sendable {
   private let writeSeconds = LockedHistogram(bounds: StoreCounters.secondsBounds)
   /// False from a transaction that could not begin or commit until the next that could.
   let writable = Atomic<Bool>(true)
+  /// Set when `verifyIntegrity` found damage: writes are refused from then on.
+  let failedIntegrity = Atomic<Bool>(false)
+  /// When the last writability probe started (monotonic nanoseconds): one a second at most.
+  let lastProbeNanos = Atomic<UInt64>(0)
 
   /// Powers of two up to the writer's largest batch (256 by default).
   static let batchSizeBounds: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256]

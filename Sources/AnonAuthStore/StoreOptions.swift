@@ -18,16 +18,21 @@ public struct StoreOptions: Sendable, Hashable {
   public var busyTimeoutMs: Int32
   /// At most this many writes share one transaction: bounds the latency one batch adds.
   public var maxBatch: Int
+  /// `PRAGMA quick_check` before `open` returns: a damaged file is refused at once, but
+  /// the check reads every page (seconds for a store of millions of accounts). Off, the
+  /// owner runs `verifyIntegrity()` once it serves.
+  public var checkIntegrityAtOpen: Bool
 
   public init(
     path: String, synchronous: Synchronous = .full, readerCount: Int = 2,
-    busyTimeoutMs: Int32 = 5000, maxBatch: Int = 256
+    busyTimeoutMs: Int32 = 5000, maxBatch: Int = 256, checkIntegrityAtOpen: Bool = true
   ) {
     self.path = path
     self.synchronous = synchronous
     self.readerCount = readerCount
     self.busyTimeoutMs = busyTimeoutMs
     self.maxBatch = maxBatch
+    self.checkIntegrityAtOpen = checkIntegrityAtOpen
   }
 
   /// Rejects values that would leave the store unable to work, before any file is touched.

@@ -30,6 +30,17 @@ public enum QuotaRepository {
       [.text(projectID), .text(ipKey), .integer(atMs)])
   }
 
+  /// Gives back one place `record` took at `atMs` (a sign-up admitted but then not
+  /// carried out through no doing of the caller's).
+  public static func forget(_ db: Database, projectID: String, ipKey: String, atMs: Int64) throws {
+    try db.execute(
+      """
+      DELETE FROM sign_up_events WHERE rowid = (SELECT rowid FROM sign_up_events
+        WHERE project_id = ? AND ip_key = ? AND at_ms = ? LIMIT 1)
+      """,
+      [.text(projectID), .text(ipKey), .integer(atMs)])
+  }
+
   /// Drops one IP key's events that have left its window, so the table stays the size of
   /// the last hour's sign-ups.
   public static func prune(_ db: Database, projectID: String, ipKey: String, beforeMs: Int64) throws {
