@@ -34,6 +34,12 @@ protocol ProtoCBridged: ProtoMessage {
     throws(ProtoDecodingError)
 }
 
+/// A message whose wire bytes get a cheap linear check before protobuf-c unpacks them,
+/// for limits that must hold before the unpack allocates (see `FramePreScan`).
+protocol ProtoPreScanned {
+  static func preScanAccepts(_ bytes: [UInt8]) -> Bool
+}
+
 /// Encoding and decoding through protobuf-c, shared by every generated type.
 enum ProtoBridge {
   /// protobuf-c keeps sizes in `unsigned` inside its parser, so larger inputs could wrap.
@@ -58,6 +64,9 @@ enum ProtoBridge {
     throws(ProtoDecodingError) -> M
   {
     guard bytes.count <= maxInputCount else { throw .malformed }
+    if let scanned = M.self as? any ProtoPreScanned.Type, !scanned.preScanAccepts(bytes) {
+      throw .malformed
+    }
     let allocations = ProtoUnpackAllocations()
     let result: Result<M, ProtoDecodingError> = withExtendedLifetime(allocations) {
       var allocator = allocations.makeAllocator()

@@ -45,4 +45,7 @@ public struct Reason: Hashable, Sendable, CustomStringConvertible {
   public static let tooManyCalls = Reason("TOO_MANY_CALLS", .resourceExhausted)
   public static let shuttingDown = Reason("SHUTTING_DOWN", .unavailable)
   public static let internalError = Reason("INTERNAL", .internalError)
+  /// A write the store cannot take now (disk full, read-only file, I/O error): nothing
+  /// changed, reads still work, and the same call can succeed once the store recovers.
+  public static let storeUnavailable = Reason("STORE_UNAVAILABLE", .unavailable)
 }
