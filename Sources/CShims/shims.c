@@ -7,8 +7,11 @@
 #include <string.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <malloc.h>
 
 int anonauth_errno(void) { return errno; }
+
+int anonauth_malloc_trim(void) { return malloc_trim(0); }
 
 void anonauth_set_thread_name(const char *name) {
   char shortened[16];

@@ -2,17 +2,9 @@ import AnonAuthNet
 import Testing
 
 @Suite struct HTTPResponseParserTests {
-  /// Feeds `text` in pieces of `step` bytes (1: byte by byte) and finishes at the end.
   func parse(_ text: String, step: Int = 1 << 20, maxBody: Int = 1024) throws(HTTPClientError) -> HTTPResponse
   {
-    var parser = HTTPResponseParser(maxHeadBytes: 256, maxBodyBytes: maxBody)
-    let bytes = Array(text.utf8)
-    var index = 0
-    while index < bytes.count && !parser.isComplete {
-      try parser.append(bytes[index..<min(index + step, bytes.count)])
-      index += step
-    }
-    return try parser.finish()
+    try parseHTTPResponse(text, step: step, maxBody: maxBody)
   }
 
   @Test(arguments: [1, 3, 1 << 20])

@@ -18,6 +18,9 @@ public final class EventLoop: @unchecked Sendable {
   private var timers = TimerHeap()
   private var stopped = false
   private var endOfIteration: [() -> Void] = []
+  /// Work that yielded its turn (a connection over its read budget): run on the next
+  /// iteration, which then polls epoll without waiting.
+  private var nextIteration: [() -> Void] = []
   private let pending = Mutex<[@Sendable () -> Void]>([])
   private let threadID = Mutex<pthread_t?>(nil)
   private let finished = DispatchSemaphore(value: 0)
@@ -110,10 +113,13 @@ public final class EventLoop: @unchecked Sendable {
     return id
   }
 
-  public func modify(fd: Int32, registration: UInt64, events: IOEvents) {
+  /// Changes what `fd` is watched for. `readHangup` is added unless `watchHangup` is
+  /// false: a connection that has stopped reading must not be woken, level-triggered,
+  /// again and again by a peer's half-close it will not look at yet.
+  public func modify(fd: Int32, registration: UInt64, events: IOEvents, watchHangup: Bool = true) {
     assertInLoop()
-    _ = anonauth_epoll_ctl(
-      epfd, EPOLL_CTL_MOD, fd, events.rawValue | IOEvents.readHangup.rawValue, registration)
+    let extra = watchHangup ? IOEvents.readHangup.rawValue : 0
+    _ = anonauth_epoll_ctl(epfd, EPOLL_CTL_MOD, fd, events.rawValue | extra, registration)
   }
 
   /// Removes the registration; call before closing the descriptor.
@@ -144,6 +150,15 @@ public final class EventLoop: @unchecked Sendable {
     endOfIteration.append(body)
   }
 
+  /// Runs `body` on the next iteration, after that iteration's events, without waiting
+  /// for a new one: a connection that used up its work budget yields with it, so that
+  /// one busy peer cannot hold the loop while others wait (OpenSSL may hold decrypted
+  /// bytes that no epoll event will announce).
+  public func runOnNextIteration(_ body: @escaping () -> Void) {
+    assertInLoop()
+    nextIteration.append(body)
+  }
+
   // MARK: The loop
 
   private func run() {
@@ -156,7 +171,9 @@ public final class EventLoop: @unchecked Sendable {
     }
     while !stopped {
       var timeout: Int32 = -1
-      if let deadline = timers.nextDeadline() {
+      if !nextIteration.isEmpty {
+        timeout = 0
+      } else if let deadline = timers.nextDeadline() {
         let now = MonotonicClock.now()
         // Round up, so that a timer is never woken for early and spun on.
         timeout = deadline <= now ? 0 : Int32(min((deadline - now + 999_999) / 1_000_000, 60_000))
@@ -171,6 +188,11 @@ public final class EventLoop: @unchecked Sendable {
           continue
         }
         handlers[id]?.handleEvents(IOEvents(rawValue: events[i]))
+      }
+      if !nextIteration.isEmpty {
+        let yielded = nextIteration
+        nextIteration.removeAll(keepingCapacity: true)
+        for body in yielded { body() }
       }
       runPending()
       for callback in timers.popDue(now: MonotonicClock.now()) { callback() }

@@ -98,10 +98,7 @@ public struct HTTPResponseParser: Sendable {
         let line = buffer[index..<end]
         index = end + 2
         // Chunk extensions (";name=value") are allowed and ignored.
-        let digits = line.prefix { $0 != UInt8(ascii: ";") }.filter { $0 != UInt8(ascii: " ") }
-        guard !digits.isEmpty, digits.count <= 8,
-          let size = Int(String(decoding: digits, as: UTF8.self), radix: 16)
-        else { throw .malformedResponse("bad chunk size") }
+        guard let size = Self.chunkSize(line) else { throw .malformedResponse("bad chunk size") }
         if size == 0 {
           state = .trailers
         } else {
@@ -189,12 +186,49 @@ public struct HTTPResponseParser: Sendable {
       // Repeated identical values ("5, 5") are allowed; different ones are not.
       let values = Set(length.split(separator: ",").map { $0.trimmingSpaces() })
       guard values.count == 1, let only = values.first, !only.isEmpty, only.count <= 12,
-        only.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(only)
+        only.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let n = Int(only),
+        n >= 0
       else { throw .malformedResponse("bad Content-Length") }
       guard n <= maxBodyBytes else { throw .tooLarge }
       state = n == 0 ? .done : .fixed(remaining: n)
     } else {
       state = .untilClose
+    }
+  }
+
+  /// The most hex digits a chunk size may have: 8 digits is at most 4 GiB - 1, far
+  /// beyond any body limit, and small enough that no sum below overflows.
+  static let maxChunkSizeDigits = 8
+
+  /// The size on a chunk-size line: hex digits only (no sign, no "0x", no inner spaces),
+  /// optionally followed by spaces/tabs and `;extensions`. Built digit by digit from at
+  /// most `maxChunkSizeDigits` digits, so it is non-negative and bounded by construction;
+  /// `Int(_:radix:)` would accept "-1" and "+5".
+  public static func chunkSize(_ line: ArraySlice<UInt8>) -> Int? {
+    let sizePart = line.prefix { $0 != UInt8(ascii: ";") }
+    var size = 0
+    var digits = 0
+    var index = sizePart.startIndex
+    while index < sizePart.endIndex, let value = hexValue(sizePart[index]) {
+      digits += 1
+      guard digits <= maxChunkSizeDigits else { return nil }
+      size = size << 4 | value
+      index += 1
+    }
+    guard digits > 0 else { return nil }
+    // Only whitespace may follow the digits (before an extension).
+    guard sizePart[index...].allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) else {
+      return nil
+    }
+    return size
+  }
+
+  private static func hexValue(_ byte: UInt8) -> Int? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a")) + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A")) + 10
+    default: nil
     }
   }
 

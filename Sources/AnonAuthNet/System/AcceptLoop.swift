@@ -2,6 +2,12 @@
 /// `onAccept`. When accepting fails (out of descriptors: EMFILE, ENFILE) it stops
 /// watching for 100 ms and tries again, instead of spinning on a socket that stays
 /// readable; it never stops accepting for good. Confined to its loop.
+///
+/// At most `acceptsPerTurn` connections are taken per loop turn: each costs a TLS object
+/// and a first handshake step, and a flood of a thousand connects taken at once held every
+/// other connection of the loop for tens of milliseconds. The listener is watched
+/// level-triggered, so what is left is announced again on the next turn, after the
+/// others' events.
 public final class AcceptLoop: EventHandler {
   private let fd: Int32
   private let loop: EventLoop
@@ -26,8 +32,13 @@ public final class AcceptLoop: EventHandler {
     registration = try loop.register(fd: fd, events: .readable, handler: self)
   }
 
+  /// How many connections one loop turn accepts.
+  public static let acceptsPerTurn = 32
+
   public func handleEvents(_ events: IOEvents) {
-    while !closed {
+    var accepts = 0
+    while !closed, accepts < Self.acceptsPerTurn {
+      accepts += 1
       let accepted: (fd: Int32, peer: SocketAddress?)?
       do {
         accepted = try Socket.accept(fd)

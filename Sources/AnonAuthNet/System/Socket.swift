@@ -46,6 +46,8 @@ public enum Socket {
       if fd >= 0 {
         var one: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        var sendBuffer = acceptedSendBufferBytes
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
         return (fd, SocketAddress(storage: storage))
       }
       let err = anonauth_errno()
@@ -58,6 +60,13 @@ public enum Socket {
       }
     }
   }
+
+  /// The kernel send buffer of an accepted connection (Linux doubles it for its own
+  /// bookkeeping). Autotuned, a loopback or LAN peer that never reads was taking about
+  /// 8 MB of replies into the kernel before the connection's own 1 MiB output cap made the
+  /// server stop reading it: that much work for a client that reads nothing. Replies here
+  /// are small, so this bounds nothing a real client needs.
+  public static let acceptedSendBufferBytes: Int32 = 128 * 1024
 
   /// Starts a non-blocking connect; completion shows as writability.
   public static func connect(to address: SocketAddress) throws(SystemError) -> Int32 {
@@ -105,13 +114,18 @@ public enum Socket {
   }
 
   /// Raises the soft limit on open descriptors to the hard limit, so that one process can
-  /// hold the 10,000 connections the design asks for.
-  public static func raiseDescriptorLimit() {
+  /// hold the 10,000 connections the design asks for. Returns the soft limit in force.
+  @discardableResult
+  public static func raiseDescriptorLimit() -> Int {
     var limit = rlimit()
-    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
     if limit.rlim_cur < limit.rlim_max {
-      limit.rlim_cur = limit.rlim_max
-      _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+      var raised = limit
+      raised.rlim_cur = limit.rlim_max
+      if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
     }
+    // RLIM_INFINITY and other huge values: more than any table of descriptors holds.
+    let cap: rlim_t = 1 << 30
+    return Int(limit.rlim_cur < cap ? limit.rlim_cur : cap)
   }
 }

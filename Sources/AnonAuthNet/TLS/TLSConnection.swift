@@ -27,6 +27,7 @@ public final class TLSConnection: EventHandler {
   public private(set) var lastActivity: UInt64
   /// When the handshake (or the TCP connect) began.
   public let startedAt: UInt64
+  private let isServer: Bool
   /// When the frame now being received began, if one is unfinished.
   public private(set) var partialFrameSince: UInt64?
 
@@ -37,11 +38,28 @@ public final class TLSConnection: EventHandler {
   private var output: [UInt8] = []
   private var outputIndex = 0
   private var interestWritable = false
+  private var interestReadable = true
   private var sslWantsWritable = false
   private var lingerTimer: UInt64?
 
+  /// Set while queued output is over `outputHighWater`: the connection then reads and
+  /// decodes nothing until the peer has taken enough to bring it under `outputLowWater`.
+  public private(set) var readPaused = false
+  /// Set while a yielded turn waits in the loop's next iteration.
+  private var continuationScheduled = false
+
   /// How long a closing connection waits for the peer's end before it is cut.
   public static let lingerNanos: UInt64 = 2_000_000_000
+  /// Queued output above which the connection stops reading: a peer that sends calls or
+  /// Pings and never reads the answers holds at most this much (plus the replies of the
+  /// calls already in flight) instead of growing the process without limit.
+  public static let outputHighWater = 1 << 20
+  /// Queued output under which a paused connection reads again.
+  public static let outputLowWater = 256 * 1024
+  /// Bytes one connection may read in one turn of the loop before it yields.
+  public static let readBudgetBytes = 256 * 1024
+  /// Frames one connection may decode in one turn of the loop before it yields.
+  public static let frameBudget = 64
 
   /// A connection over an accepted or connecting socket. Takes ownership of `fd`.
   /// - Parameter serverName: for clients, the name or IP the certificate must match.
@@ -54,6 +72,7 @@ public final class TLSConnection: EventHandler {
     self.peer = peer
     self.decoder = FrameDecoder(maxFrameSize: maxFrameSize)
     self.state = connecting ? .connecting : .handshaking
+    self.isServer = context.isServer
     let now = MonotonicClock.now()
     self.startedAt = now
     self.lastActivity = now
@@ -125,6 +144,9 @@ public final class TLSConnection: EventHandler {
   /// Whether the decoded output has not yet all reached the socket.
   public var hasPendingOutput: Bool { outputIndex < output.count }
 
+  /// Bytes queued and not yet handed to TLS.
+  public var pendingOutputBytes: Int { output.count - outputIndex }
+
   // MARK: Writing
 
   /// Queues one frame; it is written at the end of the loop's iteration, together with
@@ -135,6 +157,7 @@ public final class TLSConnection: EventHandler {
     if output.isEmpty { output.reserveCapacity(body.count + 4) }
     output.append(contentsOf: FrameEncoder.frame(body))
     lastActivity = MonotonicClock.now()
+    if pendingOutputBytes > Self.outputHighWater { readPaused = true }
     guard !flushScheduled else { return }
     flushScheduled = true
     loop.atEndOfIteration { [self] in
@@ -189,14 +212,35 @@ public final class TLSConnection: EventHandler {
     case .handshaking:
       handshake()
     case .open:
-      readAvailable()
-      if state == .open || state == .closing { flush() }
-      updateInterest()
+      serviceOpen()
     case .closing:
       flush()
       if !hasPendingOutput { shutdownWrite() }
       drainWhileClosing()
       updateInterest()
+    }
+  }
+
+  /// One turn of an open connection: read and deliver within the budget, write.
+  private func serviceOpen() {
+    readAvailable()
+    if state == .open || state == .closing { flush() }
+    updateInterest()
+  }
+
+  /// Gives the rest of this connection's work to the loop's next iteration.
+  private func yieldTurn() {
+    guard !continuationScheduled else { return }
+    continuationScheduled = true
+    loop.runOnNextIteration { [self] in
+      continuationScheduled = false
+      switch state {
+      case .open: serviceOpen()
+      case .closing:
+        drainWhileClosing()
+        updateInterest()
+      default: break
+      }
     }
   }
 
@@ -223,19 +267,33 @@ public final class TLSConnection: EventHandler {
       sslWantsWritable = true
       updateInterest()
     default:
-      finishClose(error: OpenSSLError("TLS handshake"))
+      failHandshake(OpenSSLError("TLS handshake"))
     }
   }
 
+  /// Delivers frames already decoded, then reads more, until TLS has nothing more, the
+  /// output is over its cap (reading resumes when the peer reads) or this turn's budget
+  /// is spent (the rest runs on the loop's next iteration).
   private func readAvailable() {
     guard let ssl else { return }
     let buffer = loop.scratch
+    var bytesRead = 0
+    var frames = 0
     while state == .open {
+      if readPaused { return }
+      if !deliverFrames(budget: &frames) {
+        if state == .open && !readPaused { yieldTurn() }
+        return
+      }
+      if bytesRead >= Self.readBudgetBytes {
+        yieldTurn()
+        return
+      }
       ERR_clear_error()
       let n = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
       if n > 0 {
+        bytesRead += Int(n)
         decoder.append(UnsafeRawBufferPointer(rebasing: buffer[0..<Int(n)]))
-        deliverFrames()
         continue
       }
       switch SSL_get_error(ssl, n) {
@@ -255,20 +313,39 @@ public final class TLSConnection: EventHandler {
     }
   }
 
-  private func deliverFrames() {
+  /// Delivers decoded frames while the connection is open, unpaused and `frames` is under
+  /// the budget. Returns false when it stopped with frames possibly left in the decoder.
+  ///
+  /// The partial-frame timeout runs only while the decoder waits for the rest of a frame
+  /// (it said "need more" with bytes held), not while complete frames wait for this
+  /// connection's turn or for its output to drain: PROTOCOL.md times an unfinished frame.
+  private func deliverFrames(budget frames: inout Int) -> Bool {
+    var needsMoreBytes = false
+    defer {
+      if needsMoreBytes && decoder.hasPartialFrame {
+        if partialFrameSince == nil { partialFrameSince = MonotonicClock.now() }
+      } else {
+        partialFrameSince = nil
+      }
+    }
     while state == .open {
+      if readPaused || frames >= Self.frameBudget { return false }
       let body: [UInt8]?
       do {
         body = try decoder.next()
       } catch {
         delegate?.connection(self, didFailWith: error)
-        return
+        return false
       }
-      guard let body else { break }
+      guard let body else {
+        needsMoreBytes = true
+        return true
+      }
+      frames += 1
       lastActivity = MonotonicClock.now()
       guard let frame = try? Frame(serializedBytes: body) else {
         delegate?.connection(self, didFailWith: .malformed("frame does not parse"))
-        return
+        return false
       }
       if case .ping(let ping) = frame.kind {
         // Liveness is the transport's business: either side answers a Ping here, with
@@ -282,11 +359,7 @@ public final class TLSConnection: EventHandler {
       }
       delegate?.connection(self, didReceive: frame)
     }
-    if decoder.hasPartialFrame {
-      if partialFrameSince == nil { partialFrameSince = MonotonicClock.now() }
-    } else {
-      partialFrameSince = nil
-    }
+    return false
   }
 
   private func flush() {
@@ -304,6 +377,7 @@ public final class TLSConnection: EventHandler {
       switch SSL_get_error(ssl, n) {
       case SSL_ERROR_WANT_WRITE:
         sslWantsWritable = true
+        compactOutput()
         return
       case SSL_ERROR_WANT_READ:
         return
@@ -317,6 +391,52 @@ public final class TLSConnection: EventHandler {
     if !output.isEmpty { sslWantsWritable = false }
     output = []
     outputIndex = 0
+    resumeIfDrained()
+  }
+
+  /// Drops the written front of a partly written buffer once it is the larger part, so
+  /// a peer that reads slowly but never lets the buffer empty does not keep it growing.
+  private func compactOutput() {
+    if outputIndex >= 64 * 1024 && outputIndex * 2 >= output.count {
+      output.removeSubrange(0..<outputIndex)
+      outputIndex = 0
+    }
+    resumeIfDrained()
+  }
+
+  /// Reads again once a paused connection's output is under the low watermark; what
+  /// TLS or the decoder already holds is picked up on the next iteration.
+  private func resumeIfDrained() {
+    guard readPaused, pendingOutputBytes <= Self.outputLowWater else { return }
+    readPaused = false
+    if state == .open { yieldTurn() }
+  }
+
+  /// Set when a server's handshake failed: the alert is on its way and TLS is done.
+  private var handshakeError: OpenSSLError?
+
+  /// A server whose handshake failed has written its alert (unknown CA, no shared
+  /// cipher...); closing at once could turn it into a reset that destroys the alert
+  /// before the client reads it, if the client's next bytes are unread here. So the
+  /// write side is ended and input is discarded until the client closes, or for at most
+  /// `lingerNanos`. A client reports the failure at once.
+  private func failHandshake(_ error: OpenSSLError) {
+    guard isServer, registration != 0 else {
+      finishClose(error: error)
+      return
+    }
+    handshakeError = error
+    state = .closing
+    wroteShutdown = true
+    output = []
+    outputIndex = 0
+    _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    lingerTimer = loop.schedule(afterNanos: Self.lingerNanos) { [weak self] in
+      self?.finishClose(error: error)
+    }
+    sslWantsWritable = false
+    drainWhileClosing()
+    updateInterest()
   }
 
   private var wroteShutdown = false
@@ -331,17 +451,47 @@ public final class TLSConnection: EventHandler {
   }
 
   private func drainWhileClosing() {
-    guard let ssl else { return }
+    if let handshakeError {
+      discardRawInput(then: handshakeError)
+      return
+    }
+    guard let ssl, state == .closing else { return }
     let buffer = loop.scratch
+    var bytesRead = 0
     while true {
+      if bytesRead >= Self.readBudgetBytes {
+        yieldTurn()
+        return
+      }
       ERR_clear_error()
       let n = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
-      if n > 0 { continue }
+      if n > 0 {
+        bytesRead += Int(n)
+        continue
+      }
       let err = SSL_get_error(ssl, n)
       if err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE { return }
       finishClose(error: nil)
       return
     }
+  }
+
+  /// Reads and drops what the socket holds after a failed handshake; closes at EOF.
+  private func discardRawInput(then error: OpenSSLError) {
+    guard state == .closing else { return }
+    let buffer = loop.scratch
+    var bytesRead = 0
+    while bytesRead < Self.readBudgetBytes {
+      let n = Glibc.recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+      if n > 0 {
+        bytesRead += n
+        continue
+      }
+      if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return }
+      finishClose(error: error)
+      return
+    }
+    yieldTurn()
   }
 
   private func updateInterest() {
@@ -350,10 +500,16 @@ public final class TLSConnection: EventHandler {
     // EPOLLOUT then would spin (epoll is level-triggered and the socket is writable).
     let canWriteOutput = state == .open || state == .closing
     let wantWritable = state == .connecting || sslWantsWritable || (canWriteOutput && hasPendingOutput)
-    if wantWritable != interestWritable {
+    // Paused for backpressure: watch for writability only, so the peer's further input
+    // waits in the kernel (and, once that fills, in the peer) instead of in memory here.
+    let wantReadable = !(readPaused && state == .open && wantWritable)
+    if wantWritable != interestWritable || wantReadable != interestReadable {
       interestWritable = wantWritable
-      loop.modify(
-        fd: fd, registration: registration, events: wantWritable ? [.readable, .writable] : [.readable])
+      interestReadable = wantReadable
+      var events: IOEvents = []
+      if wantReadable { events.insert(.readable) }
+      if wantWritable { events.insert(.writable) }
+      loop.modify(fd: fd, registration: registration, events: events, watchHangup: wantReadable)
     }
   }
 

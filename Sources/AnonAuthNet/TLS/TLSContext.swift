@@ -2,8 +2,9 @@ import COpenSSL
 import CShims
 
 /// An OpenSSL SSL_CTX set up the one way AnonAuth speaks TLS (PROTOCOL.md section 1):
-/// TLS 1.2 minimum (1.3 preferred by OpenSSL's default order), no renegotiation, no
-/// compression, ALPN `anonauth/1`, and buffers released while a connection is idle.
+/// TLS 1.2 minimum (1.3 preferred by OpenSSL's default order), on 1.2 only ECDHE with
+/// AEAD ciphers, no renegotiation, no compression, ALPN `anonauth/1`, and buffers
+/// released while a connection is idle.
 public final class TLSContext: @unchecked Sendable {
   // @unchecked Sendable is safe: the SSL_CTX is configured in init and only read after
   // (SSL_new), which OpenSSL documents as thread-safe for a context that is not changed.
@@ -12,6 +13,20 @@ public final class TLSContext: @unchecked Sendable {
 
   /// The only application protocol AnonAuth speaks.
   public static let alpn = "anonauth/1"
+
+  /// The TLS 1.2 cipher suites allowed, in order of preference: forward secret (ECDHE)
+  /// and authenticated encryption (GCM, ChaCha20-Poly1305) only, Mozilla's intermediate
+  /// set without the finite-field DHE suites. No CBC, no SHA-1 MACs, no static RSA key
+  /// exchange. TLS 1.3 suites are all AEAD and keep OpenSSL's defaults.
+  public static let tls12CipherSuites = [
+    "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
+    "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
+    "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
+  ].joined(separator: ":")
+
+  /// Names this service's sessions: OpenSSL refuses to resume a session (with an
+  /// `internal_error` alert) when client certificates are verified and none is set.
+  static let sessionIDContext = Array("anonauth".utf8)
 
   private init(server: Bool) throws(OpenSSLError) {
     ERR_clear_error()
@@ -22,6 +37,15 @@ public final class TLSContext: @unchecked Sendable {
     self.isServer = server
     _ = anonauth_ssl_ctx_set_min_proto(ctx, TLS1_2_VERSION)
     anonauth_ssl_ctx_harden(ctx)
+    guard SSL_CTX_set_cipher_list(ctx, Self.tls12CipherSuites) == 1 else {
+      throw OpenSSLError("TLS 1.2 cipher suites")  // deinit frees the context
+    }
+    if server {
+      let id = Self.sessionIDContext
+      guard SSL_CTX_set_session_id_context(ctx, id, UInt32(id.count)) == 1 else {
+        throw OpenSSLError("TLS session id context")
+      }
+    }
   }
 
   deinit { SSL_CTX_free(ctx) }

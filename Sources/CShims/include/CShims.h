@@ -25,6 +25,10 @@ void anonauth_set_thread_name(const char *name);
 /// errno as a function: Swift reads it at once after a failing call.
 int anonauth_errno(void);
 
+/// glibc's malloc_trim(0): returns freed heap to the system (<malloc.h> is not in Swift's
+/// Glibc module).
+int anonauth_malloc_trim(void);
+
 // OpenSSL macros.
 int anonauth_ssl_ctx_set_min_proto(SSL_CTX *ctx, int version);
 int anonauth_ssl_ctx_set_max_proto(SSL_CTX *ctx, int version);
