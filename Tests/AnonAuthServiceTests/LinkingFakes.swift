@@ -93,6 +93,10 @@ final class FakeOutbound: OutboundHTTP {
   typealias Handler = @Sendable (String) throws -> OutboundResponse
   private let routes = Mutex<[(prefix: String, handler: Handler)]>([])
   private let requested = Mutex<[String]>([])
+  private let holds = Mutex<[(prefix: String, gate: AsyncGate)]>([])
+
+  /// Requests for URLs starting with `prefix` wait until `gate` opens.
+  func hold(_ prefix: String, until gate: AsyncGate) { holds.withLock { $0.append((prefix, gate)) } }
 
   struct Refused: Error, CustomStringConvertible {
     var description: String { "connection refused" }
@@ -108,10 +112,46 @@ final class FakeOutbound: OutboundHTTP {
 
   func get(_ url: String) async throws -> OutboundResponse {
     requested.withLock { $0.append(url) }
+    if let gate = holds.withLock({ $0.first { url.hasPrefix($0.prefix) }?.gate }) { await gate.wait() }
     guard let handler = routes.withLock({ $0.first { url.hasPrefix($0.prefix) }?.handler }) else {
       throw Refused()
     }
     return try handler(url)
+  }
+}
+
+/// Holds async callers until opened; counts how many are held.
+final class AsyncGate: Sendable {
+  private struct State {
+    var opened = false
+    var entered = 0
+    var waiters: [CheckedContinuation<Void, Never>] = []
+  }
+
+  private let state = Mutex(State())
+
+  /// How many callers reached `wait` (held or let through).
+  var entered: Int { state.withLock { $0.entered } }
+
+  func wait() async {
+    await withCheckedContinuation { continuation in
+      let go = state.withLock { state -> Bool in
+        state.entered += 1
+        if state.opened { return true }
+        state.waiters.append(continuation)
+        return false
+      }
+      if go { continuation.resume() }
+    }
+  }
+
+  func open() {
+    let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      state.opened = true
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters { waiter.resume() }
   }
 }
 

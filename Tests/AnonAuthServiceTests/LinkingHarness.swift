@@ -66,6 +66,9 @@ final class LinkingHarness: Sendable {
   /// - Parameter scryptLn: log2 N of new password hashes (cheap by default).
   static func with<T>(
     throttle: SignInThrottle = SignInThrottle(), scryptLn: Int = 10,
+    passwordPool makePasswordPool: @Sendable () -> CPUPool = {
+      CPUPool(threads: 2, name: "anonauth-linking-scrypt", maxQueued: 64)
+    },
     _ body: (LinkingHarness) async throws -> T
   ) async throws -> T {
     let directory = FileManager.default.temporaryDirectory
@@ -76,22 +79,27 @@ final class LinkingHarness: Sendable {
       options: StoreOptions(path: directory + "/anonauth.db", synchronous: .normal),
       migrations: AnonAuthSchema.migrations)
     let pool = CPUPool(threads: 2, name: "anonauth-linking-test")
+    let passwordPool = makePasswordPool()
     do {
       let harness = try await make(
-        directory: directory, store: store, pool: pool, throttle: throttle, scryptLn: scryptLn)
+        directory: directory, store: store, pool: pool, passwordPool: passwordPool, throttle: throttle,
+        scryptLn: scryptLn)
       let result = try await body(harness)
       await store.close()
       pool.shutdown()
+      passwordPool.shutdown()
       return result
     } catch {
       await store.close()
       pool.shutdown()
+      passwordPool.shutdown()
       throw error
     }
   }
 
   private static func make(
-    directory: String, store: Store, pool: CPUPool, throttle: SignInThrottle, scryptLn: Int
+    directory: String, store: Store, pool: CPUPool, passwordPool: CPUPool, throttle: SignInThrottle,
+    scryptLn: Int
   ) async throws -> LinkingHarness {
     let clock = ManualClock()
     let masterKey = try SecureRandom.bytes(32)
@@ -105,7 +113,7 @@ final class LinkingHarness: Sendable {
       ipPolicy: EndUserIPPolicy(trustedProxies: []), metrics: ServiceMetrics(), logger: .silent,
       masterKey: masterKey, outbound: outbound,
       passwordHasher: PasswordHasher(parameters: try ScryptParameters(ln: scryptLn, r: 8, p: 1)),
-      signInThrottle: throttle)
+      signInThrottle: throttle, passwordPool: passwordPool)
     let graph = FakeGraphAPI(appID: "fb-app", appSecret: "fb-secret")
     graph.install(on: outbound)
     let google = try FakeIssuer(issuer: "https://accounts.google.com", clientID: "google-client")

@@ -177,7 +177,7 @@ import Testing
     }
   }
 
-  @Test func failedSignInsAreThrottledPerAccount() async throws {
+  @Test func failedSignInsAreThrottledPerAccountAndIP() async throws {
     let throttle = SignInThrottle(
       accountLimit: .init(maxFailures: 3, windowMs: 60_000),
       ipLimit: .init(maxFailures: 100, windowMs: 60_000))
@@ -185,28 +185,28 @@ import Testing
       _ = try await h.signUp(email: "t@example.com", password: "secret-1")
       for i in 0..<3 {
         await expectLinkError(.invalidLoginCredentials) {
-          try await h.signIn(email: "t@example.com", password: "wrong-\(i)", ip: "192.0.2.\(i + 1)")
+          try await h.signIn(email: "t@example.com", password: "wrong-\(i)", ip: "192.0.2.1")
         }
         h.clock.advance(seconds: 10)
       }
-      // Even the right password waits: the window of the account is full.
+      // Even the right password waits from that address: its window for the account is full.
       let refused = await expectLinkError(.tooManyAttempts) {
-        try await h.signIn(email: "T@example.com", password: "secret-1", ip: "192.0.2.99")
+        try await h.signIn(email: "T@example.com", password: "secret-1", ip: "192.0.2.1")
       }
       #expect(refused?.details["retry_after_seconds"] == "30")
       // Other accounts are not affected.
       await expectLinkError(.invalidLoginCredentials) {
-        try await h.signIn(email: "u@example.com", password: "x")
+        try await h.signIn(email: "u@example.com", password: "x", ip: "192.0.2.1")
       }
       h.clock.advance(seconds: 31)
-      _ = try await h.signIn(email: "t@example.com", password: "secret-1")
-      // Success cleared the account's failures.
+      _ = try await h.signIn(email: "t@example.com", password: "secret-1", ip: "192.0.2.1")
+      // Success cleared the failures of that address for the account.
       for _ in 0..<2 {
         await expectLinkError(.invalidLoginCredentials) {
-          try await h.signIn(email: "t@example.com", password: "x")
+          try await h.signIn(email: "t@example.com", password: "x", ip: "192.0.2.1")
         }
       }
-      _ = try await h.signIn(email: "t@example.com", password: "secret-1")
+      _ = try await h.signIn(email: "t@example.com", password: "secret-1", ip: "192.0.2.1")
     }
   }
 
@@ -222,7 +222,7 @@ import Testing
         for i in 0..<12 {
           group.addTask {
             do {
-              _ = try await h.signIn(email: "p@example.com", password: "guess-\(i)", ip: "192.0.2.\(i + 1)")
+              _ = try await h.signIn(email: "p@example.com", password: "guess-\(i)", ip: "192.0.2.1")
               return "OK"
             } catch {
               return (error as? RPCError)?.reason ?? "\(error)"

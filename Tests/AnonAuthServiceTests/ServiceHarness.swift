@@ -37,6 +37,7 @@ struct ServiceStack: Sendable {
     let store = try Store.open(
       options: StoreOptions(path: path, synchronous: .normal), migrations: AnonAuthSchema.migrations)
     let pool = CPUPool(threads: 2, name: "anonauth-test-cpu")
+    let passwordPool = CPUPool(threads: 2, name: "anonauth-test-scrypt", maxQueued: 64)
     do {
       let directory = try await ProjectDirectory(store: store, clock: clock)
       let minter = TokenMinter(
@@ -44,11 +45,12 @@ struct ServiceStack: Sendable {
         pool: pool)
       let env = ServiceEnvironment(
         store: store, directory: directory, minter: minter, clock: clock, ipPolicy: ipPolicy,
-        metrics: ServiceMetrics(), logger: .silent, masterKey: masterKey)
+        metrics: ServiceMetrics(), logger: .silent, masterKey: masterKey, passwordPool: passwordPool)
       return ServiceStack(store: store, pool: pool, directory: directory, minter: minter, env: env)
     } catch {
       await store.close()
       pool.shutdown()
+      passwordPool.shutdown()
       throw error
     }
   }
@@ -56,6 +58,7 @@ struct ServiceStack: Sendable {
   func close() async {
     await store.close()
     pool.shutdown()
+    env.passwordPool.shutdown()
   }
 }
 

@@ -18,7 +18,7 @@ extension AccountService {
         email: credential.email, password: credential.password, project: project, context: context)
     }
     let linker = AccountLinker(env: env)
-    let identity = try await linker.identity(for: credential, project: project)
+    let identity = try await throttledIdentity(credential, project: project, context: context)
     let ipKey = try quotaIPKey(context)
     let session = try NewSession(provider: identity.providerID, nowMs: env.clock.nowMs())
     let signedIn: AccountLinker.SignedIn
@@ -60,7 +60,10 @@ extension AccountService {
       throw RPCError(.providerAlreadyLinked, "the account already has a \(providerID) credential")
     }
     let linker = AccountLinker(env: env)
-    let proof = try await linker.proof(for: credential, project: project)
+    let proof: AccountLinker.Proof =
+      providerID == ProviderSettings.password
+      ? try await linker.proof(for: credential, linkingTo: caller.account.localID, project: project)
+      : .identity(try await throttledIdentity(credential, project: project, context: context))
     let session = try NewSession(provider: providerID, nowMs: env.clock.nowMs())
     let linked = try await linker.link(
       proof, to: caller.account.localID, tokenIssuedAt: caller.issuedAt, project: project, session: session)
@@ -90,6 +93,37 @@ extension AccountService {
     let linked = try await AccountLinker(env: env).unlink(
       request.providerId, from: caller.account.localID, tokenIssuedAt: caller.issuedAt, project: project)
     return AccountInfo(linked.account, identities: linked.identities)
+  }
+
+  /// Verifies a provider credential, throttled per end-user IP: each attempt counts as a
+  /// failure until it verifies, and past `LinkingContext.defaultIdpLimit` (30 failures in
+  /// 10 minutes) the IP gets `TOO_MANY_ATTEMPTS_TRY_LATER` with `retry_after_seconds`
+  /// before any provider call.
+  func throttledIdentity(_ credential: Credential, project: ProjectRecord, context: CallContext)
+    async throws(RPCError) -> VerifiedIdentity
+  {
+    let throttle = env.linking.idpThrottle
+    let projectID = project.projectID
+    let ipKey = throttleIPKey(context, projectID: projectID)
+    let attemptAtMs = env.clock.nowMs()
+    try reserveAttempt(
+      throttle, account: nil, ip: ipKey, nowMs: attemptAtMs, refusals: env.metrics.idpThrottled,
+      message: "too many failed identity-provider sign-ins; try again later")
+    let identity: VerifiedIdentity
+    do {
+      identity = try await AccountLinker(env: env).identity(for: credential, project: project)
+    } catch {
+      // Only a judged token is a failure. Not judged: the provider's concurrency bound
+      // refused the call, the call ended (deadline, closed connection), or the method or
+      // provider is off for the project.
+      let unjudged = [Reason.tooManyAttempts, .operationNotAllowed, .deadlineExceeded].map(\.name)
+      if unjudged.contains(error.reason) || Task.isCancelled {
+        throttle.release(account: nil, ip: ipKey, reservedAtMs: attemptAtMs)
+      }
+      throw error
+    }
+    throttle.succeeded(account: nil, ip: ipKey, reservedAtMs: attemptAtMs)
+    return identity
   }
 
   /// The request's credential.

@@ -1,3 +1,4 @@
+import AnonAuthCrypto
 import AnonAuthStore
 import AnonAuthWire
 
@@ -15,12 +16,37 @@ extension AccountService {
     }
     let ipKey = try quotaIPKey(context)
     let projectID = project.projectID
-    // Checked before hashing too, so that a taken email costs no scrypt work.
-    let taken = try await env.read { db in
-      try AccountsRepository.byEmail(db, projectID: projectID, email: email) != nil
+    // Admission before any scrypt work and before the email is looked up: the attempt is
+    // counted against the per-IP sign-up quota first (exactly, in a write job), so an
+    // over-quota caller costs no hash and cannot probe which emails are taken faster than
+    // the quota lets it sign up. A taken email keeps its counted place (returned, not
+    // thrown, so the job's count is not rolled back).
+    let admittedAtMs = env.clock.nowMs()
+    let taken: Bool
+    do {
+      taken = try await env.write { db in
+        try SignUpQuota.admit(db, project: project, ipKey: ipKey, nowMs: admittedAtMs)
+        return try AccountsRepository.byEmail(db, projectID: projectID, email: email) != nil
+      }
+    } catch {
+      if error.reason == Reason.tooManyAttempts.name { env.metrics.quotaRefusals.add(1, ordering: .relaxed) }
+      throw error
     }
     if taken { throw RPCError(.emailExists, "another account has this email") }
-    let hash = try await env.hashPassword(request.password)
+    let hash: String
+    do {
+      hash = try await env.hashPassword(request.password)
+    } catch {
+      // Not carried out (the password pool was full, or the call ended): the place in
+      // the quota goes back, so a client that retries as told does not spend its quota.
+      // Detached: a cancelled call's own task could not write any more.
+      Task.detached { [env] in
+        try? await env.write { db in
+          try QuotaRepository.forget(db, projectID: projectID, ipKey: ipKey, atMs: admittedAtMs)
+        }
+      }
+      throw error
+    }
     let localID = try Self.newLocalID()
     let session = try NewSession(provider: ProviderSettings.password, nowMs: env.clock.nowMs())
     var account = AccountRecord(
@@ -32,21 +58,16 @@ extension AccountService {
       providerID: ProviderSettings.password, rawID: email, email: email, displayName: request.displayName)
     let day = UTCDay.string(ms: session.nowMs)
     let created = account
-    do {
-      try await env.write { db in
-        try SignUpQuota.admit(db, project: project, ipKey: ipKey, nowMs: session.nowMs)
-        if try AccountsRepository.byEmail(db, projectID: projectID, email: email) != nil {
-          throw RPCError(.emailExists, "another account has this email")
-        }
-        try AccountsRepository.insert(db, created)
-        try AccountsRepository.insertIdentity(db, projectID: projectID, localID: localID, identity)
-        try RefreshTokensRepository.insert(db, session.record(projectID: projectID, localID: localID))
-        try UsageRepository.countSignUp(
-          db, projectID: projectID, day: day, provider: ProviderSettings.password)
+    try await env.write { db in
+      // The email may have been taken while the password was hashed.
+      if try AccountsRepository.byEmail(db, projectID: projectID, email: email) != nil {
+        throw RPCError(.emailExists, "another account has this email")
       }
-    } catch {
-      if error.reason == Reason.tooManyAttempts.name { env.metrics.quotaRefusals.add(1, ordering: .relaxed) }
-      throw error
+      try AccountsRepository.insert(db, created)
+      try AccountsRepository.insertIdentity(db, projectID: projectID, localID: localID, identity)
+      try RefreshTokensRepository.insert(db, session.record(projectID: projectID, localID: localID))
+      try UsageRepository.countSignUp(
+        db, projectID: projectID, day: day, provider: ProviderSettings.password)
     }
     env.metrics.signedUp(provider: ProviderSettings.password)
     return try await authResponse(
@@ -77,14 +98,11 @@ extension AccountService {
     let projectID = project.projectID
     let throttle = env.linking.throttle
     let accountKey = SignInThrottle.accountKey(projectID: projectID, email: email)
-    let ipKey = env.ipPolicy.endUserIP(context, callerIsAdmin: env.callerIsAdmin(context))
-      .flatMap(IPKey.make).map { SignInThrottle.ipKey(projectID: projectID, ip: $0) }
+    let ipKey = throttleIPKey(context, projectID: projectID)
     let attemptAtMs = env.clock.nowMs()
-    if let wait = throttle.reserve(account: accountKey, ip: ipKey, nowMs: attemptAtMs) {
-      throw RPCError(
-        .tooManyAttempts, "too many failed sign-ins; try again later",
-        details: ["retry_after_seconds": String(wait)])
-    }
+    try reserveAttempt(
+      throttle, account: accountKey, ip: ipKey, nowMs: attemptAtMs, refusals: env.metrics.passwordThrottled,
+      message: "too many failed sign-ins; try again later")
     let found = try await env.read { db in
       try AccountsRepository.byEmail(db, projectID: projectID, email: email)
     }
@@ -94,12 +112,21 @@ extension AccountService {
     let checked =
       tooLong ? String(decoding: password.utf8.prefix(PasswordPolicy.maximumBytes), as: UTF8.self) : password
     let stored = tooLong ? nil : found?.passwordHash
-    let verification = try await env.verifyPassword(checked, against: stored)
+    let verification: PasswordHasher.Verification
+    do {
+      verification = try await env.verifyPassword(checked, against: stored)
+    } catch {
+      // Not judged (the password pool was full, or the call ended): not a failure.
+      throttle.release(account: accountKey, ip: ipKey, reservedAtMs: attemptAtMs)
+      throw error
+    }
     guard verification.matches, let account = found, let verifiedHash = stored else {
       throw RPCError(.invalidLoginCredentials, "the email or the password is wrong")  // counted already
     }
     throttle.succeeded(account: accountKey, ip: ipKey, reservedAtMs: attemptAtMs)
-    let rehash = verification.needsRehash ? try await env.hashPassword(password) : nil
+    // Best effort: a right password signs in even when the pool cannot take the re-hash
+    // now (it is tried again on a later sign-in).
+    let rehash = verification.needsRehash ? (try? await env.hashPassword(password)) : nil
     let session = try NewSession(provider: ProviderSettings.password, nowMs: env.clock.nowMs())
     let localID = account.localID
     let (signedIn, identities) = try await env.write { db -> (AccountRecord, [IdentityRecord]) in

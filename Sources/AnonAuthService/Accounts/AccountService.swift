@@ -167,7 +167,9 @@ public struct AccountService: Sendable {
     // in again, so its own token is enough at any age.
     if !account.isAnonymous {
       let authTime = claims["auth_time"]?.int64Value ?? 0
-      if env.clock.nowSeconds() - authTime > Self.recentSignInSeconds {
+      // Checked: auth_time is a claim; one that overflows is as good as none.
+      let (age, overflow) = env.clock.nowSeconds().subtractingReportingOverflow(authTime)
+      if overflow || age > Self.recentSignInSeconds {
         throw RPCError(.credentialTooOld, "deleting this account needs a sign-in within the last 5 minutes")
       }
     }

@@ -131,6 +131,10 @@ public struct AdminService: Sendable {
     return RevokeApiKeyResponse()
   }
 
+  /// The latest `start_time_ms` accepted: 9999-12-31T23:59:59.999Z. A bound well inside
+  /// Int64, so that start + duration cannot overflow.
+  static let latestStartTimeMs: Int64 = 253_402_300_799_999
+
   /// A temporary quota that replaces the project's from its start for its duration.
   public func scheduleSignUpQuota(_ request: ScheduleSignUpQuotaRequest, context: CallContext)
     async throws(RPCError)
@@ -144,8 +148,12 @@ public struct AdminService: Sendable {
       throw RPCError(.invalidArgument, "duration_seconds must be 1 second to 366 days")
     }
     let start = request.startTimeMs == 0 ? env.clock.nowMs() : request.startTimeMs
-    guard start > 0 else { throw RPCError(.invalidArgument, "start_time_ms must be positive") }
-    let end = start + request.durationSeconds * 1000
+    guard start > 0, start <= Self.latestStartTimeMs else {
+      throw RPCError(.invalidArgument, "start_time_ms must be 0 (now) or a Unix time in ms up to year 9999")
+    }
+    // Both bounded above, so this cannot overflow; checked all the same.
+    let (end, overflow) = start.addingReportingOverflow(request.durationSeconds * 1000)
+    guard !overflow else { throw RPCError(.invalidArgument, "start_time_ms + duration_seconds is too late") }
     let quota = Int64(request.quota)
     try await env.write { db in
       try QuotaRepository.schedule(db, projectID: project.projectID, quota: quota, startMs: start, endMs: end)

@@ -27,12 +27,22 @@ struct AccountLinker {
   // MARK: Verification (no store writes)
 
   /// Verifies a credential to link: a new password is checked against the policy and
-  /// hashed; a provider token is verified with the provider.
-  func proof(for credential: Credential, project: ProjectRecord) async throws(RPCError) -> Proof {
+  /// hashed; a provider token is verified with the provider. An email that another
+  /// account holds is refused (`EMAIL_EXISTS`) before any scrypt work; the write job
+  /// checks it again.
+  func proof(for credential: Credential, linkingTo localID: String, project: ProjectRecord)
+    async throws(RPCError) -> Proof
+  {
     if credential.providerId == ProviderSettings.password {
       try ProviderSettings.requirePassword(project)
       let email = try EmailAddress.require(credential.email)
       try PasswordPolicy.check(credential.password, project: project)
+      let projectID = project.projectID
+      let takenByOther = try await env.read { db in
+        try AccountsRepository.byEmail(db, projectID: projectID, email: email).map { $0.localID != localID }
+          ?? false
+      }
+      if takenByOther { throw RPCError(.emailExists, "another account has this email") }
       return .password(email: email, hash: try await env.hashPassword(credential.password))
     }
     return .identity(try await identity(for: credential, project: project))
@@ -47,8 +57,10 @@ struct AccountLinker {
       credential.providerId, project: project, masterKey: env.masterKey)
     let now = env.clock.nowSeconds()
     if config.providerId == ProviderSettings.facebook {
-      return try await FacebookVerifier(config: config, outbound: env.linking.outbound)
-        .verify(accessToken: credential.accessToken, nowSeconds: now)
+      return try await FacebookVerifier(
+        config: config, outbound: env.linking.outbound, rejections: env.linking.facebookRejections
+      )
+      .verify(accessToken: credential.accessToken, nowSeconds: now)
     }
     return try await OIDCVerifier(config: config, cache: env.linking.jwks)
       .verify(idToken: credential.idToken, nonce: credential.nonce, nowSeconds: now)

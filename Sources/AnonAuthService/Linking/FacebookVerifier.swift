@@ -12,10 +12,22 @@ import AnonAuthWire
 ///
 /// The API base is the config's `api_base_url` (default https://graph.facebook.com), so
 /// tests use a local HTTPS stub. Tokens and the secret appear only in the request URLs,
-/// never in errors or logs. Every failure is `INVALID_IDP_RESPONSE`.
+/// never in errors or logs. Every failure is `INVALID_IDP_RESPONSE`, except a call that
+/// the provider's concurrency bound refuses (`TOO_MANY_ATTEMPTS_TRY_LATER`).
+///
+/// A token the Graph API refused is remembered for a minute (`rejections`, by hash), so
+/// the same junk token sent again costs no outbound call.
 struct FacebookVerifier {
   let config: IdpConfig
   let outbound: any OutboundHTTP
+  var rejections: RejectedTokenCache? = nil
+
+  /// A failure, and whether it is the Graph API's answer about the token (cacheable) or
+  /// the API could not be asked.
+  private struct Failure: Error {
+    let error: RPCError
+    let answered: Bool
+  }
 
   /// Access tokens longer than this are refused before any call.
   static let maximumTokenBytes = 4096
@@ -27,6 +39,17 @@ struct FacebookVerifier {
     guard !accessToken.isEmpty, accessToken.utf8.count <= Self.maximumTokenBytes else {
       throw invalid("the credential has no usable access_token")
     }
+    let key = RejectedTokenCache.key([config.clientId, config.apiBaseUrl, accessToken])
+    if let refused = rejections?.refusal(key, nowMs: now * 1000) { throw refused }
+    do {
+      return try await check(accessToken: accessToken, nowSeconds: now)
+    } catch {
+      if error.answered { rejections?.remember(key, error.error, nowMs: now * 1000) }
+      throw error.error
+    }
+  }
+
+  private func check(accessToken: String, nowSeconds now: Int64) async throws(Failure) -> VerifiedIdentity {
     let base = String(
       (config.apiBaseUrl.isEmpty ? ProviderSettings.facebookGraphURL : config.apiBaseUrl).reversed()
         .drop { $0 == "/" }.reversed())
@@ -34,12 +57,12 @@ struct FacebookVerifier {
     let appToken = URLQuery.escape(config.clientId + "|" + config.clientSecret)
 
     let debug = try await fetchJSON(base + "/debug_token?input_token=\(token)&access_token=\(appToken)")
-    guard let data = debug["data"]?.objectValue else { throw invalid("debug_token gave no data") }
-    guard data["is_valid"]?.boolValue == true else { throw invalid("the access token is not valid") }
+    guard let data = debug["data"]?.objectValue else { throw refusedBy("debug_token gave no data") }
+    guard data["is_valid"]?.boolValue == true else { throw refusedBy("the access token is not valid") }
     let appID = data["app_id"]?.stringValue ?? data["app_id"]?.int64Value.map(String.init)
-    guard appID == config.clientId else { throw invalid("the access token belongs to another app") }
+    guard appID == config.clientId else { throw refusedBy("the access token belongs to another app") }
     let expiresAt = data["expires_at"]?.int64Value ?? 0
-    guard expiresAt == 0 || expiresAt > now else { throw invalid("the access token has expired") }
+    guard expiresAt == 0 || expiresAt > now else { throw refusedBy("the access token has expired") }
     let tokenUser = data["user_id"]?.stringValue ?? data["user_id"]?.int64Value.map(String.init)
 
     let proof = Hex.encode(
@@ -48,8 +71,8 @@ struct FacebookVerifier {
       base + "/me?fields=id,name,email&access_token=\(token)&appsecret_proof=\(proof)")
     guard let id = me["id"]?.stringValue ?? me["id"]?.int64Value.map(String.init), !id.isEmpty,
       id.utf8.count <= 255
-    else { throw invalid("/me gave no user id") }
-    if let tokenUser, tokenUser != id { throw invalid("/me and debug_token disagree on the user") }
+    else { throw refusedBy("/me gave no user id") }
+    if let tokenUser, tokenUser != id { throw refusedBy("/me and debug_token disagree on the user") }
     let email = me["email"]?.stringValue.flatMap(EmailAddress.normalize) ?? ""
     let name = me["name"]?.stringValue ?? ""
     // Facebook does not say whether it verified the address: counted as not verified.
@@ -58,23 +81,28 @@ struct FacebookVerifier {
       displayName: String(name.prefix(256)))
   }
 
-  private func fetchJSON(_ url: String) async throws(RPCError) -> [String: JSONValue] {
+  private func fetchJSON(_ url: String) async throws(Failure) -> [String: JSONValue] {
     let response: OutboundResponse
     do {
       response = try await outbound.get(url)
+    } catch let error as RPCError {
+      throw Failure(error: error, answered: false)
     } catch {
-      throw invalid("the Graph API could not be reached: \(error)")
+      throw Failure(error: invalid("the Graph API could not be reached: \(error)"), answered: false)
     }
     guard response.status == 200 else {
-      throw invalid("the Graph API answered \(response.status)")
+      // A 4xx is the API's verdict on the token; 429 and 5xx say nothing about it.
+      let verdict = (400..<500).contains(response.status) && response.status != 429
+      throw Failure(error: invalid("the Graph API answered \(response.status)"), answered: verdict)
     }
     guard let object = JSONValue(jsonBytes: response.body)?.objectValue else {
-      throw invalid("the Graph API answer is not a JSON object")
+      throw refusedBy("the Graph API answer is not a JSON object")
     }
     return object
   }
 
   private func invalid(_ why: String) -> RPCError { RPCError(.invalidIdpResponse, why) }
+  private func refusedBy(_ why: String) -> Failure { Failure(error: invalid(why), answered: true) }
 }
 
 /// Percent-encoding of query values: everything but RFC 3986's unreserved characters.

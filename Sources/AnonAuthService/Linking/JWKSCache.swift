@@ -97,6 +97,8 @@ final class JWKSCache: Sendable {
     let response: OutboundResponse
     do {
       response = try await outbound.get(url)
+    } catch let error as RPCError {
+      return .failure(error)  // the provider's concurrency bound
     } catch {
       return .failure(RPCError(.invalidIdpResponse, "the provider's keys could not be fetched: \(error)"))
     }

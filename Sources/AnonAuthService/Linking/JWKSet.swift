@@ -3,8 +3,9 @@ import AnonAuthCrypto
 /// An identity provider's public keys (RFC 7517), as the OIDC verifier uses them: RSA
 /// keys for RS256 and P-256 keys for ES256, by key id. Other keys (encryption keys,
 /// other curves and types) are skipped, not errors: providers publish them side by side.
-struct JWKSet: Sendable {
-  enum Key: Sendable {
+/// Visible to the fuzz target through `@_spi(Fuzzing)`, and to no one else.
+@_spi(Fuzzing) public struct JWKSet: Sendable {
+  @_spi(Fuzzing) public enum Key: Sendable {
     case rsa(RSAPublicKey)
     case ec(ECP256PublicKey)
 
@@ -28,7 +29,7 @@ struct JWKSet: Sendable {
 
   /// Parses JWKS JSON (`{"keys":[...]}`).
   /// - Throws: `JWKSError` when it is not a key set or holds no usable key.
-  init(json: [UInt8]) throws(JWKSError) {
+  @_spi(Fuzzing) public init(json: [UInt8]) throws(JWKSError) {
     guard let keys = JSONValue(jsonBytes: json)?["keys"]?.arrayValue else { throw JWKSError() }
     var entries: [Entry] = []
     for value in keys.prefix(Self.maximumKeys) {
@@ -58,7 +59,7 @@ struct JWKSet: Sendable {
 
   /// The keys that may have signed a token with this `kid` and `alg`: the key with that
   /// id, or, for a token without one, every key of the algorithm's type.
-  func candidates(kid: String?, algorithm: String) -> [Key] {
+  @_spi(Fuzzing) public func candidates(kid: String?, algorithm: String) -> [Key] {
     entries.filter { entry in
       entry.key.algorithm == algorithm && (kid == nil || entry.kid == kid)
     }.map(\.key)
@@ -66,4 +67,4 @@ struct JWKSet: Sendable {
 }
 
 /// A key set that does not parse or has no RS256/ES256 key.
-struct JWKSError: Error {}
+@_spi(Fuzzing) public struct JWKSError: Error {}

@@ -3,21 +3,35 @@ import AnonAuthWire
 import Synchronization
 
 /// The account-linking worker's shared state: the outbound HTTPS client, the providers'
-/// key cache, the failed-sign-in throttle and the password hasher. One per environment.
+/// key cache, the failed-sign-in throttles and the password hasher. One per environment.
 public final class LinkingContext: Sendable {
+  /// Outbound HTTPS behind a per-provider (per-host) concurrency bound.
   let outbound: any OutboundHTTP
   let jwks: JWKSCache
   let throttle: SignInThrottle
+  /// Failed identity-provider sign-ins and links per end-user IP.
+  let idpThrottle: SignInThrottle
+  /// Facebook tokens the Graph API refused, for a minute.
+  let facebookRejections: RejectedTokenCache
   let hasher: PasswordHasher
+
+  /// 30 failed identity-provider sign-ins or links per IP within 10 minutes.
+  static let defaultIdpLimit = SignInThrottle.Limit(maxFailures: 30, windowMs: 600_000)
   /// A hash of a random password with the current parameters, checked against when an
   /// email is unknown, so that an unknown email costs what a wrong password costs.
   private let dummy = Mutex<String?>(nil)
 
-  init(outbound: any OutboundHTTP, clock: any ServiceClock, throttle: SignInThrottle, hasher: PasswordHasher)
-  {
-    self.outbound = outbound
-    self.jwks = JWKSCache(outbound: outbound, clock: clock)
+  init(
+    outbound: any OutboundHTTP, clock: any ServiceClock, throttle: SignInThrottle, hasher: PasswordHasher,
+    idpThrottle: SignInThrottle = SignInThrottle(ipLimit: LinkingContext.defaultIdpLimit),
+    providerGate: ProviderGate = ProviderGate()
+  ) {
+    let gated = GatedOutbound(inner: outbound, gate: providerGate)
+    self.outbound = gated
+    self.jwks = JWKSCache(outbound: gated, clock: clock)
     self.throttle = throttle
+    self.idpThrottle = idpThrottle
+    self.facebookRejections = RejectedTokenCache()
     self.hasher = hasher
   }
 
@@ -32,6 +46,7 @@ public final class LinkingContext: Sendable {
     } catch {
       throw RPCError(.internalError, "password hashing failed")
     }
+    // Made once per process, so it may bypass the queue bound (`run`).
     return dummy.withLock { current in
       if let current { return current }
       current = made

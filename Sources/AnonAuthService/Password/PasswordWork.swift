@@ -1,18 +1,19 @@
 import AnonAuthCrypto
 import AnonAuthWire
 
-/// scrypt on the CPU pool: hashing and checking passwords is slow on purpose, so it never
-/// runs on the cooperative pool, and it shares the pool's threads (sized to the cores)
-/// with token signing.
+/// scrypt on the password pool: hashing and checking passwords is slow on purpose, so it
+/// never runs on the cooperative pool, and it has threads of its own so token signing
+/// never waits behind it. The pool's queue is bounded: when it is full the call is
+/// refused with `TOO_MANY_ATTEMPTS_TRY_LATER` (`retry_after_seconds` 1) at once, and a
+/// job whose call is gone (cancelled, timed out) is dropped before it runs.
 extension ServiceEnvironment {
   /// A PHC string for `password` with the current parameters.
   func hashPassword(_ password: String) async throws(RPCError) -> String {
     let hasher = linking.hasher
     do {
-      return try await cpuPool.run { () throws(CryptoError) -> String in try hasher.hash(password) }
+      return try await passwordPool.submit { () throws(CryptoError) -> String in try hasher.hash(password) }
     } catch {
-      logger.error("password hashing failed", ["error": .string("\(error)")])
-      throw RPCError(.internalError, "password hashing failed")
+      throw passwordFailure(error)
     }
   }
 
@@ -26,9 +27,32 @@ extension ServiceEnvironment {
     if let stored {
       target = stored
     } else {
-      target = try await linking.dummyHash(pool: cpuPool)
+      target = try await linking.dummyHash(pool: passwordPool)
     }
-    let result = await cpuPool.run { hasher.verify(password, against: target) }
+    let result: PasswordHasher.Verification
+    do {
+      result = try await passwordPool.submit { () throws(Never) -> PasswordHasher.Verification in
+        hasher.verify(password, against: target)
+      }
+    } catch {
+      throw passwordFailure(error)
+    }
     return stored == nil ? .init(matches: false, needsRehash: false) : result
+  }
+
+  /// The documented answer for a password job that did not complete.
+  func passwordFailure<E>(_ outcome: CPUPool.Outcome<E>) -> RPCError {
+    switch outcome {
+    case .refused(.queueFull):
+      metrics.passwordPoolRefusals.add(1, ordering: .relaxed)
+      return RPCError(
+        .tooManyAttempts, "too many password checks in progress; try again later",
+        details: ["retry_after_seconds": "1"])
+    case .refused(.cancelled):
+      return RPCError(.deadlineExceeded, "the call ended before its password check ran")
+    case .failed(let error):
+      logger.error("password hashing failed", ["error": .string("\(error)")])
+      return RPCError(.internalError, "password hashing failed")
+    }
   }
 }

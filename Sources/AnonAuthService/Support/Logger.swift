@@ -19,6 +19,9 @@ public struct Logger: Sendable {
   }
 
   public let minimum: Level
+  /// The most UTF-8 bytes of any one string in a log line; longer ones are cut at a
+  /// character boundary and marked with their original length (see `LogValue.capped`).
+  public static let maxFieldBytes = 256
   private let sink: @Sendable (String) -> Void
 
   public init(minimum: Level = .info, sink: (@Sendable (String) -> Void)? = nil) {
@@ -38,10 +41,12 @@ public struct Logger: Sendable {
 
   public func log(_ level: Level, _ message: String, _ fields: [String: LogValue] = [:]) {
     guard level >= minimum else { return }
-    var object: [String: LogValue] = fields
+    // Field values often carry client-chosen text (a method name, a request id): each
+    // is capped so that one request cannot write megabytes of log.
+    var object: [String: LogValue] = fields.mapValues { $0.capped(Logger.maxFieldBytes) }
     object["ts"] = .string(Logger.timestamp())
     object["level"] = .string(level.description)
-    object["msg"] = .string(message)
+    object["msg"] = LogValue.string(message).capped(Logger.maxFieldBytes)
     sink(LogValue.object(object).json)
   }
 
@@ -73,6 +78,29 @@ public enum LogValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressib
   public init(stringLiteral value: String) { self = .string(value) }
   public init(integerLiteral value: Int64) { self = .int(value) }
   public init(booleanLiteral value: Bool) { self = .bool(value) }
+
+  /// This value with every string cut to at most `maxBytes` UTF-8 bytes (at a scalar
+  /// boundary) followed by `…[truncated, N bytes]`, N being the original length.
+  public func capped(_ maxBytes: Int) -> LogValue {
+    switch self {
+    case .string(let s):
+      let total = s.utf8.count
+      guard total > maxBytes else { return self }
+      var kept = String.UnicodeScalarView()
+      var used = 0
+      for scalar in s.unicodeScalars {
+        let size = UTF8.width(scalar)
+        guard used + size <= maxBytes else { break }
+        kept.append(scalar)
+        used += size
+      }
+      return .string(String(kept) + "…[truncated, \(total) bytes]")
+    case .object(let o):
+      return .object(o.mapValues { $0.capped(maxBytes) })
+    case .int, .double, .bool:
+      return self
+    }
+  }
 
   public var json: String {
     switch self {

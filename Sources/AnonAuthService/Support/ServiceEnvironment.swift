@@ -1,6 +1,7 @@
 import AnonAuthCrypto
 import AnonAuthStore
 import AnonAuthWire
+import Foundation
 
 /// What every service shares: the store, the project directory, the token minter, the
 /// clock and the policies. Built once by the daemon (or a test).
@@ -18,6 +19,9 @@ public struct ServiceEnvironment: Sendable {
   public let refreshReuseGraceMs: Int64
   /// The account-linking worker's state: outbound HTTPS, provider keys, throttle, hasher.
   public let linking: LinkingContext
+  /// The pool that hashes and checks passwords: separate from the signing pool (so a
+  /// token never waits behind scrypt), with a bounded queue.
+  public let passwordPool: CPUPool
   /// With mutual TLS (`--admin-requires-client-cert`): AdminService calls need a verified
   /// client certificate besides the admin key.
   public var adminRequiresClientCertificate = false
@@ -27,12 +31,26 @@ public struct ServiceEnvironment: Sendable {
   ///     providers that need the network answer `INVALID_IDP_RESPONSE`.
   ///   - passwordHasher: scrypt parameters of new hashes (tests use cheaper ones).
   ///   - signInThrottle: the limits on failed password sign-ins.
+  ///   - passwordPool: where scrypt runs; by default `defaultPasswordThreads` threads
+  ///     and at most `defaultPasswordQueue` waiting jobs.
+  /// One thread fewer than the cores (at least one): a burst of password sign-ins, even
+  /// within every quota, then leaves a core to the event loop, token signing and reads,
+  /// whose latency would otherwise follow scrypt's.
+  public static var defaultPasswordThreads: Int {
+    max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
+  }
+
   public init(
     store: Store, directory: ProjectDirectory, minter: TokenMinter, clock: any ServiceClock,
     ipPolicy: EndUserIPPolicy, metrics: ServiceMetrics, logger: Logger, masterKey: [UInt8],
     refreshReuseGraceMs: Int64 = 10_000, outbound: any OutboundHTTP = NoOutboundHTTP(),
-    passwordHasher: PasswordHasher = PasswordHasher(), signInThrottle: SignInThrottle = SignInThrottle()
+    passwordHasher: PasswordHasher = PasswordHasher(), signInThrottle: SignInThrottle = SignInThrottle(),
+    passwordPool: CPUPool? = nil
   ) {
+    self.passwordPool =
+      passwordPool
+      ?? CPUPool(
+        threads: Self.defaultPasswordThreads, name: "anonauth-scrypt", maxQueued: Self.defaultPasswordQueue)
     self.store = store
     self.directory = directory
     self.minter = minter
@@ -43,19 +61,33 @@ public struct ServiceEnvironment: Sendable {
     self.masterKey = masterKey
     self.refreshReuseGraceMs = refreshReuseGraceMs
     self.linking = LinkingContext(
-      outbound: outbound, clock: clock, throttle: signInThrottle, hasher: passwordHasher)
+      outbound: outbound, clock: clock, throttle: signInThrottle, hasher: passwordHasher,
+      providerGate: ProviderGate(onRefusal: { [metrics] in
+        metrics.providerBusyRefusals.add(1, ordering: .relaxed)
+      }))
   }
 
-  /// The bounded pool for CPU-heavy work (signing, scrypt).
-  var cpuPool: CPUPool { minter.cpuPool }
+  /// How many password jobs may wait for a thread: at about 100 ms a hash on each core,
+  /// a longer queue only makes callers time out.
+  public static let defaultPasswordQueue = 64
 
-  /// Runs a write job; a documented `RPCError` thrown inside passes through, anything
-  /// else is logged and becomes `INTERNAL`.
+  /// Runs a write job; a documented `RPCError` thrown inside passes through; a store that
+  /// cannot take writes now (disk full, read-only, I/O error) is `STORE_UNAVAILABLE`, so
+  /// clients retry; anything else is logged and becomes `INTERNAL`.
   func write<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) async throws(RPCError) -> T {
     do {
       return try await store.write(job)
     } catch let error as RPCError {
       throw error
+    } catch let error as StoreError where [.full, .readOnly, .io, .corrupt].contains(error.kind) {
+      logger.error("store write failed", ["error": .string("\(error)")])
+      let why =
+        switch error.kind {
+        case .full: "the data disk is full"
+        case .corrupt: "the store failed its integrity check"
+        default: "the store cannot be written (\(error.kind))"
+        }
+      throw RPCError(.storeUnavailable, "\(why): nothing was changed, reads still work; retry later")
     } catch {
       logger.error("store write failed", ["error": .string("\(error)")])
       throw RPCError(.internalError, "the store failed")

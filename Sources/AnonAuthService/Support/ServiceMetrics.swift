@@ -11,6 +11,13 @@ public final class ServiceMetrics: Sendable {
   public let cleanupPasses = Atomic<Int>(0)
   /// Anonymous accounts those passes deleted.
   public let cleanedUp = Atomic<Int64>(0)
+  /// Password checks refused because the password pool's queue was full.
+  public let passwordPoolRefusals = Atomic<Int>(0)
+  /// Identity-provider calls refused because the provider's concurrency bound was full.
+  public let providerBusyRefusals = Atomic<Int>(0)
+  /// Sign-ins refused by the failed-sign-in throttles (password, identity provider).
+  public let passwordThrottled = Atomic<Int>(0)
+  public let idpThrottled = Atomic<Int>(0)
 
   public init() {}
 
@@ -46,6 +53,18 @@ public final class ServiceMetrics: Sendable {
     out += "# HELP anonauth_sign_up_quota_refusals_total Sign-ups refused by the per-IP quota.\n"
     out += "# TYPE anonauth_sign_up_quota_refusals_total counter\n"
     out += "anonauth_sign_up_quota_refusals_total \(quotaRefusals.load(ordering: .relaxed))\n"
+    out += "# HELP anonauth_overload_refusals_total Calls refused at once because a bounded queue was full.\n"
+    out += "# TYPE anonauth_overload_refusals_total counter\n"
+    out +=
+      "anonauth_overload_refusals_total{queue=\"password_pool\"} \(passwordPoolRefusals.load(ordering: .relaxed))\n"
+    out +=
+      "anonauth_overload_refusals_total{queue=\"identity_provider\"} \(providerBusyRefusals.load(ordering: .relaxed))\n"
+    out += "# HELP anonauth_sign_in_throttled_total Sign-ins refused by the failed-sign-in throttles.\n"
+    out += "# TYPE anonauth_sign_in_throttled_total counter\n"
+    out +=
+      "anonauth_sign_in_throttled_total{kind=\"password\"} \(passwordThrottled.load(ordering: .relaxed))\n"
+    out +=
+      "anonauth_sign_in_throttled_total{kind=\"identity_provider\"} \(idpThrottled.load(ordering: .relaxed))\n"
     out += "# HELP anonauth_accounts Accounts in the store.\n"
     out += "# TYPE anonauth_accounts gauge\n"
     out += "anonauth_accounts \(accounts.load(ordering: .relaxed))\n"

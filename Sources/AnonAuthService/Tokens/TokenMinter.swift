@@ -33,8 +33,8 @@ public final class TokenMinter: Sendable {
 
   public var hasKeys: Bool { ring.withLock { $0.ring != nil } }
 
-  /// The pool that signs: the service's CPU-heavy work (scrypt too) shares it, so the
-  /// cores are never oversubscribed.
+  /// The pool that signs. Password hashing has a pool of its own
+  /// (`ServiceEnvironment.passwordPool`), so signing never queues behind scrypt.
   public var cpuPool: CPUPool { pool }
 
   /// Loads the published keys, making the first one when there is none.
