@@ -47,17 +47,29 @@ public enum Daemon {
     // Until the reloader listens for it, a SIGHUP must not kill a starting daemon.
     signal(SIGHUP, SIG_IGN)
     let signals = SignalWaiter(signals: [SIGTERM, SIGINT])
+    // Every file the daemon makes (store, WAL, keys, client.json, backups) is its own
+    // alone, whatever umask it was started with.
+    umask(0o077)
     let logger = Logger(minimum: config.logLevel)
     let dataDir = DataDirectory(path: config.dataDir)
     // Outside --dev the secrets are read before the data dir is touched: a bad file
     // changes nothing.
     let secrets: DaemonSecrets
+    let permissions: DataDirectory.PermissionChanges
     if config.dev {
-      try dataDir.prepare()
+      permissions = try dataDir.prepare()
       secrets = try DaemonSecrets.load(config, dataDir: dataDir)
     } else {
       secrets = try DaemonSecrets.load(config, dataDir: dataDir)
-      try dataDir.prepare()
+      permissions = try dataDir.prepare()
+    }
+    for change in permissions.tightened {
+      logger.warning(
+        "data dir permissions tightened: it was open to group or others", ["change": .string(change)])
+    }
+    for item in permissions.leftOpen {
+      logger.warning(
+        "data dir folder open to group or others, owned by another user", ["item": .string(item)])
     }
     let masterKey = secrets.masterKey
     let ipPolicy: EndUserIPPolicy
@@ -72,8 +84,11 @@ public enum Daemon {
     let clock = SystemClock()
     let store: Store
     do {
+      // The integrity check reads every page: it runs once the daemon serves (below), so
+      // a store of millions of accounts starts in milliseconds.
       store = try Store.open(
-        options: StoreOptions(path: dataDir.path + "/anonauth.db"), migrations: AnonAuthSchema.migrations)
+        options: StoreOptions(path: dataDir.path + "/anonauth.db", checkIntegrityAtOpen: false),
+        migrations: AnonAuthSchema.migrations)
     } catch {
       throw ConfigError("store \(dataDir.path)/anonauth.db: \(error)")
     }
@@ -110,7 +125,11 @@ public enum Daemon {
         directory: directory, existing: ClientFile.read(at: dataDir.clientJSON))
     }
 
-    let health = HealthService(state: state)
+    // NOT_SERVING while the store refuses writes (disk full); each check may probe it.
+    let health = HealthService(state: state) { [store] in
+      if !store.isWritable { Task { await store.probeWritability() } }
+      return store.isWritable
+    }
     var router = Router()
     let cleanup = CleanupWorker(
       environment: environment, intervalMs: config.cleanupIntervalMs, batchSize: config.cleanupBatchSize)
@@ -155,12 +174,26 @@ public enum Daemon {
       "pid": .int(Int64(getpid())), "data_dir": .string(dataDir.path), "dev": .bool(config.dev),
     ]
     FileHandle.standardOutput.write(Data((LogValue.object(ready).json + "\n").utf8))
-    if newDevKeys["admin_key"] != nil {
-      // Printed once: the raw admin key exists nowhere else but client.json (0600).
-      var credentials = newDevKeys.mapValues { LogValue.string($0) }
-      credentials["event"] = "dev_credentials"
-      credentials["client_json"] = .string(dataDir.clientJSON)
+    if !newDevKeys.isEmpty {
+      // Where the new keys are, never the keys: stdout is often kept as logs (container
+      // runtimes), and the raw admin key must exist nowhere but client.json (0600).
+      let credentials: [String: LogValue] = [
+        "event": "dev_credentials", "client_json": .string(dataDir.clientJSON),
+        "written": .string(newDevKeys.keys.sorted().joined(separator: ",")),
+      ]
       FileHandle.standardOutput.write(Data((LogValue.object(credentials).json + "\n").utf8))
+    }
+    Task.detached { [store, logger] in
+      let started = ContinuousClock.now
+      do {
+        try await store.verifyIntegrity()
+        let elapsed = ContinuousClock.now - started
+        logger.info("store integrity check passed", ["seconds": .string("\(elapsed.components.seconds)")])
+      } catch {
+        logger.error(
+          "store integrity check failed: writes are refused and /readyz is 503; restore a backup",
+          ["error": .string("\(error)")])
+      }
     }
     logger.info(
       "serving",

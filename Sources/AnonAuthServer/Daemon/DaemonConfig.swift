@@ -177,6 +177,12 @@ public struct DaemonConfig: Sendable {
     rpc.ioThreads = Int(try number("io-threads", 1...64))
     rpc.maxFrameSize = Int(try number("max-frame-size", 1024...(64 * 1024 * 1024)))
     rpc.maxConcurrentCallsPerConnection = Int(try number("max-concurrent-calls", 1...100_000))
+    rpc.maxConnections = Int(try number("max-connections", 1...10_000_000))
+    rpc.maxConnectionsPerIP = Int(try number("max-connections-per-ip", 1...10_000_000))
+    // A bad entry is reported where the whole list is parsed (Daemon.run).
+    if case .success(let policy) = EndUserIPPolicy.parse(trustedProxies) {
+      rpc.perIPExempt = policy.trustedProxies
+    }
     rpc.handshakeTimeoutMs = try number("handshake-timeout-ms", 1...3_600_000)
     rpc.partialFrameTimeoutMs = try number("frame-timeout-ms", 1...3_600_000)
     rpc.idleTimeoutMs = try number("idle-timeout-ms", 1...86_400_000)

@@ -1,8 +1,8 @@
 import AnonAuthService
 
 /// `--dev` on first start: the `demo-project` with anonymous and email/password sign-in
-/// on, an API key and an admin key. The raw admin key goes only to `client.json` and, once,
-/// to stdout; the store keeps its hash.
+/// on, an API key and an admin key. The raw admin key goes only to `client.json` (stdout
+/// says where that file is, never the key); the store keeps its hash.
 enum DevBootstrap {
   static let projectID = "demo-project"
 

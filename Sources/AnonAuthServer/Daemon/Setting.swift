@@ -62,6 +62,11 @@ public struct Setting: Sendable {
     Setting("io-threads", "1", "event-loop threads for RPC connections"),
     Setting("max-frame-size", "4194304", "largest frame accepted, in bytes"),
     Setting("max-concurrent-calls", "128", "calls in flight per connection before TOO_MANY_CALLS"),
+    Setting(
+      "max-connections", "10000",
+      "open RPC connections at most (lowered to fit the descriptor limit); more are closed on accept"),
+    Setting(
+      "max-connections-per-ip", "256", "open RPC connections per client IP; --trusted-proxies are exempt"),
     Setting("handshake-timeout-ms", "10000", "a TLS handshake must finish within this"),
     Setting("frame-timeout-ms", "30000", "a frame that has started must be complete within this"),
     Setting("idle-timeout-ms", "300000", "idle connections are closed after this"),

@@ -1,12 +1,13 @@
 /// The request line of an HTTP/1.x request, parsed strictly: the ops port serves
 /// probes and scrapers, so anything unusual is a 400.
-struct HTTPRequestHead: Equatable {
+/// Visible to the fuzz target through `@_spi(Fuzzing)`, and to no one else.
+@_spi(Fuzzing) public struct HTTPRequestHead: Equatable {
   let method: String
   let path: String
 
   /// Parses the bytes up to (not including) the blank line that ends the head.
   /// Returns nil when they are not a well-formed HTTP/1.0 or 1.1 request head.
-  init?(_ head: ArraySlice<UInt8>) {
+  @_spi(Fuzzing) public init?(_ head: ArraySlice<UInt8>) {
     guard let text = String(validating: head, as: UTF8.self) else { return nil }
     let lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)
     guard let requestLine = lines.first else { return nil }

@@ -16,7 +16,11 @@ public enum OpsRoutes {
         case .draining: return HTTPResponse(status: 503, body: "draining\n")
         case .serving:
           guard minter.hasKeys else { return HTTPResponse(status: 503, body: "no signing keys\n") }
-          guard store.isWritable else { return HTTPResponse(status: 503, body: "store not writable\n") }
+          guard store.isWritable else {
+            // Ready again once a probe write succeeds (space freed): see probeWritability.
+            Task { await store.probeWritability() }
+            return HTTPResponse(status: 503, body: "store not writable\n")
+          }
           return HTTPResponse(status: 200, body: "ready\n")
         }
       },

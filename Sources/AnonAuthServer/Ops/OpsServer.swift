@@ -52,15 +52,18 @@ final class OpsListener {
   private var connections: [ObjectIdentifier: OpsConnection] = [:]
   private var acceptLoop: AcceptLoop?
 
-  /// Probes and scrapers need a handful; more than this at once is refused (accepted and
-  /// closed at once), so the ops port cannot eat the process's descriptors.
+  /// Probes and scrapers need a handful; the ops port never holds more than this, so it
+  /// cannot eat the process's descriptors.
   static let maxConnections = 128
+  /// At most this many from one address, so that one client cannot take every place.
+  static let maxConnectionsPerIP = 16
+  private var nextSerial: UInt64 = 0
 
   init(fd: Int32, loop: EventLoop, routes: [String: OpsServer.Route], logger: Logger) {
     self.loop = loop
     self.routes = routes
     acceptLoop = AcceptLoop(
-      fd: fd, loop: loop, onAccept: { [unowned self] fd, _ in serve(fd) },
+      fd: fd, loop: loop, onAccept: { [unowned self] fd, peer in serve(fd, peer: peer?.host ?? "") },
       onError: { logger.error("ops listener paused", ["error": .string($0)]) })
   }
 
@@ -73,22 +76,51 @@ final class OpsListener {
     for connection in Array(connections.values) { connection.finish() }
   }
 
-  private func serve(_ fd: Int32) {
-    if connections.count >= Self.maxConnections {
+  /// Admits a new connection. At the per-address or the global cap, the oldest
+  /// connection still waiting for its request head (of that address, or of any) is closed
+  /// to make room: a client that holds sockets open without asking (slowloris) cannot keep
+  /// a probe out, since each new one displaces the stalest. Failing that, the oldest one
+  /// already answered and only lingering for its client's close goes. Only when every
+  /// place is taken by a response still being written is the new one refused.
+  private func serve(_ fd: Int32, peer: String) {
+    let fromPeer = connections.values.filter { $0.peer == peer }
+    if fromPeer.count >= Self.maxConnectionsPerIP && !evictOldestWaiting(fromPeer) {
       Socket.close(fd)
       return
     }
-    let connection = OpsConnection(fd: fd, loop: loop, routes: routes) { [weak self] done in
+    if connections.count >= Self.maxConnections && !evictOldestWaiting(connections.values) {
+      Socket.close(fd)
+      return
+    }
+    nextSerial &+= 1
+    let connection = OpsConnection(fd: fd, peer: peer, serial: nextSerial, loop: loop, routes: routes) {
+      [weak self] done in
       self?.connections[ObjectIdentifier(done)] = nil
     }
     connections[ObjectIdentifier(connection)] = connection
     connection.start()
   }
+
+  /// Closes the oldest of `candidates` still reading its head, else the oldest
+  /// lingering after its answer; false when there is neither.
+  private func evictOldestWaiting<C: Collection<OpsConnection>>(_ candidates: C) -> Bool {
+    let byAge: (OpsConnection, OpsConnection) -> Bool = { $0.serial < $1.serial }
+    guard
+      let oldest = candidates.filter(\.isWaitingForHead).min(by: byAge)
+        ?? candidates.filter(\.isLingering).min(by: byAge)
+    else { return false }
+    oldest.finish()
+    return true
+  }
 }
 
-/// One ops HTTP exchange: read the head (at most 8 KiB, within 5 s), answer, close.
+/// One ops HTTP exchange: read the head (at most 8 KiB, within 2 s), answer, close.
 final class OpsConnection: EventHandler {
   private let fd: Int32
+  /// The client's numeric address, for the per-address cap.
+  let peer: String
+  /// Order of acceptance: the lowest is the oldest.
+  let serial: UInt64
   private let loop: EventLoop
   private let routes: [String: OpsServer.Route]
   private let onFinish: (OpsConnection) -> Void
@@ -102,11 +134,21 @@ final class OpsConnection: EventHandler {
   private var timer: UInt64?
 
   static let maxHead = 8 * 1024
+  /// The whole request head must arrive within this: a probe sends it at once.
+  static let headTimeoutNanos: UInt64 = 2_000_000_000
+
+  /// Not yet answering: what may be closed to make room for a new connection.
+  var isWaitingForHead: Bool { !responding && !lingering && !done }
+  /// Answered, and only waiting (at most a second) for the client to close.
+  var isLingering: Bool { lingering && !done }
 
   init(
-    fd: Int32, loop: EventLoop, routes: [String: OpsServer.Route], onFinish: @escaping (OpsConnection) -> Void
+    fd: Int32, peer: String, serial: UInt64, loop: EventLoop, routes: [String: OpsServer.Route],
+    onFinish: @escaping (OpsConnection) -> Void
   ) {
     self.fd = fd
+    self.peer = peer
+    self.serial = serial
     self.loop = loop
     self.routes = routes
     self.onFinish = onFinish
@@ -119,7 +161,7 @@ final class OpsConnection: EventHandler {
       finish()
       return
     }
-    timer = loop.schedule(afterNanos: 5_000_000_000) { [weak self] in self?.finish() }
+    timer = loop.schedule(afterNanos: Self.headTimeoutNanos) { [weak self] in self?.finish() }
   }
 
   func handleEvents(_ events: IOEvents) {
@@ -159,7 +201,7 @@ final class OpsConnection: EventHandler {
 
   /// Whether what has arrived already cannot become a valid head: a control or non-ASCII
   /// byte (a TLS ClientHello on the plain port, say), a bare LF, or a complete request
-  /// line that does not parse. Answered at once instead of after the 5 s timeout.
+  /// line that does not parse. Answered at once instead of after the head timeout.
   private func isMalformedSoFar() -> Bool {
     for (i, byte) in input.enumerated() {
       if byte == 10 && (i == 0 || input[i - 1] != 13) { return true }

@@ -4,14 +4,16 @@ import AnonAuthNet
 /// Confined to that loop's thread.
 final class ConnectionRegistry {
   let loop: EventLoop
+  private let limiter: ConnectionLimiter
   private var connections: [ObjectIdentifier: ServerConnection] = [:]
   private var sweepTimer: UInt64?
   /// Set by `drainAll`: a connection accepted while shutdown began is drained on arrival
   /// instead of serving on unnoticed until the grace period cuts it.
   private var draining = false
 
-  init(loop: EventLoop) {
+  init(loop: EventLoop, limiter: ConnectionLimiter) {
     self.loop = loop
+    self.limiter = limiter
   }
 
   var count: Int { connections.count }
@@ -23,17 +25,40 @@ final class ConnectionRegistry {
   /// Whether new connections must be drained as soon as they are added.
   var isDraining: Bool { draining }
 
+  /// Forgets a closed connection and gives its place back to the limits.
   func remove(_ connection: ServerConnection) {
-    connections[ObjectIdentifier(connection)] = nil
+    guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
+    limiter.release(connection.connection.peer?.host)
   }
 
-  /// Checks every connection's timeouts each `intervalNanos`, until `stopSweeping`.
+  /// How many connections one loop turn of a sweep looks at. Closing a connection costs
+  /// a TLS object and a descriptor; a flood of abandoned handshakes all timing out
+  /// together, closed in one turn, held the loop for tens of milliseconds.
+  static let sweepSlice = 32
+
+  /// Checks every connection's timeouts each `intervalNanos`, until `stopSweeping`, in
+  /// slices of `sweepSlice` per loop turn so that other connections are served between.
   func startSweeping(intervalNanos: UInt64) {
     sweepTimer = loop.schedule(afterNanos: intervalNanos) { [weak self] in
       guard let self else { return }
-      let now = MonotonicClock.now()
-      for connection in Array(connections.values) { connection.checkTimeouts(now: now) }
-      startSweeping(intervalNanos: intervalNanos)
+      sweep(Array(connections.values)[...]) { [weak self] in
+        self?.startSweeping(intervalNanos: intervalNanos)
+      }
+    }
+  }
+
+  /// Each slice reads the clock itself: a connection active since the sweep began must
+  /// not look older than it is.
+  private func sweep(_ pending: ArraySlice<ServerConnection>, then next: @escaping () -> Void) {
+    guard sweepTimer != nil else { return }  // stopped meanwhile
+    let now = MonotonicClock.now()
+    let slice = pending.prefix(Self.sweepSlice)
+    for connection in slice { connection.checkTimeouts(now: now) }
+    let rest = pending.dropFirst(slice.count)
+    if rest.isEmpty {
+      next()
+    } else {
+      loop.runOnNextIteration { [weak self] in self?.sweep(rest, then: next) }
     }
   }
 

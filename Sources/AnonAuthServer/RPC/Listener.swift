@@ -6,16 +6,23 @@ final class Listener {
   private let registries: [LoopBound<ConnectionRegistry>]
   private let tls: TLSContextSlot
   private let core: ServerCore
+  private let limiter: ConnectionLimiter
   private var next = 0
+  /// Refusals since the last log line about them, and when that was: refusals are
+  /// logged at most once per `refusalLogIntervalNanos`, with their count.
+  private var refusedSinceLog = 0
+  private var lastRefusalLog: UInt64?
+  private static let refusalLogIntervalNanos: UInt64 = 10_000_000_000
   private var acceptLoop: AcceptLoop?
 
   init(
     fd: Int32, loop: EventLoop, registries: [LoopBound<ConnectionRegistry>], tls: TLSContextSlot,
-    core: ServerCore
+    core: ServerCore, limiter: ConnectionLimiter
   ) {
     self.registries = registries
     self.tls = tls
     self.core = core
+    self.limiter = limiter
     let logger = core.logger
     acceptLoop = AcceptLoop(
       fd: fd, loop: loop, onAccept: { [unowned self] fd, peer in dispatch(fd, peer) },
@@ -27,12 +34,19 @@ final class Listener {
   }
 
   private func dispatch(_ fd: Int32, _ peer: SocketAddress?) {
+    if let refusal = limiter.admit(peer?.host) {
+      // Accepted and closed at once: the backlog keeps moving and the descriptor is free.
+      Socket.close(fd)
+      refuse(refusal, peer: peer)
+      return
+    }
     core.connectionOpened()
     let target = registries[next % registries.count]
     next &+= 1
     let context = tls.current
     let core = self.core
     let maxFrame = core.config.maxFrameSize
+    let limiter = self.limiter
     target.execute { registry in
       do {
         let tls = try TLSConnection(
@@ -44,9 +58,30 @@ final class Listener {
         if registry.isDraining { connection.drain() }
       } catch {
         core.logger.error("TLS setup failed", ["error": .string("\(error)")])
+        limiter.release(peer?.host)
         core.connectionClosed()
       }
     }
+  }
+
+  private func refuse(_ refusal: ConnectionLimiter.Refusal, peer: SocketAddress?) {
+    core.metrics.connectionsRejected.add(1, ordering: .relaxed)
+    refusedSinceLog += 1
+    let now = MonotonicClock.now()
+    if let last = lastRefusalLog, now - last < Self.refusalLogIntervalNanos { return }
+    lastRefusalLog = now
+    let limit: String
+    switch refusal {
+    case .total: limit = "max-connections \(limiter.maxConnections)"
+    case .perIP: limit = "max-connections-per-ip \(limiter.maxPerIP)"
+    }
+    core.logger.warning(
+      "connections refused: over a limit",
+      [
+        "limit": .string(limit), "refused": .int(Int64(refusedSinceLog)),
+        "peer": .string(peer?.host ?? ""),
+      ])
+    refusedSinceLog = 0
   }
 
   /// Stops accepting: the first step of graceful shutdown.

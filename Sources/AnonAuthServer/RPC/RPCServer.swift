@@ -40,16 +40,29 @@ public final class RPCServer: Sendable {
 
   /// Binds and starts serving; returns the address actually bound (port 0 picks one).
   public func start() throws -> SocketAddress {
-    Socket.raiseDescriptorLimit()
-    let (fd, bound) = try Socket.listen(on: core.config.listen)
+    let descriptors = Socket.raiseDescriptorLimit()
+    let config = core.config
+    // Leave descriptors for the ops port, the store, outbound HTTPS and the loops.
+    let reserve = min(256, descriptors / 4)
+    let maxConnections = max(1, min(config.maxConnections, descriptors - reserve))
+    let limiter = ConnectionLimiter(
+      maxConnections: maxConnections, maxPerIP: config.maxConnectionsPerIP, exempt: config.perIPExempt)
+    core.logger.info(
+      "connection limits",
+      [
+        "nofile": .int(Int64(descriptors)), "max_connections": .int(Int64(maxConnections)),
+        "max_connections_per_ip": .int(Int64(config.maxConnectionsPerIP)),
+      ])
+    let (fd, bound) = try Socket.listen(on: config.listen)
     var loops: [EventLoop] = []
     for i in 0..<max(1, core.config.ioThreads) {
       let loop = try EventLoop(name: "anonauth-io-\(i)")
       loop.start()
       loops.append(loop)
     }
-    let registries = loops.map { LoopBound(ConnectionRegistry(loop: $0), loop: $0) }
-    let listener = Listener(fd: fd, loop: loops[0], registries: registries, tls: tls, core: core)
+    let registries = loops.map { LoopBound(ConnectionRegistry(loop: $0, limiter: limiter), loop: $0) }
+    let listener = Listener(
+      fd: fd, loop: loops[0], registries: registries, tls: tls, core: core, limiter: limiter)
     let sweep = core.config.sweepIntervalNanos
     for registry in registries { registry.execute { $0.startSweeping(intervalNanos: sweep) } }
     let boundListener = LoopBound(listener, loop: loops[0])

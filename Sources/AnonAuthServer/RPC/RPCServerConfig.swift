@@ -1,4 +1,5 @@
 import AnonAuthNet
+import AnonAuthService
 
 /// The transport's limits and timeouts (PROTOCOL.md section 1). All are settable so
 /// that tests can make them short.
@@ -13,6 +14,13 @@ public struct RPCServerConfig: Sendable {
   public var shutdownGraceMs: UInt64 = 20_000
   /// Event-loop threads; each connection lives on one of them.
   public var ioThreads = 1
+  /// Open connections at most; lowered at start to leave `descriptorReserve` of the
+  /// descriptor limit free. A connection over it is closed as soon as it is accepted.
+  public var maxConnections = 10_000
+  /// Open connections per peer IP at most, except for peers in `perIPExempt`.
+  public var maxConnectionsPerIP = 256
+  /// Peers the per-IP limit does not apply to (the trusted proxies).
+  public var perIPExempt: [IPNetwork] = []
 
   public init(listen: SocketAddress) {
     self.listen = listen

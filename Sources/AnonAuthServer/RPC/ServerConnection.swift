@@ -18,6 +18,9 @@ final class ServerConnection: TLSConnectionDelegate {
     let sequence: UInt64
   }
 
+  /// The most Unicode scalars of a client's `x-request-id` kept (echoed and logged).
+  static let maxRequestIDScalars = 128
+
   let connection: TLSConnection
   private let core: ServerCore
   private unowned let registry: ConnectionRegistry
@@ -70,8 +73,13 @@ final class ServerConnection: TLSConnectionDelegate {
 
   private func handle(_ call: Call) {
     lastCallID = max(lastCallID, call.id)
+    // Cut by Unicode scalars, not Characters: one Character can be any number of
+    // combining scalars, and the id is echoed in the reply and logged.
     let requestID =
-      call.metadata["x-request-id"].flatMap { $0.isEmpty ? nil : String($0.prefix(128)) }
+      call.metadata["x-request-id"].flatMap {
+        $0.isEmpty
+          ? nil : String(String.UnicodeScalarView($0.unicodeScalars.prefix(Self.maxRequestIDScalars)))
+      }
       ?? RequestID.make()
     if goingAway {
       reply(
@@ -184,19 +192,21 @@ final class ServerConnection: TLSConnectionDelegate {
     if inFlight.isEmpty { connection.closeGracefully() }
   }
 
-  /// Called by the periodic sweep: handshake, partial-frame and idle timeouts.
+  /// Called by the periodic sweep: handshake, partial-frame and idle timeouts. Ages
+  /// saturate at zero: an instant stamped after `now` was read is no age at all.
   func checkTimeouts(now: UInt64) {
     let config = core.config
+    func age(_ since: UInt64) -> UInt64 { now > since ? now - since : 0 }
     switch connection.state {
     case .handshaking, .connecting:
-      if now - connection.startedAt > config.handshakeTimeoutMs * 1_000_000 {
+      if age(connection.startedAt) > config.handshakeTimeoutMs * 1_000_000 {
         connection.close()
       }
     case .open:
-      if let since = connection.partialFrameSince, now - since > config.partialFrameTimeoutMs * 1_000_000 {
+      if let since = connection.partialFrameSince, age(since) > config.partialFrameTimeoutMs * 1_000_000 {
         connection.close()
       } else if inFlight.isEmpty, !goingAway,
-        now - connection.lastActivity > config.idleTimeoutMs * 1_000_000
+        age(connection.lastActivity) > config.idleTimeoutMs * 1_000_000
       {
         goingAway = true
         sendGoAway(reason: "IDLE_TIMEOUT")

@@ -10,6 +10,8 @@ final class ServerCore: Sendable {
   let router: Router
   let logger: Logger
   let metrics: ServerMetrics
+  /// Returns freed heap to the system after bursts of closed connections.
+  let trimmer = MemoryTrimmer()
   private let open = Mutex<OpenConnections>(OpenConnections())
 
   private struct OpenConnections {
@@ -36,6 +38,7 @@ final class ServerCore: Sendable {
   /// Called on the connection's loop once it is closed.
   func connectionClosed() {
     metrics.connectionsClosed.add(1, ordering: .relaxed)
+    trimmer.connectionClosed()
     let waiter = open.withLock { state -> CheckedContinuation<Void, Never>? in
       state.count -= 1
       guard state.draining, state.count == 0 else { return nil }

@@ -5,6 +5,8 @@ import Synchronization
 public final class ServerMetrics: Sendable {
   public let connectionsOpened = Atomic<Int>(0)
   public let connectionsClosed = Atomic<Int>(0)
+  /// Connections closed on accept for being over `--max-connections` or the per-IP limit.
+  public let connectionsRejected = Atomic<Int>(0)
 
   /// Upper bounds of the latency histogram, in seconds.
   static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
@@ -68,12 +70,13 @@ public final class ServerMetrics: Sendable {
     out += "# HELP anonauth_connections_open Open RPC connections.\n"
     out += "# TYPE anonauth_connections_open gauge\n"
     out += "anonauth_connections_open \(opened - closed)\n"
+    out += "# HELP anonauth_connections_rejected_total RPC connections closed on accept (over a limit).\n"
+    out += "# TYPE anonauth_connections_rejected_total counter\n"
+    out += "anonauth_connections_rejected_total \(connectionsRejected.load(ordering: .relaxed))\n"
     out += "# HELP anonauth_connections_total RPC connections accepted.\n"
     out += "# TYPE anonauth_connections_total counter\n"
     out += "anonauth_connections_total \(opened)\n"
-    out += "# HELP process_resident_memory_bytes Resident memory of the daemon.\n"
-    out += "# TYPE process_resident_memory_bytes gauge\n"
-    out += "process_resident_memory_bytes \(ProcessMemory.residentBytes())\n"
+    out += ProcessStats.prometheusText()
     return out
   }
 }

@@ -43,6 +43,10 @@ public struct Router: Sendable {
 
   /// Answers one call: the response payload, or the error to send as its status.
   public func handle(_ context: CallContext, payload: [UInt8]) async throws(RPCError) -> [UInt8] {
+    // A long name is never looked up, and never echoed: the client chose it.
+    guard context.method.utf8.count <= CallLimits.maxMethodBytes else {
+      throw RPCError(.unknownMethod, "unknown method (a name of \(context.method.utf8.count) bytes)")
+    }
     guard let route = routes[context.method] else {
       throw RPCError(.unknownMethod, "unknown method \(context.method)")
     }

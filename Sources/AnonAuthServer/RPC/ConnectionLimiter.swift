@@ -1,0 +1,67 @@
+import AnonAuthService
+import Synchronization
+
+/// Counts open RPC connections, in all and per peer IP, and refuses one over either
+/// limit: idle or abandoned connections must not take every file descriptor (and with
+/// them the ops port, the store and outbound HTTPS). Shared by the listener, which
+/// admits, and every loop, which releases on close.
+final class ConnectionLimiter: Sendable {
+  /// Why a connection was refused.
+  enum Refusal: Sendable { case total, perIP }
+
+  let maxConnections: Int
+  let maxPerIP: Int
+  /// Peers exempt from the per-IP limit: the `--trusted-proxies`, behind which many
+  /// clients share one address.
+  private let exempt: [IPNetwork]
+  private let state = Mutex(State())
+
+  private struct State {
+    var total = 0
+    var perIP: [String: Int] = [:]
+  }
+
+  init(maxConnections: Int, maxPerIP: Int, exempt: [IPNetwork]) {
+    self.maxConnections = maxConnections
+    self.maxPerIP = maxPerIP
+    self.exempt = exempt
+  }
+
+  /// Counts the connection in, or says which limit it is over (and counts nothing).
+  func admit(_ peerIP: String?) -> Refusal? {
+    let key = perIPKey(peerIP)
+    return state.withLock { state -> Refusal? in
+      if state.total >= maxConnections { return .total }
+      if let key {
+        let current = state.perIP[key, default: 0]
+        if current >= maxPerIP { return .perIP }
+        state.perIP[key] = current + 1
+      }
+      state.total += 1
+      return nil
+    }
+  }
+
+  /// Counts out a connection `admit` let in.
+  func release(_ peerIP: String?) {
+    let key = perIPKey(peerIP)
+    state.withLock { state in
+      state.total = max(0, state.total - 1)
+      guard let key, let current = state.perIP[key] else { return }
+      state.perIP[key] = current > 1 ? current - 1 : nil
+    }
+  }
+
+  /// The per-IP counter a peer goes to; nil when it is exempt or has no address.
+  private func perIPKey(_ peerIP: String?) -> String? {
+    guard let peerIP else { return nil }
+    if !exempt.isEmpty, let bytes = IPNetwork.parseAddress(peerIP),
+      exempt.contains(where: { $0.contains(bytes) })
+    {
+      return nil
+    }
+    // Counted as the sign-up quota counts an end user: an IPv6 /64 is one peer (one
+    // subscriber holds a whole /64), an IPv4-mapped address is its IPv4 address.
+    return IPKey.make(peerIP) ?? peerIP
+  }
+}

@@ -1,0 +1,45 @@
+import AnonAuthServer
+import Testing
+
+/// `--max-connections` and `--max-connections-per-ip`: defaults, flag and environment,
+/// range checks, and the trusted proxies being exempt from the per-IP limit.
+@Suite struct ConfigConnectionLimitTests {
+  @Test func defaults() throws {
+    let (config, _) = try DaemonConfig.resolve(arguments: ["--dev"], environment: [:])
+    #expect(config.rpc.maxConnections == 10_000)
+    #expect(config.rpc.maxConnectionsPerIP == 256)
+    #expect(config.rpc.perIPExempt.isEmpty)
+  }
+
+  @Test func flagsAndEnvironment() throws {
+    let (fromFlags, _) = try DaemonConfig.resolve(
+      arguments: ["--dev", "--max-connections", "30", "--max-connections-per-ip", "20"], environment: [:])
+    #expect(fromFlags.rpc.maxConnections == 30)
+    #expect(fromFlags.rpc.maxConnectionsPerIP == 20)
+    let (fromEnvironment, _) = try DaemonConfig.resolve(
+      arguments: ["--dev"],
+      environment: ["ANONAUTH_MAX_CONNECTIONS": "40", "ANONAUTH_MAX_CONNECTIONS_PER_IP": "7"])
+    #expect(fromEnvironment.rpc.maxConnections == 40)
+    #expect(fromEnvironment.rpc.maxConnectionsPerIP == 7)
+  }
+
+  @Test(arguments: [
+    (["--dev", "--max-connections", "0"], "--max-connections: expected a whole number"),
+    (["--dev", "--max-connections", "many"], "--max-connections: expected a whole number"),
+    (["--dev", "--max-connections-per-ip", "0"], "--max-connections-per-ip: expected a whole number"),
+  ])
+  func refused(_ arguments: [String], _ says: String) {
+    do {
+      _ = try DaemonConfig.resolve(arguments: arguments, environment: [:])
+      Issue.record("accepted \(arguments)")
+    } catch {
+      #expect(error.description.contains(says))
+    }
+  }
+
+  @Test func trustedProxiesAreExemptFromThePerIPLimit() throws {
+    let (config, _) = try DaemonConfig.resolve(
+      arguments: ["--dev", "--trusted-proxies", "10.0.0.0/8, 127.0.0.3/32"], environment: [:])
+    #expect(config.rpc.perIPExempt.map(\.description) == ["10.0.0.0/8", "127.0.0.3/32"])
+  }
+}
