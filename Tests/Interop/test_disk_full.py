@@ -1,0 +1,153 @@
+"""Disk full, black box: the data dir is a small tmpfs. When it fills, writes answer
+UNAVAILABLE with reason STORE_UNAVAILABLE and change nothing, reads keep working,
+/readyz says 503 and Health Check NOT_SERVING; once the file system grows again the
+daemon is ready by itself and every acknowledged write is intact. Needs root (mount).
+A filler file takes most of the space first, and the last bytes once sign-ups fail (a
+smaller write could still fit); deleting it is the operator freeing space."""
+
+import os
+import sqlite3
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import Daemon, call
+
+ACCOUNT = "/anonauth.v1.AccountService/"
+
+
+def mount_tmpfs(path, size):
+    result = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=700", "tmpfs", path],
+                            capture_output=True, text=True)
+    return result.returncode == 0
+
+
+@pytest.fixture
+def small_disk():
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    parent = tempfile.mkdtemp(prefix="anonauth-full-")
+    data = os.path.join(parent, "data")
+    os.mkdir(data, 0o700)
+    if not mount_tmpfs(data, "8m"):
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield data
+    finally:
+        subprocess.run(["umount", "-l", data], check=False)
+
+
+def fill(path, leave):
+    """Grows the filler file until at most `leave` bytes are free (or the disk is full)."""
+    with open(path, "ab") as f:
+        while True:
+            stat = os.statvfs(os.path.dirname(path))
+            free = stat.f_bavail * stat.f_frsize
+            if free <= leave:
+                return
+            try:
+                f.write(b"\0" * min(free - leave, 1 << 20))
+                f.flush()
+            except OSError:
+                return
+
+
+def http_status(daemon, path):
+    try:
+        with urllib.request.urlopen(f"http://{daemon.ops[0]}:{daemon.ops[1]}{path}", timeout=5) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def test_a_full_disk_refuses_writes_keeps_reads_and_recovers_by_itself(pb, small_disk):
+    daemon = Daemon(data_dir=small_disk)
+    sock = daemon.connect()
+    sock.settimeout(15)
+    api = {"x-api-key": daemon.client_json["api_key"]}
+    admin = {"authorization": "Bearer " + daemon.client_json["admin_key"]}
+    ids = iter(range(1, 1 << 30))
+
+    def account(method, request, response=None):
+        return call(sock, pb, ACCOUNT + method, request, response or pb.account.AuthResponse, metadata=api,
+                    call_id=next(ids))
+
+    def sign_up():
+        return account("SignUp", pb.account.SignUpRequest(anonymous=pb.account.AnonymousSignUp()))
+
+    def health():
+        status, reply = call(sock, pb, "/anonauth.v1.HealthService/Check", pb.health.CheckRequest(),
+                             pb.health.CheckResponse, call_id=next(ids))
+        assert status.code == 0, status
+        return reply.status
+
+    try:
+        config = pb.admin.ProjectConfig(project_id="demo-project", sign_up_quota_per_hour=1_000_000)
+        status, _ = call(sock, pb, "/anonauth.v1.AdminService/UpdateProjectConfig",
+                         pb.admin.UpdateProjectConfigRequest(config=config, update_mask=["sign_up_quota_per_hour"]),
+                         pb.admin.ProjectConfig, metadata=admin, call_id=next(ids))
+        assert status.code == 0, status
+        status, first = sign_up()
+        assert status.code == 0, status
+        acked = [first.local_id]
+
+        # Most of the disk goes to a filler, the rest to sign-ups until one is refused.
+        filler = os.path.join(small_disk, "filler")
+        fill(filler, leave=1 << 20)
+        for _ in range(100_000):
+            status, reply = sign_up()
+            if status.code != 0:
+                break
+            acked.append(reply.local_id)
+        assert (status.code, status.reason) == (14, "STORE_UNAVAILABLE"), status
+        assert "disk is full" in status.message
+        assert len(acked) > 10
+        fill(filler, leave=0)
+
+        # Writes keep being refused with the same answer, and change nothing.
+        status, _ = sign_up()
+        assert (status.code, status.reason) == (14, "STORE_UNAVAILABLE"), status
+        status, _ = account("RefreshToken", pb.account.RefreshTokenRequest(refresh_token=first.refresh_token))
+        assert (status.code, status.reason) == (14, "STORE_UNAVAILABLE"), status
+        # Reads work.
+        status, info = account("GetAccountInfo", pb.account.GetAccountInfoRequest(id_token=first.id_token),
+                               pb.account.AccountInfo)
+        assert status.code == 0 and info.local_id == first.local_id, status
+        status, verified = call(sock, pb, "/anonauth.v1.TokenService/VerifyIdToken",
+                                pb.token.VerifyIdTokenRequest(id_token=first.id_token),
+                                pb.token.VerifyIdTokenResponse, metadata=api, call_id=next(ids))
+        assert status.code == 0 and verified.uid == first.local_id, status
+        # Probes: alive, not ready.
+        assert http_status(daemon, "/healthz") == 200
+        assert http_status(daemon, "/readyz") == 503
+        assert health() == "NOT_SERVING"
+
+        # Space returns: no client write is needed for the daemon to be ready again.
+        os.remove(filler)
+        deadline = time.monotonic() + 10
+        while http_status(daemon, "/readyz") != 200:
+            assert time.monotonic() < deadline, "not ready 10 s after space returned"
+            time.sleep(0.2)
+        assert health() == "SERVING"
+        status, reply = sign_up()
+        assert status.code == 0, status
+        acked.append(reply.local_id)
+        # The refused refresh changed nothing: the family's token still works, once.
+        status, refreshed = account("RefreshToken", pb.account.RefreshTokenRequest(refresh_token=first.refresh_token))
+        assert status.code == 0, status
+    finally:
+        sock.close()
+        assert daemon.stop() == 0
+
+    db = sqlite3.connect(os.path.join(small_disk, "anonauth.db"))
+    try:
+        assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        present = {row[0] for row in db.execute("SELECT local_id FROM accounts")}
+    finally:
+        db.close()
+    missing = [uid for uid in acked if uid not in present]
+    assert missing == [], f"acknowledged sign-ups lost: {missing[:5]}"
