@@ -56,7 +56,9 @@ let package = Package(
     // The RPC server: listener, connections, router, ops HTTP, shutdown.
     .target(
       name: "AnonAuthServer",
-      dependencies: ["AnonAuthNet", "AnonAuthService", "AnonAuthWire", "AnonAuthCrypto", "AnonAuthStore"],
+      dependencies: [
+        "AnonAuthNet", "AnonAuthService", "AnonAuthWire", "AnonAuthCrypto", "AnonAuthStore", "CShims",
+      ],
       swiftSettings: swiftSettings),
     // The Swift client library.
     .target(
@@ -68,6 +70,16 @@ let package = Package(
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "anonauth", dependencies: ["AnonAuthClient", "AnonAuthWire", "AnonAuthCrypto"],
+      swiftSettings: swiftSettings),
+
+    // libFuzzer targets for every parser hostile bytes reach (`make fuzz`), and the
+    // replay of their corpus in `make test`.
+    .target(
+      name: "AnonAuthFuzz",
+      dependencies: ["AnonAuthWire", "AnonAuthCrypto", "AnonAuthNet", "AnonAuthService", "AnonAuthServer"],
+      swiftSettings: swiftSettings),
+    .executableTarget(
+      name: "anonauth-fuzz", dependencies: ["AnonAuthFuzz"],
       swiftSettings: swiftSettings),
 
     .testTarget(
@@ -89,6 +101,9 @@ let package = Package(
     .testTarget(
       name: "AnonAuthServerTests",
       dependencies: ["AnonAuthServer", "AnonAuthNet", "AnonAuthService", "AnonAuthWire"],
+      swiftSettings: swiftSettings),
+    .testTarget(
+      name: "AnonAuthFuzzTests", dependencies: ["AnonAuthFuzz"],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthIntegrationTests",

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Writes the fuzz targets' seed corpus to Tests/Fuzz/corpus/TARGET/: small valid and
+nearly valid inputs from which libFuzzer mutates. Run again after a format changes;
+the files are committed. Standard library only (plus `cryptography` for real keys)."""
+
+import base64
+import hashlib
+import json
+import pathlib
+import struct
+
+ROOT = pathlib.Path(__file__).resolve().parents[1] / "Tests" / "Fuzz" / "corpus"
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field(number, value):
+    """A protobuf field: ints as varints, bytes/str as length-delimited."""
+    if isinstance(value, int):
+        return varint(number << 3) + varint(value)
+    if isinstance(value, str):
+        value = value.encode()
+    return varint(number << 3 | 2) + varint(len(value)) + value
+
+
+def call(call_id, method, metadata=(), payload=b"", timeout=0):
+    body = field(1, call_id) + field(2, method)
+    for key, value in metadata:
+        body += field(3, field(1, key) + field(2, value))
+    if timeout:
+        body += field(4, timeout)
+    return field(1, body + field(5, payload))
+
+
+def framed(*frames):
+    return b"".join(struct.pack(">I", len(f)) + f for f in frames)
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def jwt(header, claims, signature=b"sig"):
+    h = b64url(json.dumps(header, separators=(",", ":")).encode())
+    c = b64url(json.dumps(claims, separators=(",", ":")).encode())
+    return f"{h}.{c}.{b64url(signature)}"
+
+
+def write(target, name, data):
+    folder = ROOT / target
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_bytes(data if isinstance(data, bytes) else data.encode())
+
+
+def frames():
+    check = "/anonauth.v1.HealthService/Check"
+    write("frame", "call", b"\x00" + framed(call(1, check)))
+    write("frame", "call-metadata", b"\x07" + framed(
+        call(7, "/anonauth.v1.AccountService/SignUp", [("x-api-key", "k"), ("x-request-id", "r")],
+             field(1, b""), 1000)))
+    write("frame", "ping-pong", b"\x02" + framed(field(3, field(1, 42)), field(4, field(1, 42))))
+    write("frame", "goaway", b"\xff" + framed(field(5, field(1, 3) + field(2, "SHUTTING_DOWN"))))
+    write("frame", "two-calls-cut", b"\x03" + framed(call(1, check), call(2, check))[:-3])
+    write("frame", "zero-length", b"\x00" + b"\x00\x00\x00\x00")
+    write("frame", "too-large", b"\x00" + b"\x7f\xff\xff\xff" + b"x" * 8)
+
+
+def requests():
+    # The first byte picks the type, in RequestsFuzz.decoders' order.
+    credential = field(1, "password") + field(2, "a@example.com") + field(3, "secret123")
+    seeds = {
+        "signup-anonymous": (0, field(1, b"")),
+        "signup-email": (0, field(2, field(1, "a@example.com") + field(2, "hunter22") + field(3, "A"))),
+        "signin-password": (1, field(1, "a@example.com") + field(2, "hunter22")),
+        "signin-idp": (2, field(1, field(1, "google.com") + field(4, "eyJ.x.y") + field(6, "n"))),
+        "link": (3, field(1, "eyJ.a.b") + field(2, credential)),
+        "refresh": (5, field(1, "A" * 43)),
+        "update-config": (10, field(1, field(1, "demo") + field(2, 1) + field(7, 100)
+                                    + field(4, field(1, "oidc.x") + field(2, 1))) + field(2, "idps")),
+        "schedule-quota": (14, field(1, "demo") + field(2, 5) + field(3, 2**63 - 1) + field(4, 2**64 - 1)),
+        "list-accounts": (15, field(1, "demo") + field(2, 1) + field(3, 100) + field(4, "tok")),
+        "delete-accounts": (18, field(1, "demo") + field(2, "u1") + field(2, "u2")),
+        "verify": (27, field(1, "eyJ.a.b") + field(2, 1)),
+        "unknown-fields": (7, field(1, "t") + field(99, 5) + field(100, b"zz")),
+    }
+    for name, (index, payload) in seeds.items():
+        write("requests", name, bytes([index]) + payload)
+
+
+def tokens_and_keys():
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+    rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048).public_key().public_numbers()
+    ec_key = ec.generate_private_key(ec.SECP256R1()).public_key().public_numbers()
+
+    def int_b64(n, size=None):
+        size = size or (n.bit_length() + 7) // 8
+        return b64url(n.to_bytes(size, "big"))
+
+    rsa_jwk = {"kty": "RSA", "kid": "r1", "alg": "RS256", "use": "sig", "n": int_b64(rsa_key.n),
+               "e": int_b64(rsa_key.e)}
+    ec_jwk = {"kty": "EC", "kid": "e1", "crv": "P-256", "x": int_b64(ec_key.x, 32), "y": int_b64(ec_key.y, 32)}
+    write("jwks", "rsa-and-ec", json.dumps({"keys": [rsa_jwk, ec_jwk]}))
+    write("jwks", "encryption-key-skipped", json.dumps({"keys": [{**rsa_jwk, "use": "enc"}]}))
+    write("jwks", "empty", '{"keys":[]}')
+    write("jwks", "bad-base64", json.dumps({"keys": [{**ec_jwk, "x": "!!"}]}))
+
+    claims = {"iss": "https://anonauth.local/demo", "aud": "demo", "sub": "u" * 28, "iat": 1700000000,
+              "exp": 1700003600, "firebase": {"identities": {}, "sign_in_provider": "anonymous"}}
+    write("jwt", "rs256", jwt({"alg": "RS256", "kid": "r1", "typ": "JWT"}, claims, b"\x01" * 256))
+    write("jwt", "es256", jwt({"alg": "ES256", "kid": "e1"}, claims, b"\x02" * 64))
+    write("jwt", "alg-none", jwt({"alg": "none"}, claims, b""))
+    write("jwt", "hs256", jwt({"alg": "HS256"}, claims, hashlib.sha256(b"k").digest()))
+    write("jwt", "huge-exp", jwt({"alg": "RS256"}, {**claims, "exp": 2**63 - 1, "iat": -2**63}))
+    write("jwt", "two-parts", "eyJhbGciOiJSUzI1NiJ9.eyJ9")
+
+
+def json_values():
+    write("json", "object", '{"a":1,"b":[true,false,null,1.5e3,-2],"c":{"d":"\\u00e9\\n"}}')
+    write("json", "claims", '{"role":"admin","tier":3,"flags":["x"]}')
+    write("json", "deep", "[" * 64 + "]" * 64)
+    write("json", "big-number", '{"n":123456789012345678901234567890}')
+    write("json", "surrogate", '"\\ud800"')
+
+
+def http():
+    write("ops-http", "healthz", "GET /healthz HTTP/1.1\r\nHost: x\r\nUser-Agent: kube-probe/1.29")
+    write("ops-http", "metrics-query", "GET /metrics?x=1 HTTP/1.0\r\nAccept: */*")
+    write("ops-http", "bad-version", "GET / HTTP/2\r\n")
+    write("ops-http", "bad-header", "POST /x HTTP/1.1\r\n: nothing")
+    write("outbound-http", "content-length",
+          b"\x10HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"keys\":[]}")
+    write("outbound-http", "chunked",
+          b"\x03HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n0\r\nX-T: 1\r\n\r\n")
+    write("outbound-http", "negative-chunk",
+          b"\x40HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\nhello\r\n0\r\n\r\n")
+    write("outbound-http", "interim-then-close",
+          b"\xffHTTP/1.1 100 Continue\r\n\r\nHTTP/1.0 200 OK\r\nCache-Control: max-age=60\r\n\r\nbody")
+    write("outbound-http", "duplicate-length",
+          b"\x00HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok")
+
+
+def phc_and_config():
+    write("phc", "scrypt", "$scrypt$ln=15,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$" + "A" * 43)
+    write("phc", "reordered", "$scrypt$p=1,ln=14,r=8$c2FsdHNhbHRzYWx0c2FsdA$" + "B" * 43)
+    write("phc", "bad-params", "$scrypt$ln=99,r=0,p=1$$")
+    write("phc", "argon", "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA")
+    write("config", "full", json.dumps({"listen": "127.0.0.1:0", "ops-listen": "127.0.0.1:0", "dev": True,
+                                        "data-dir": "/nonexistent/anonauth-fuzz", "log-level": "info"}))
+    write("config", "numbers", '{"cleanup-interval-ms": 1e400, "cleanup-batch-size": -1}')
+    write("config", "unknown", '{"no-such-setting": 1}')
+    write("config", "not-object", "[1,2,3]")
+
+
+if __name__ == "__main__":
+    frames()
+    requests()
+    tokens_and_keys()
+    json_values()
+    http()
+    phc_and_config()
+    print(f"seeds written under {ROOT}")

@@ -1,0 +1,38 @@
+/// One parser that hostile bytes can reach, as libFuzzer drives it and as `make test`
+/// replays its corpus. Each target must return normally for every input: a trap, an
+/// overflow or an AddressSanitizer report is a finding.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+  /// The 4-byte length prefix and the `Frame` envelope, fed in pieces as sockets do.
+  case frame
+  /// Every request message a client can send, through the protobuf-c bridge.
+  case requests
+  /// JWT decoding and RS256/ES256 verification.
+  case jwt
+  /// An identity provider's key set.
+  case jwks
+  /// The JSON reader under JWTs, key sets and custom claims.
+  case json
+  /// The ops port's HTTP request head.
+  case opsHTTP = "ops-http"
+  /// The outbound HTTPS client's response parser (identity providers' answers).
+  case outboundHTTP = "outbound-http"
+  /// Stored password hashes.
+  case phc
+  /// The daemon's JSON configuration file.
+  case config
+
+  /// Runs the target on one input.
+  public func run(_ data: [UInt8]) {
+    switch self {
+    case .frame: FrameFuzz.run(data)
+    case .requests: RequestsFuzz.run(data)
+    case .jwt: JWTFuzz.run(data)
+    case .jwks: JWKSFuzz.run(data)
+    case .json: JSONFuzz.run(data)
+    case .opsHTTP: OpsHTTPFuzz.run(data)
+    case .outboundHTTP: OutboundHTTPFuzz.run(data)
+    case .phc: PHCFuzz.run(data)
+    case .config: ConfigFuzz.run(data)
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import AnonAuthCrypto
+import AnonAuthNet
+@_spi(Fuzzing) import AnonAuthServer
+@_spi(Fuzzing) import AnonAuthService
+import Foundation
+
+// Small targets: each hands the input to one parser and touches what it returns.
+
+enum JWKSFuzz {
+  static func run(_ data: [UInt8]) {
+    guard let set = try? JWKSet(json: data) else { return }
+    for algorithm in ["RS256", "ES256"] { _ = set.candidates(kid: nil, algorithm: algorithm) }
+  }
+}
+
+enum JSONFuzz {
+  static func run(_ data: [UInt8]) {
+    guard let value = JSONValue(jsonBytes: data) else { return }
+    _ = value.objectValue
+    _ = value.arrayValue
+  }
+}
+
+enum OpsHTTPFuzz {
+  static func run(_ data: [UInt8]) {
+    _ = HTTPRequestHead(data[...])
+  }
+}
+
+/// Feeds the response in pieces sized by the first byte, then ends the connection.
+enum OutboundHTTPFuzz {
+  static func run(_ data: [UInt8]) {
+    guard let first = data.first else { return }
+    let step = Int(first) + 1
+    var parser = HTTPResponseParser(maxHeadBytes: 4096, maxBodyBytes: 64 * 1024)
+    var index = 1
+    do {
+      while index < data.count, !parser.isComplete {
+        let end = min(index + step, data.count)
+        try parser.append(data[index..<end])
+        index = end
+      }
+      _ = try parser.finish()
+    } catch {}
+  }
+}
+
+enum PHCFuzz {
+  static func run(_ data: [UInt8]) {
+    guard let phc = try? PHCString(parsing: String(decoding: data, as: UTF8.self)) else { return }
+    _ = phc.text
+  }
+}
+
+/// The configuration file as `--config` reads it, through a real file.
+enum ConfigFuzz {
+  static let path = NSTemporaryDirectory() + "anonauth-fuzz-config-\(getpid()).json"
+
+  static func run(_ data: [UInt8]) {
+    guard FileManager.default.createFile(atPath: path, contents: Data(data)) else { return }
+    _ = try? DaemonConfig.resolve(arguments: ["--config", path], environment: [:])
+  }
+}
