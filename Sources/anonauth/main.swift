@@ -45,7 +45,8 @@ if rest.contains("--help") || rest.contains("-h") {
   quit(0)
 }
 do {
-  let arguments = try Arguments(rest, switchNames: Connection.switchNames.union(AdminCommand.switches))
+  let arguments = try Arguments(
+    rest, switchNames: Connection.switchNames.union(AdminCommand.switches).union(BenchCommand.switches))
   try await command.run(arguments)
   quit(0)
 } catch {

@@ -6,33 +6,46 @@ import Synchronization
 /// `anonauth bench ...`: load figures measured against a running daemon, never in tests.
 enum BenchCommand {
   static let summary =
-    "measure the daemon: health, sign-up, password sign-in and linking throughput, idle memory"
+    "measure the daemon: every hot path's throughput, latency, and CPU per call; idle memory"
   static let help = """
-    Usage: anonauth bench health [--connections 64] [--concurrency 8] [--seconds 10] [options]
-           anonauth bench signup [--connections 64] [--concurrency 4] [--seconds 10] [options]
-           anonauth bench idle   [--connections 10000] [--ops HOST:PORT] [--hold-seconds 5] [options]
-           anonauth bench password  [--connections 8] [--concurrency 2] [--seconds 10] [options]
-           anonauth bench link-oidc [--connections 16] [--concurrency 4] [--seconds 10] [--accounts 4000] [options]
+    Usage: anonauth bench KIND [--connections N] [--concurrency C | --rate R] [--seconds S] [options]
 
-    health  Health calls on N connections, each with C calls in flight, for S seconds:
-            prints calls/s, p50, p99 and max latency.
-    signup  Anonymous SignUp calls, each from its own end-user IP (sent as x-end-user-ip
-            with the admin key, so the per-IP quota is exercised but never the limit):
-            prints sign-ups/s, p50, p99 and max latency.
-    idle    Opens N TLS connections (one call each, then idle) and reads the daemon's
-            resident memory from its ops port before and after: prints bytes per
-            connection. The daemon's ops address comes from --ops or client.json.
-    password
-            Creates one email/password account, then SignInWithPassword with the right
-            password: prints sign-ins/s (bound by scrypt's cost on the daemon's cores).
-    link-oidc
-            Configures the provider oidc.bench on the project (inline P-256 keys made
-            here; other providers are kept), makes --accounts anonymous accounts, then
-            links an ES256 ID token of a new identity to each: prints links/s. Stops early
-            when the accounts run out. Needs the admin key (--admin-key or client.json).
+    Kinds (default connections x concurrency in brackets):
+      health        HealthService/Check [64 x 8]
+      signup        anonymous SignUp, each from an end-user IP of its own (x-end-user-ip
+                    with the admin key: the per-IP quota is exercised, never the limit) [64 x 4]
+      refresh       RefreshToken, each task rotating token families of its own [64 x 4]
+      verify        VerifyIdToken (--check-revoked: also reads the account) [64 x 8]
+      account-info  GetAccountInfo [64 x 8]
+      mix           a day of a real app: 40 % refresh, 35 % verify, 12 % account-info,
+                    10 % anonymous sign-up, 3 % OIDC links of those new accounts [64 x 4]
+      password      SignInWithPassword with the right password (scrypt-bound) [8 x 2]
+      link-oidc     LinkWithCredential of an ES256 OIDC token to --accounts 4000 new
+                    anonymous accounts; stops when they run out [16 x 4]
+      idle          opens --connections 10000 TLS connections, one call each, holds them
+                    --hold-seconds 5: prints the daemon's resident bytes per connection
+
+    Load:
+      --concurrency C   closed loop: C calls in flight per connection, for throughput
+      --rate R          open loop: R calls per second on schedule whatever the answers do;
+                        latency counts from each call's scheduled time (no coordinated
+                        omission); calls the bench itself cannot send count as CLIENT_BEHIND
+      --seconds S       how long (default 10)
+      --accounts N      accounts made before the clock starts (refresh, verify, mix, link-oidc)
+
+    Report: calls/s, p50/p90/p99/p99.9/max latency, failures by reason; and the daemon's
+    CPU per call (process_cpu_seconds_total on /metrics, before and after: needs --ops
+    HOST:PORT or client.json's ops), also in units of one RSA-2048 signature: give
+    --rsa-signs-per-second from `openssl speed -seconds 3 rsa2048` of the same run (make
+    bench does), or the bench measures one second of signing itself.
+      --json             one JSON object instead of text
+      --allow-failures   exit 0 even when calls failed (overload runs)
 
     \(Connection.help)
     """
+
+  /// Flags of the benches that take no value.
+  static let switches: Set<String> = ["allow-failures"]
 
   static func run(_ arguments: Arguments) async throws(CLIError) {
     switch arguments.positionals.first {
@@ -41,8 +54,14 @@ enum BenchCommand {
     case "idle": try await idle(arguments)
     case "password": try await CredentialBench.password(arguments)
     case "link-oidc": try await CredentialBench.linkOIDC(arguments)
+    case "refresh": try await TokenBenches.refresh(arguments)
+    case "verify": try await TokenBenches.verify(arguments)
+    case "account-info": try await TokenBenches.accountInfo(arguments)
+    case "mix": try await TokenBenches.mix(arguments)
     default:
-      throw .usage("bench: expected health, signup, idle, password or link-oidc (see anonauth bench --help)")
+      throw .usage(
+        "bench: expected health, signup, refresh, verify, account-info, mix, idle, password or link-oidc"
+          + " (see anonauth bench --help)")
     }
   }
 
@@ -54,108 +73,82 @@ enum BenchCommand {
 
   static func health(_ arguments: Arguments) async throws(CLIError) {
     let payload = CheckRequest().serializedBytes()
-    try await load(
-      arguments, name: "health", method: "/anonauth.v1.HealthService/Check", defaultConcurrency: 8
-    ) { _ in (payload, [:]) }
+    try await measure(arguments, name: "health", defaultConcurrency: 8) {
+      BenchCall(method: "/anonauth.v1.HealthService/Check", payload: payload, metadata: [:])
+    }
   }
 
   static func signUp(_ arguments: Arguments) async throws(CLIError) {
     let base = try Connection(arguments)
-    let apiKey = try base.apiKey()
-    let adminKey = try AdminKey.read(base)
+    let keys = try Keys(arguments, base)
     var request = SignUpRequest()
     request.kind = .anonymous(AnonymousSignUp())
     let payload = request.serializedBytes()
     let counter = Counter()
-    try await load(
-      arguments, name: "signup", method: "/anonauth.v1.AccountService/SignUp", defaultConcurrency: 4
-    ) { _ in
-      let n = counter.next()
-      let ip = "10.\((n >> 16) & 255).\((n >> 8) & 255).\(n & 255)"
-      return (payload, ["x-api-key": apiKey, "authorization": "Bearer \(adminKey)", "x-end-user-ip": ip])
+    try await measure(arguments, name: "signup", defaultConcurrency: 4) {
+      BenchCall(
+        method: "/anonauth.v1.AccountService/SignUp", payload: payload,
+        metadata: keys.signUpMetadata(ip: counter.next()))
     }
   }
 
-  /// Runs `method` from C tasks on each of N connections for S seconds and reports.
-  /// `request` is asked for each call's payload and metadata; nil ends that task early.
-  static func load(
-    _ arguments: Arguments, name: String, method: String, defaultConcurrency: Int,
-    defaultConnections: Int = 64,
-    request: @escaping @Sendable (Int) -> ([UInt8], [String: String])?
+  /// Runs `workload` as the options say (closed loop, or open loop with `--rate`), with
+  /// the daemon's CPU read before and after, and prints the report.
+  /// - Throws: `.failed` when any call failed, unless `--allow-failures` is given.
+  static func measure(
+    _ arguments: Arguments, name: String, defaultConnections: Int = 64, defaultConcurrency: Int,
+    workload: @escaping BenchWorkload
   ) async throws(CLIError) {
-    let connections = try int(arguments, "connections", defaultConnections)
-    let concurrency = try int(arguments, "concurrency", defaultConcurrency)
-    let seconds = try int(arguments, "seconds", 10)
+    let options = try LoadRunner.options(
+      arguments, defaultConnections: defaultConnections, defaultConcurrency: defaultConcurrency)
     let base = try Connection(arguments)
-    var clients: [RPCClient] = []
-    for _ in 0..<connections {
-      do {
-        clients.append(try RPCClient(endpoint: base.client.endpoint, defaultTimeoutMs: 30_000))
-      } catch {
-        throw .usage(error.description)
-      }
-    }
-    let warmUp = CheckRequest().serializedBytes()
-    for client in clients {  // connect (TLS handshakes) before timing
-      do {
-        _ = try await client.callRaw("/anonauth.v1.HealthService/Check", payload: warmUp)
-      } catch {
-        throw .failed("warm-up call failed: \(error)")
-      }
-    }
+    let clients = try await LoadRunner.connect(base, count: options.connections)
+    let knowsOps = arguments["ops"] != nil || base.file["ops"] != nil
+    let rsa = knowsOps ? try ServerCost.rsaSignsPerSecond(arguments) : nil
+    let cost = ServerCost(arguments, base)  // after the RSA measurement, which is ours
     let recorder = LatencyRecorder()
-    let clock = ContinuousClock()
-    let end = clock.now + .seconds(seconds)
-    let started = clock.now
-    await withTaskGroup(of: Void.self) { group in
-      for client in clients {
-        for _ in 0..<concurrency {
-          group.addTask {
-            while clock.now < end {
-              let t0 = clock.now
-              guard let (payload, metadata) = request(0) else { return }
-              do {
-                _ = try await client.callRaw(method, payload: payload, metadata: metadata)
-                let elapsed = clock.now - t0
-                recorder.record(
-                  nanos: UInt64(elapsed.components.seconds) * 1_000_000_000
-                    + UInt64(elapsed.components.attoseconds / 1_000_000_000))
-              } catch {
-                recorder.fail("\(error)")
-              }
-            }
-          }
-        }
-      }
-    }
-    let elapsed = clock.now - started
-    let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    let s = recorder.summary()
-    let rate = Double(s.count) / wall
-    if arguments.has("json") {
-      print(
-        "{\"bench\":\"\(name)\",\"connections\":\(connections),\"concurrency\":\(concurrency),"
-          + "\"calls\":\(s.count),\"failures\":\(s.failures),\"seconds\":\(String(format: "%.2f", wall)),"
-          + "\"calls_per_second\":\(Int(rate)),\"p50_ms\":\(String(format: "%.3f", s.p50Ms)),"
-          + "\"p99_ms\":\(String(format: "%.3f", s.p99Ms)),\"max_ms\":\(String(format: "%.3f", s.maxMs))}")
-    } else {
-      print(
-        "\(name): \(connections) connections x \(concurrency) in flight, \(String(format: "%.1f", wall)) s")
-      print("  calls:     \(s.count) (\(s.failures) failed)")
-      print("  calls/s:   \(Int(rate))")
-      print(
-        "  latency:   p50 \(String(format: "%.2f", s.p50Ms)) ms, p99 \(String(format: "%.2f", s.p99Ms)) ms, max \(String(format: "%.2f", s.maxMs)) ms"
-      )
-    }
-    if s.failures > 0 {
-      throw .failed("\(s.failures) calls failed; the first: \(recorder.firstFailureReason ?? "?")")
+    let wall = await LoadRunner.run(options, clients: clients, workload: workload, recorder: recorder)
+    let report = BenchReport(
+      name: name, options: options, wall: wall, summary: recorder.summary(), serverCPU: cost.cpuSpent(),
+      rsa: rsa)
+    report.print(json: arguments.has("json"))
+    for client in clients { client.close() }
+    if report.summary.failureCount > 0, !arguments.has("allow-failures") {
+      throw .failed(
+        "\(report.summary.failureCount) calls failed; the first: \(recorder.firstFailureReason ?? "?")")
     }
   }
+
+  /// The project's API key and the admin key: sign-ups carry both, with an end-user IP
+  /// of their own (a trusted caller's `x-end-user-ip`), so the per-IP quota is exercised
+  /// but never the limit.
+  struct Keys: Sendable {
+    let apiKey: String
+    let adminKey: String
+
+    init(_ arguments: Arguments, _ base: Connection) throws(CLIError) {
+      apiKey = try base.apiKey()
+      adminKey = try AdminKey.read(base)
+    }
+
+    var api: [String: String] { ["x-api-key": apiKey] }
+
+    func signUpMetadata(ip n: Int) -> [String: String] {
+      [
+        "x-api-key": apiKey, "authorization": "Bearer \(adminKey)",
+        "x-end-user-ip": BenchCommand.endUserIP(n),
+      ]
+    }
+  }
+
+  /// A distinct IPv4 address for the n-th sign-up of a run.
+  static func endUserIP(_ n: Int) -> String { "10.\((n >> 16) & 255).\((n >> 8) & 255).\(n & 255)" }
 
   /// Hands out distinct numbers to concurrent tasks.
   final class Counter: Sendable {
     private let value = Atomic<Int>(0)
     func next() -> Int { value.add(1, ordering: .relaxed).newValue }
+    func add(_ delta: Int) { value.add(delta, ordering: .relaxed) }
   }
 
   static func idle(_ arguments: Arguments) async throws(CLIError) {

@@ -37,10 +37,12 @@ enum CredentialBench {
       throw .failed("creating the bench account failed: \(error.reason): \(error.message)")
     }
     let payload = SignInWithPasswordRequest(email: email, password: password).serializedBytes()
-    try await BenchCommand.load(
-      arguments, name: "password", method: "/anonauth.v1.AccountService/SignInWithPassword",
-      defaultConcurrency: 2, defaultConnections: 8
-    ) { _ in (payload, ["x-api-key": apiKey]) }
+    try await BenchCommand.measure(arguments, name: "password", defaultConnections: 8, defaultConcurrency: 2)
+    {
+      BenchCall(
+        method: "/anonauth.v1.AccountService/SignInWithPassword", payload: payload,
+        metadata: ["x-api-key": apiKey])
+    }
   }
 
   static let providerID = "oidc.bench"
@@ -65,32 +67,41 @@ enum CredentialBench {
     // Accounts and provider tokens are made before the clock starts.
     print("making \(count) anonymous accounts and ID tokens...")
     let accounts = try await anonymousAccounts(base.client, count: count, apiKey: apiKey, adminKey: adminKey)
-    let now = Int64(Date().timeIntervalSince1970)
     var payloads: [[UInt8]] = []
     payloads.reserveCapacity(accounts.count)
     for (index, account) in accounts.enumerated() {
-      let claims: [String: JSONValue] = [
-        "iss": .string(issuer), "aud": .string(clientID), "sub": .string("bench-\(now)-\(index)"),
-        "iat": .int(now), "exp": .int(now + 3600),
-      ]
-      let token: String
-      do {
-        token = try JWT.sign(claims: claims, key: key, kid: "bench")
-      } catch {
-        throw .failed("signing failed")
-      }
-      let credential = Credential(providerId: providerID, idToken: token)
-      payloads.append(LinkWithCredentialRequest(idToken: account, credential: credential).serializedBytes())
+      payloads.append(try linkPayload(idToken: account.idToken, key: key, subject: "\(index)"))
     }
     let next = BenchCommand.Counter()
     let all = payloads
-    try await BenchCommand.load(
-      arguments, name: "link-oidc", method: "/anonauth.v1.AccountService/LinkWithCredential",
-      defaultConcurrency: 4, defaultConnections: 16
-    ) { _ in
+    try await BenchCommand.measure(
+      arguments, name: "link-oidc", defaultConnections: 16, defaultConcurrency: 4
+    ) {
       let index = next.next() - 1
-      return index < all.count ? (all[index], ["x-api-key": apiKey]) : nil
+      guard index < all.count else { return nil }
+      return BenchCall(
+        method: "/anonauth.v1.AccountService/LinkWithCredential", payload: all[index],
+        metadata: ["x-api-key": apiKey])
     }
+  }
+
+  /// A LinkWithCredential request that links a new oidc.bench identity (an ES256 ID token
+  /// signed here, subject unique per run) to the account of `idToken`.
+  static func linkPayload(idToken: String, key: ECP256SigningKey, subject: String) throws(CLIError) -> [UInt8]
+  {
+    let now = Int64(Date().timeIntervalSince1970)
+    let claims: [String: JSONValue] = [
+      "iss": .string(issuer), "aud": .string(clientID), "sub": .string("bench-\(now)-\(subject)"),
+      "iat": .int(now), "exp": .int(now + 3600),
+    ]
+    let token: String
+    do {
+      token = try JWT.sign(claims: claims, key: key, kid: "bench")
+    } catch {
+      throw .failed("signing failed")
+    }
+    let credential = Credential(providerId: providerID, idToken: token)
+    return LinkWithCredentialRequest(idToken: idToken, credential: credential).serializedBytes()
   }
 
   /// Adds (or replaces) oidc.bench on the project, keeping its other providers (their
@@ -119,10 +130,10 @@ enum CredentialBench {
     }
   }
 
-  /// `count` anonymous accounts' ID tokens, each from its own end-user IP (so the per-IP
-  /// sign-up quota never refuses them).
+  /// `count` new anonymous accounts (their tokens), each from its own end-user IP (so the
+  /// per-IP sign-up quota never refuses them). Made before a bench's clock starts.
   static func anonymousAccounts(_ client: RPCClient, count: Int, apiKey: String, adminKey: String)
-    async throws(CLIError) -> [String]
+    async throws(CLIError) -> [AuthResponse]
   {
     var request = SignUpRequest()
     request.kind = .anonymous(AnonymousSignUp())
@@ -135,28 +146,34 @@ enum CredentialBench {
           while true {
             let n = next.next()
             if n > count { return }
-            let ip = "10.\((n >> 16) & 255).\((n >> 8) & 255).\(n & 255)"
+            // Far above the range a bench's own sign-ups use, so no IP is shared.
+            let ip = BenchCommand.endUserIP(n + (1 << 22))
             do {
               let bytes = try await client.callRaw(
                 "/anonauth.v1.AccountService/SignUp", payload: payload,
                 metadata: ["x-api-key": apiKey, "authorization": "Bearer \(adminKey)", "x-end-user-ip": ip])
               let response = try AuthResponse(serializedBytes: bytes)
-              collected.tokens.withLock { $0.append(response.idToken) }
+              collected.accounts.withLock { $0.append(response) }
             } catch {
               collected.failures.add(1, ordering: .relaxed)
+              collected.firstFailure.withLock { if $0 == nil { $0 = "\(error)" } }
             }
           }
         }
       }
     }
     let failed = collected.failures.load(ordering: .relaxed)
-    if failed > 0 { throw .failed("\(failed) of \(count) anonymous sign-ups failed") }
-    return collected.tokens.withLock { $0 }
+    if failed > 0 {
+      let first = collected.firstFailure.withLock { $0 } ?? "?"
+      throw .failed("\(failed) of \(count) anonymous sign-ups failed; the first: \(first)")
+    }
+    return collected.accounts.withLock { $0 }
   }
 
   /// What the sign-up tasks gather.
   final class Collected: Sendable {
-    let tokens = Mutex<[String]>([])
+    let accounts = Mutex<[AuthResponse]>([])
     let failures = Atomic<Int>(0)
+    let firstFailure = Mutex<String?>(nil)
   }
 }

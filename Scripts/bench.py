@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""`make bench`: every hot path measured in one run against a release daemon (durable
+settings, synchronous=FULL, in a temporary data dir), each figure printed beside its
+goal. Machine-dependent figures are ratios of the same run: CPU per call in units of one
+RSA-2048 signature from `openssl speed -seconds 3 rsa2048` (one core), open-loop rates as
+fractions of the measured maximum sign-up rate.
+
+    python3 Scripts/bench.py [--seconds 10] [--idle 10000] [--markdown]
+
+BENCH_SECONDS and BENCH_IDLE_CONNECTIONS set the same from the environment."""
+
+import argparse
+import json
+import os
+import pathlib
+import platform
+import shutil
+import subprocess
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+BIN = ROOT / ".build" / "release"
+
+
+def cpu_model():
+    model, flags = "unknown", ""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name") and model == "unknown":
+                model = line.split(":", 1)[1].strip()
+            if line.startswith("flags") and not flags:
+                flags = line
+    except OSError:
+        pass
+    return model, "avx512f" in flags.split()
+
+
+def rsa_signs_per_second():
+    out = subprocess.run(["openssl", "speed", "-seconds", "3", "rsa2048"], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if line.startswith("rsa 2048"):
+            return float(line.split()[-2])
+    raise SystemExit("openssl speed printed no rsa 2048 line")
+
+
+class Daemon:
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="anonauth-bench-")
+        self.proc = subprocess.Popen(
+            [str(BIN / "anonauthd"), "--dev", "--data-dir", self.dir, "--listen", "127.0.0.1:0",
+             "--ops-listen", "127.0.0.1:0", "--log-level", "warn",
+             # Every bench connection comes from 127.0.0.1: the per-IP cap (256) would
+             # otherwise be what the idle bench measures.
+             "--max-connections-per-ip", "100000", "--max-connections", "20000"],
+            stdout=subprocess.PIPE, stderr=open(os.path.join(self.dir, "..", os.path.basename(self.dir) + ".log"), "w"),
+            text=True)
+        ready = json.loads(self.proc.stdout.readline())
+        self.ops = ready["ops"]
+
+    def written_bytes(self):
+        """Bytes the daemon caused to be written to storage (/proc/PID/io)."""
+        with open(f"/proc/{self.proc.pid}/io") as f:
+            for line in f:
+                if line.startswith("write_bytes:"):
+                    return int(line.split()[1])
+        return 0
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=60)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def bench(daemon, rsa, *args, allow_failures=False):
+    cmd = [str(BIN / "anonauth"), "bench", *args, "--data-dir", daemon.dir, "--json",
+           "--rsa-signs-per-second", str(rsa)]
+    if allow_failures:
+        cmd.append("--allow-failures")
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} failed: {result.stdout}{result.stderr}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=int, default=int(os.environ.get("BENCH_SECONDS", "10")))
+    parser.add_argument("--idle", type=int, default=int(os.environ.get("BENCH_IDLE_CONNECTIONS", "10000")))
+    parser.add_argument("--markdown", action="store_true", help="also print the README's table")
+    args = parser.parse_args()
+    s = str(args.seconds)
+    model, avx512 = cpu_model()
+    rsa = rsa_signs_per_second()
+    print(f"CPU: {model}, {os.cpu_count()} cores, AVX-512: {'yes' if avx512 else 'no'}; {platform.platform()}")
+    print(f"openssl speed -seconds 3 rsa2048: {rsa:,.0f} signs/s on one core")
+    rows = []
+
+    def row(figure, value, goal, met, command):
+        rows.append((figure, value, goal, met, command))
+        mark = "" if met is None else ("  met" if met else "  NOT MET")
+        print(f"  {figure:48} {value:>22}   goal {goal}{mark}", flush=True)
+
+    daemon = Daemon()
+    try:
+        written = daemon.written_bytes()
+        signup = bench(daemon, rsa, "signup", "--connections", "64", "--concurrency", "4", "--seconds", s)
+        written = daemon.written_bytes() - written
+        top = signup["calls_per_second"]
+        row("sign-up: max rate (64 x 4)", f"{top:,}/s = {top / rsa:.2f} x 1-core RS256", "report", None,
+            "anonauth bench signup --connections 64 --concurrency 4")
+        cost = signup.get("server_cpu_per_call_rsa2048_signs", 0)
+        row("sign-up: server CPU per call", f"{cost:.2f} RSA signs", "<= 1.25", cost <= 1.25, "(same run)")
+        row("sign-up: bytes written to storage per call", f"{written / max(1, signup['calls']):,.0f} B", "report",
+            None, "/proc/PID/io write_bytes over the same run")
+        for share, goal in ((0.5, 10), (0.8, 30)):
+            rate = max(1, int(top * share))
+            run = bench(daemon, rsa, "signup", "--connections", "64", "--rate", str(rate), "--seconds", s,
+                        allow_failures=True)
+            ok = run["failures"] == 0 and run["p99_ms"] <= goal
+            row(f"sign-up open loop at {int(share * 100)} % ({rate}/s): p99", f"{run['p99_ms']:.1f} ms",
+                f"<= {goal} ms", ok, f"anonauth bench signup --rate {rate}")
+        refresh = bench(daemon, rsa, "refresh", "--connections", "64", "--concurrency", "4", "--seconds", s)
+        cost = refresh.get("server_cpu_per_call_rsa2048_signs", 0)
+        row("refresh: rate (64 x 4)", f"{refresh['calls_per_second']:,}/s", "report", None,
+            "anonauth bench refresh --connections 64 --concurrency 4")
+        row("refresh: server CPU per call", f"{cost:.2f} RSA signs", "<= 1.25", cost <= 1.25, "(same run)")
+        for flag, goal in (([], 20_000), (["--check-revoked"], 10_000)):
+            run = bench(daemon, rsa, "verify", *flag, "--connections", "64", "--concurrency", "8", "--seconds", s)
+            rate = run["calls_per_second"]
+            row(f"VerifyIdToken {' '.join(flag)}".strip() + " rate", f"{rate:,}/s", f">= {goal:,}/s", rate >= goal,
+                f"anonauth bench verify {' '.join(flag)}".strip())
+        info = bench(daemon, rsa, "account-info", "--connections", "64", "--concurrency", "8", "--seconds", s)
+        row("GetAccountInfo rate", f"{info['calls_per_second']:,}/s, p99 {info['p99_ms']:.1f} ms", "report", None,
+            "anonauth bench account-info")
+        mix = bench(daemon, rsa, "mix", "--connections", "64", "--concurrency", "4", "--seconds", s)
+        row("mix (refresh, verify, info, sign-up, link)", f"{mix['calls_per_second']:,}/s, p99 {mix['p99_ms']:.1f} ms",
+            "report", None, "anonauth bench mix")
+        result = subprocess.run([str(BIN / "anonauth"), "bench", "idle", "--data-dir", daemon.dir, "--connections",
+                                 str(args.idle), "--hold-seconds", "3", "--json"], capture_output=True, text=True)
+        if result.returncode == 0:
+            idle = json.loads(result.stdout.strip().splitlines()[-1])
+            kib = idle["bytes_per_connection"] / 1024
+            held = idle["held"] >= args.idle * 0.95
+            row(f"idle TLS connections ({idle['held']:,} held)", f"{kib:.1f} KiB each", "<= 15.1 KiB (no growth)",
+                held and kib <= 15.1 * 1.05, f"anonauth bench idle --connections {args.idle}")
+        else:
+            row("idle TLS connections", "failed: " + result.stderr.strip()[-80:], "<= 15.1 KiB", False, "")
+    finally:
+        daemon.stop()
+    if args.markdown:
+        print("\n| figure | measured | goal | command |\n| --- | --- | --- | --- |")
+        for figure, value, goal, met, command in rows:
+            state = "" if met is None else (" (met)" if met else " (**not met**)")
+            print(f"| {figure} | {value} | {goal}{state} | `{command}` |")
+
+
+if __name__ == "__main__":
+    main()

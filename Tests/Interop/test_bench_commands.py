@@ -1,0 +1,61 @@
+"""`anonauth bench` against the real daemon, briefly: every kind runs without a failed
+call and reports what it says it reports. No timing is asserted here: the figures come
+from `make bench`, never from tests."""
+
+import json
+import subprocess
+
+import pytest
+
+from test_ops_and_cli import CLI
+
+
+def bench(daemon, *args):
+    result = subprocess.run(
+        [CLI, "bench", *args, "--seconds", "1", "--json", "--data-dir", daemon.dir,
+         "--rsa-signs-per-second", "1000"],
+        capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("kind", [
+    ["refresh", "--accounts", "64"],
+    ["verify"],
+    ["verify", "--check-revoked"],
+    ["account-info"],
+    ["signup"],
+])
+def test_each_bench_runs_without_a_failed_call(daemon, kind):
+    report = bench(daemon, *kind, "--connections", "4", "--concurrency", "2")
+    assert report["calls"] > 0 and report["failures"] == 0, report
+    assert report["p50_ms"] <= report["p90_ms"] <= report["p99_ms"] <= report["p999_ms"] <= report["max_ms"]
+    assert report["connections"] == 4 and report["concurrency"] == 2
+    # The daemon's CPU from its /metrics, before and after, per call and in RSA signs.
+    assert report["server_cpu_us_per_call"] > 0
+    assert report["server_cpu_per_call_rsa2048_signs"] == pytest.approx(
+        report["server_cpu_us_per_call"] / 1e6 * 1000, rel=0.01)
+
+
+def test_mix_makes_every_kind_of_call(daemon):
+    report = bench(daemon, "mix", "--connections", "4", "--concurrency", "2", "--accounts", "64")
+    assert report["failures"] == 0, report
+    assert set(report["calls_by_kind"]) == {"refresh", "verify", "account-info", "signup", "link"}, report
+
+
+def test_open_loop_sends_on_schedule(daemon):
+    report = bench(daemon, "verify", "--connections", "2", "--rate", "200")
+    # Every scheduled call was sent and answered: 200 a second for one second.
+    assert report["rate"] == 200 and report["calls"] == 200 and report["failures"] == 0, report
+
+
+def test_metrics_carry_the_standard_process_figures(daemon):
+    import urllib.request
+    with urllib.request.urlopen(f"http://{daemon.ops[0]}:{daemon.ops[1]}/metrics", timeout=5) as r:
+        lines = r.read().decode().splitlines()
+    values = {line.split()[0]: float(line.split()[1]) for line in lines if line.startswith("process_")}
+    assert values["process_cpu_seconds_total"] > 0
+    assert values["process_resident_memory_bytes"] > 1 << 20
+    assert 5 < values["process_open_fds"] < values["process_max_fds"]
+    assert values["process_threads"] >= 3
+    assert "# TYPE process_cpu_seconds_total counter" in lines
