@@ -157,3 +157,24 @@ def test_malformed_heads_are_answered_at_once_not_after_the_timeout(daemon, requ
     reply = raw_http(daemon, request_bytes)  # no blank line: only an early 400 ends this quickly
     assert reply.startswith(b"HTTP/1.1 400 ")
     assert time.monotonic() - started < 2.0
+
+
+def test_cli_shows_times_people_can_read(daemon):
+    """Tables and text show UTC ISO 8601 times, with "in ..." for what is coming; the
+    JSON output keeps epoch milliseconds."""
+    import re
+    iso = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+    cli(daemon, "admin", "update-config", "auto_cleanup_enabled=true")
+    uid = cli(daemon, "signin-anonymously").stdout.strip()
+    row = next(line for line in cli(daemon, "admin", "list-accounts").stdout.splitlines() if uid in line)
+    assert re.search(rf"{iso} +{iso} \(in (29|30) d\)", row), row
+    assert "CREATED (UTC)" in cli(daemon, "admin", "list-accounts").stdout
+    preview = cli(daemon, "admin", "preview-cleanup").stdout
+    assert re.search(rf"next background run at: {iso} \(in \d+ (s|min|h|d)\)", preview), preview
+    account = json.loads(cli(daemon, "admin", "get-account", uid).stdout)
+    assert re.fullmatch(iso, account["created_at"]) and "(in " in account["scheduled_deletion_at"], account
+    token = cli(daemon, "token").stdout.strip()
+    verified = cli(daemon, "verify", token).stdout
+    assert re.search(rf"expires at {iso} \(in (59|60) min\)", verified), verified
+    as_json = json.loads(cli(daemon, "admin", "list-accounts", "--json").stdout)["accounts"][0]
+    assert isinstance(as_json["created_at_ms"], int) and isinstance(as_json["scheduled_deletion_at_ms"], int)

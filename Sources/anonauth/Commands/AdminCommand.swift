@@ -134,7 +134,7 @@ enum AdminCommand {
           "scheduled_next_30_days": .int(Int64(r.scheduledNext30Days)), "next_run_at_ms": .int(r.nextRunAtMs),
         ],
         "eligible now: \(r.eligibleNow)\nscheduled: \(r.scheduledTotal) (next 30 days: \(r.scheduledNext30Days))\n"
-          + "next background run at: \(r.nextRunAtMs) ms")
+          + "next background run at: \(HumanTime.isoAndRelative(ms: r.nextRunAtMs))")
     case "run-cleanup":
       try await runCleanup(c)
     case "usage":
@@ -253,12 +253,12 @@ enum AdminCommand {
     }
     print(
       Table.render(
-        headers: ["UID", "KIND", "EMAIL", "PROVIDERS", "CREATED_MS", "DELETES_AT_MS", "DISABLED"],
+        headers: ["UID", "KIND", "EMAIL", "PROVIDERS", "CREATED (UTC)", "DELETES AT (UTC)", "DISABLED"],
         rows: accounts.map {
           [
             $0.localId, $0.isAnonymous ? "anonymous" : "permanent", $0.email,
-            $0.providers.map(\.providerId).joined(separator: ","), "\($0.createdAtMs)",
-            $0.scheduledDeletionAtMs == 0 ? "-" : "\($0.scheduledDeletionAtMs)", $0.disabled ? "yes" : "",
+            $0.providers.map(\.providerId).joined(separator: ","), HumanTime.iso(ms: $0.createdAtMs),
+            HumanTime.isoAndRelative(ms: $0.scheduledDeletionAtMs), $0.disabled ? "yes" : "",
           ]
         }))
     print(
@@ -366,9 +366,15 @@ enum AdminCommand {
     return c.json ? value.text : value.pretty
   }
 
+  /// With `--json`, the account as the wire has it; as text, with the times also in UTC
+  /// ISO 8601 (and how soon a scheduled deletion comes).
   static func account(_ c: Context, _ info: AccountInfo) {
-    let value = accountJSON(info)
-    print(c.json ? value.text : value.pretty)
+    guard !c.json else { return print(accountJSON(info).text) }
+    guard case .object(var fields) = accountJSON(info) else { return }
+    fields["created_at"] = .string(HumanTime.iso(ms: info.createdAtMs))
+    fields["last_sign_in_at"] = .string(HumanTime.iso(ms: info.lastSignInAtMs))
+    fields["scheduled_deletion_at"] = .string(HumanTime.isoAndRelative(ms: info.scheduledDeletionAtMs))
+    print(JSONOut.object(fields).pretty)
   }
 
   static func accountJSON(_ info: AccountInfo) -> JSONOut {

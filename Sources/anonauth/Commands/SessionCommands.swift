@@ -108,7 +108,10 @@ enum SessionCommands {
         "uid": response.uid, "project_id": response.projectId, "sign_in_provider": response.signInProvider,
         "is_anonymous": "\(response.isAnonymous)", "expires_at": "\(response.expiresAt)",
         "claims": response.claimsJson,
-      ], text: "valid: uid \(response.uid) (\(response.signInProvider)), expires at \(response.expiresAt)")
+      ],
+      text:
+        "valid: uid \(response.uid) (\(response.signInProvider)), expires at"
+        + " \(HumanTime.isoAndRelative(seconds: response.expiresAt))")
   }
 
   static let deleteSummary = "delete the signed-in user's account"
