@@ -10,7 +10,7 @@ DEB_PACKAGES := pkg-config libssl-dev openssl libsqlite3-dev libprotobuf-c-dev \
                 protobuf-c-compiler protobuf-compiler python3 python3-venv faketime debootstrap
 
 .PHONY: run test deps build build-release proto check-proto lint format interop-deps \
-        test-swift test-interop deploy-smoke test-deploy bench clean
+        test-swift test-interop deploy-smoke test-deploy bench fuzz clean
 
 run: deps build
 	.build/debug/anonauthd --dev --data-dir $(DATA_DIR)
@@ -69,7 +69,15 @@ test-interop: build interop-deps
 	ANONAUTHD=$$(pwd)/.build/debug/anonauthd $(PY) -m pytest -q Tests/Interop
 
 bench: deps build-release
-	Scripts/bench.sh
+	python3 Scripts/bench.py --markdown
+
+# libFuzzer over every parser hostile bytes reach; `make test` replays the corpus and
+# every input a run found (Tests/Fuzz/). FUZZ_SECONDS per target, FUZZ_TARGETS to pick,
+# FUZZ_JOBS targets at a time.
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= 1
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) Scripts/fuzz.sh
 
 # The runtime image's package list is enough: debootstrap + chroot, no Docker engine
 # (Scripts/deploy_smoke.py says how). Needs root; cached in .build-deploy/.
@@ -85,4 +93,4 @@ test-deploy:
 
 clean:
 	@if [ -d .build-deploy ]; then python3 Scripts/deploy_smoke.py --clean; fi
-	rm -rf .build .build-release $(VENV)
+	rm -rf .build .build-release .build-fuzz $(VENV)
