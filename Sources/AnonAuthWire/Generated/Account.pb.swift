@@ -974,6 +974,86 @@ extension DeleteAccountResponse: ProtoCBridged {
   }
 }
 
+// MARK: - anonauth.v1.SignInWithFirebaseIdTokenRequest
+
+/// `anonauth.v1.SignInWithFirebaseIdTokenRequest` in `anonauth/v1/account.proto`.
+public struct SignInWithFirebaseIdTokenRequest: Sendable, Hashable {
+  public var idToken: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(idToken: String = "") {
+    self.idToken = idToken
+  }
+}
+
+extension SignInWithFirebaseIdTokenRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.SignInWithFirebaseIdTokenRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension SignInWithFirebaseIdTokenRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__SignInWithFirebaseIdTokenRequest
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__sign_in_with_firebase_id_token_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__sign_in_with_firebase_id_token_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__sign_in_with_firebase_id_token_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__sign_in_with_firebase_id_token_request__unpack(
+      allocator,
+      bytes.count,
+      bytes.baseAddress
+    )
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__sign_in_with_firebase_id_token_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.id_token = arena.string(self.idToken, number: 1, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.idToken = reader.string(fields.id_token)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
 // MARK: - anonauth.v1.AuthResponse
 
 /// The answer to every call that signs someone in.

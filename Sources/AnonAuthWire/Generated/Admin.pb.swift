@@ -21,6 +21,16 @@ public struct ProjectConfig: Sendable, Hashable {
   public var idTokenTtlSeconds: UInt32 = 0
   /// Default 6.
   public var passwordMinLength: UInt32 = 0
+  /// The Firebase project whose ID tokens SignInWithFirebaseIdToken accepts; empty: off.
+  public var firebaseProjectId: String = ""
+  /// Google's x509 certificates for securetoken@system.gserviceaccount.com, inline as
+  /// Google publishes them ({"kid": "PEM", ...}); empty: fetched from firebase_certs_url.
+  public var firebaseCertsJson: String = ""
+  /// Default: Google's x509 metadata URL for securetoken@system.gserviceaccount.com.
+  public var firebaseCertsUrl: String = ""
+  /// A valid Firebase ID token for a uid that was not imported makes the account on the
+  /// spot (anonymous when its sign_in_provider is "anonymous"); off: USER_NOT_FOUND.
+  public var firebaseCreateUnknownUsers: Bool = false
   /// Fields this build does not know, kept so that re-encoding loses nothing.
   public var unknownFields: [ProtoUnknownField] = []
 
@@ -37,7 +47,11 @@ public struct ProjectConfig: Sendable, Hashable {
     autoCleanupEnabledAtMs: Int64 = 0,
     signUpQuotaPerHour: UInt32 = 0,
     idTokenTtlSeconds: UInt32 = 0,
-    passwordMinLength: UInt32 = 0
+    passwordMinLength: UInt32 = 0,
+    firebaseProjectId: String = "",
+    firebaseCertsJson: String = "",
+    firebaseCertsUrl: String = "",
+    firebaseCreateUnknownUsers: Bool = false
   ) {
     self.projectId = projectId
     self.anonymousEnabled = anonymousEnabled
@@ -48,6 +62,10 @@ public struct ProjectConfig: Sendable, Hashable {
     self.signUpQuotaPerHour = signUpQuotaPerHour
     self.idTokenTtlSeconds = idTokenTtlSeconds
     self.passwordMinLength = passwordMinLength
+    self.firebaseProjectId = firebaseProjectId
+    self.firebaseCertsJson = firebaseCertsJson
+    self.firebaseCertsUrl = firebaseCertsUrl
+    self.firebaseCreateUnknownUsers = firebaseCreateUnknownUsers
   }
 }
 
@@ -105,6 +123,13 @@ extension ProjectConfig: ProtoCBridged {
     message.pointee.sign_up_quota_per_hour = self.signUpQuotaPerHour
     message.pointee.id_token_ttl_seconds = self.idTokenTtlSeconds
     message.pointee.password_min_length = self.passwordMinLength
+    message.pointee.firebase_project_id = arena.string(
+      self.firebaseProjectId, number: 10, spill: &spill)
+    message.pointee.firebase_certs_json = arena.string(
+      self.firebaseCertsJson, number: 11, spill: &spill)
+    message.pointee.firebase_certs_url = arena.string(
+      self.firebaseCertsUrl, number: 12, spill: &spill)
+    message.pointee.firebase_create_unknown_users = self.firebaseCreateUnknownUsers ? 1 : 0
     arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
   }
 
@@ -122,6 +147,10 @@ extension ProjectConfig: ProtoCBridged {
     self.signUpQuotaPerHour = fields.sign_up_quota_per_hour
     self.idTokenTtlSeconds = fields.id_token_ttl_seconds
     self.passwordMinLength = fields.password_min_length
+    self.firebaseProjectId = reader.string(fields.firebase_project_id)
+    self.firebaseCertsJson = reader.string(fields.firebase_certs_json)
+    self.firebaseCertsUrl = reader.string(fields.firebase_certs_url)
+    self.firebaseCreateUnknownUsers = fields.firebase_create_unknown_users != 0
     self.unknownFields = try reader.unknownFields(of: message.pointee.base)
   }
 }
@@ -2742,6 +2771,925 @@ extension BackupResponse: ProtoCBridged {
   }
 }
 
+// MARK: - anonauth.v1.PasswordHashConfig
+
+/// How the imported password hashes were made: the hash_config block of the Firebase
+/// console (Authentication > Users > Password hash parameters), or another algorithm
+/// firebase auth:import knows.
+///
+/// `anonauth.v1.PasswordHashConfig` in `anonauth/v1/admin.proto`.
+public struct PasswordHashConfig: Sendable, Hashable {
+  /// "SCRYPT" (Firebase's modified scrypt), "PBKDF2_SHA256", "HMAC_SHA256", "BCRYPT".
+  public var algorithm: String = ""
+  /// SCRYPT: base64_signer_key; HMAC_SHA256: the key.
+  public var signerKey: [UInt8] = []
+  /// SCRYPT: base64_salt_separator.
+  public var saltSeparator: [UInt8] = []
+  /// SCRYPT: r; PBKDF2_SHA256: iterations.
+  public var rounds: UInt32 = 0
+  /// SCRYPT: log2 of N.
+  public var memCost: UInt32 = 0
+  /// HMAC_SHA256: the salt goes before the password (Firebase's default is after).
+  public var saltFirst: Bool = false
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(
+    algorithm: String = "",
+    signerKey: [UInt8] = [],
+    saltSeparator: [UInt8] = [],
+    rounds: UInt32 = 0,
+    memCost: UInt32 = 0,
+    saltFirst: Bool = false
+  ) {
+    self.algorithm = algorithm
+    self.signerKey = signerKey
+    self.saltSeparator = saltSeparator
+    self.rounds = rounds
+    self.memCost = memCost
+    self.saltFirst = saltFirst
+  }
+}
+
+extension PasswordHashConfig: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.PasswordHashConfig"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension PasswordHashConfig: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__PasswordHashConfig
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__password_hash_config__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__password_hash_config__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__password_hash_config__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__password_hash_config__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__password_hash_config__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.algorithm = arena.string(self.algorithm, number: 1, spill: &spill)
+    message.pointee.signer_key = arena.bytes(self.signerKey)
+    message.pointee.salt_separator = arena.bytes(self.saltSeparator)
+    message.pointee.rounds = self.rounds
+    message.pointee.mem_cost = self.memCost
+    message.pointee.salt_first = self.saltFirst ? 1 : 0
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.algorithm = reader.string(fields.algorithm)
+    self.signerKey = reader.bytes(fields.signer_key)
+    self.saltSeparator = reader.bytes(fields.salt_separator)
+    self.rounds = fields.rounds
+    self.memCost = fields.mem_cost
+    self.saltFirst = fields.salt_first != 0
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.ImportedAccount
+
+/// One account as firebase auth:export writes it.
+///
+/// `anonauth.v1.ImportedAccount` in `anonauth/v1/admin.proto`.
+public struct ImportedAccount: Sendable, Hashable {
+  public var localId: String = ""
+  public var email: String = ""
+  public var emailVerified: Bool = false
+  public var displayName: String = ""
+  public var photoUrl: String = ""
+  public var disabled: Bool = false
+  public var createdAtMs: Int64 = 0
+  public var lastSignInAtMs: Int64 = 0
+  /// A JSON object; the same rules as SetCustomClaims.
+  public var customClaimsJson: String = ""
+  /// Made with the request's hash_config.
+  public var passwordHash: [UInt8] = []
+  public var salt: [UInt8] = []
+  public var providers: [ImportedProvider] = []
+  /// A hash in AnonAuth's own form, as ExportAccounts gives it; instead of
+  /// password_hash and salt.
+  public var anonauthPasswordHash: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(
+    localId: String = "",
+    email: String = "",
+    emailVerified: Bool = false,
+    displayName: String = "",
+    photoUrl: String = "",
+    disabled: Bool = false,
+    createdAtMs: Int64 = 0,
+    lastSignInAtMs: Int64 = 0,
+    customClaimsJson: String = "",
+    passwordHash: [UInt8] = [],
+    salt: [UInt8] = [],
+    providers: [ImportedProvider] = [],
+    anonauthPasswordHash: String = ""
+  ) {
+    self.localId = localId
+    self.email = email
+    self.emailVerified = emailVerified
+    self.displayName = displayName
+    self.photoUrl = photoUrl
+    self.disabled = disabled
+    self.createdAtMs = createdAtMs
+    self.lastSignInAtMs = lastSignInAtMs
+    self.customClaimsJson = customClaimsJson
+    self.passwordHash = passwordHash
+    self.salt = salt
+    self.providers = providers
+    self.anonauthPasswordHash = anonauthPasswordHash
+  }
+}
+
+extension ImportedAccount: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.ImportedAccount"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension ImportedAccount: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__ImportedAccount
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__imported_account__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__imported_account__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__imported_account__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__imported_account__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__imported_account__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.local_id = arena.string(self.localId, number: 1, spill: &spill)
+    message.pointee.email = arena.string(self.email, number: 2, spill: &spill)
+    message.pointee.email_verified = self.emailVerified ? 1 : 0
+    message.pointee.display_name = arena.string(self.displayName, number: 4, spill: &spill)
+    message.pointee.photo_url = arena.string(self.photoUrl, number: 5, spill: &spill)
+    message.pointee.disabled = self.disabled ? 1 : 0
+    message.pointee.created_at_ms = self.createdAtMs
+    message.pointee.last_sign_in_at_ms = self.lastSignInAtMs
+    message.pointee.custom_claims_json = arena.string(
+      self.customClaimsJson, number: 9, spill: &spill)
+    message.pointee.password_hash = arena.bytes(self.passwordHash)
+    message.pointee.salt = arena.bytes(self.salt)
+    (message.pointee.n_providers, message.pointee.providers) = arena.messages(self.providers)
+    message.pointee.anonauth_password_hash = arena.string(
+      self.anonauthPasswordHash, number: 13, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.localId = reader.string(fields.local_id)
+    self.email = reader.string(fields.email)
+    self.emailVerified = fields.email_verified != 0
+    self.displayName = reader.string(fields.display_name)
+    self.photoUrl = reader.string(fields.photo_url)
+    self.disabled = fields.disabled != 0
+    self.createdAtMs = fields.created_at_ms
+    self.lastSignInAtMs = fields.last_sign_in_at_ms
+    self.customClaimsJson = reader.string(fields.custom_claims_json)
+    self.passwordHash = reader.bytes(fields.password_hash)
+    self.salt = reader.bytes(fields.salt)
+    self.providers = try reader.messages(
+      fields.providers, count: fields.n_providers, as: ImportedProvider.self)
+    self.anonauthPasswordHash = reader.string(fields.anonauth_password_hash)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.ImportedProvider
+
+/// `anonauth.v1.ImportedProvider` in `anonauth/v1/admin.proto`.
+public struct ImportedProvider: Sendable, Hashable {
+  public var providerId: String = ""
+  public var rawId: String = ""
+  public var email: String = ""
+  public var displayName: String = ""
+  public var photoUrl: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(
+    providerId: String = "",
+    rawId: String = "",
+    email: String = "",
+    displayName: String = "",
+    photoUrl: String = ""
+  ) {
+    self.providerId = providerId
+    self.rawId = rawId
+    self.email = email
+    self.displayName = displayName
+    self.photoUrl = photoUrl
+  }
+}
+
+extension ImportedProvider: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.ImportedProvider"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension ImportedProvider: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__ImportedProvider
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__imported_provider__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__imported_provider__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__imported_provider__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__imported_provider__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__imported_provider__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.provider_id = arena.string(self.providerId, number: 1, spill: &spill)
+    message.pointee.raw_id = arena.string(self.rawId, number: 2, spill: &spill)
+    message.pointee.email = arena.string(self.email, number: 3, spill: &spill)
+    message.pointee.display_name = arena.string(self.displayName, number: 4, spill: &spill)
+    message.pointee.photo_url = arena.string(self.photoUrl, number: 5, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.providerId = reader.string(fields.provider_id)
+    self.rawId = reader.string(fields.raw_id)
+    self.email = reader.string(fields.email)
+    self.displayName = reader.string(fields.display_name)
+    self.photoUrl = reader.string(fields.photo_url)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.ImportAccountsRequest
+
+/// `anonauth.v1.ImportAccountsRequest` in `anonauth/v1/admin.proto`.
+public struct ImportAccountsRequest: Sendable, Hashable {
+  public var projectId: String = ""
+  /// At most 1000.
+  public var accounts: [ImportedAccount] = []
+  /// Needed when a row has password_hash.
+  public var hashConfig: PasswordHashConfig? = nil
+  public var onConflict: ImportConflict = .skip
+  /// Check every row and report, write nothing.
+  public var dryRun: Bool = false
+  /// The index of accounts[0] in the whole file, so errors name the file's rows.
+  public var firstIndex: UInt64 = 0
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(
+    projectId: String = "",
+    accounts: [ImportedAccount] = [],
+    hashConfig: PasswordHashConfig? = nil,
+    onConflict: ImportConflict = .skip,
+    dryRun: Bool = false,
+    firstIndex: UInt64 = 0
+  ) {
+    self.projectId = projectId
+    self.accounts = accounts
+    self.hashConfig = hashConfig
+    self.onConflict = onConflict
+    self.dryRun = dryRun
+    self.firstIndex = firstIndex
+  }
+}
+
+extension ImportAccountsRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.ImportAccountsRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension ImportAccountsRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__ImportAccountsRequest
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__import_accounts_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__import_accounts_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__import_accounts_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__import_accounts_request__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__import_accounts_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.project_id = arena.string(self.projectId, number: 1, spill: &spill)
+    (message.pointee.n_accounts, message.pointee.accounts) = arena.messages(self.accounts)
+    message.pointee.hash_config = self.hashConfig.map { arena.message($0) }
+    message.pointee.on_conflict = .init(
+      rawValue: .init(truncatingIfNeeded: self.onConflict.rawValue))
+    message.pointee.dry_run = self.dryRun ? 1 : 0
+    message.pointee.first_index = self.firstIndex
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.projectId = reader.string(fields.project_id)
+    self.accounts = try reader.messages(
+      fields.accounts, count: fields.n_accounts, as: ImportedAccount.self)
+    self.hashConfig = try reader.message(fields.hash_config, as: PasswordHashConfig.self)
+    self.onConflict = ImportConflict(
+      rawValue: Int32(truncatingIfNeeded: fields.on_conflict.rawValue))
+    self.dryRun = fields.dry_run != 0
+    self.firstIndex = fields.first_index
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.ImportRowError
+
+/// `anonauth.v1.ImportRowError` in `anonauth/v1/admin.proto`.
+public struct ImportRowError: Sendable, Hashable {
+  public var index: UInt64 = 0
+  public var localId: String = ""
+  /// INVALID_UID, DUPLICATE_UID, UID_EXISTS, INVALID_EMAIL, DUPLICATE_EMAIL,
+  /// EMAIL_EXISTS, INVALID_PASSWORD_HASH, MISSING_HASH_CONFIG, FORBIDDEN_CLAIM,
+  /// INVALID_PROVIDER, CREDENTIAL_ALREADY_IN_USE, INVALID_FIELD
+  public var reason: String = ""
+  public var message: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(index: UInt64 = 0, localId: String = "", reason: String = "", message: String = "") {
+    self.index = index
+    self.localId = localId
+    self.reason = reason
+    self.message = message
+  }
+}
+
+extension ImportRowError: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.ImportRowError"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension ImportRowError: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__ImportRowError
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__import_row_error__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__import_row_error__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__import_row_error__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__import_row_error__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__import_row_error__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.index = self.index
+    message.pointee.local_id = arena.string(self.localId, number: 2, spill: &spill)
+    message.pointee.reason = arena.string(self.reason, number: 3, spill: &spill)
+    message.pointee.message = arena.string(self.message, number: 4, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.index = fields.index
+    self.localId = reader.string(fields.local_id)
+    self.reason = reader.string(fields.reason)
+    self.message = reader.string(fields.message)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.ImportAccountsResponse
+
+/// `anonauth.v1.ImportAccountsResponse` in `anonauth/v1/admin.proto`.
+public struct ImportAccountsResponse: Sendable, Hashable {
+  public var imported: UInt32 = 0
+  public var skipped: UInt32 = 0
+  public var errors: [ImportRowError] = []
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(imported: UInt32 = 0, skipped: UInt32 = 0, errors: [ImportRowError] = []) {
+    self.imported = imported
+    self.skipped = skipped
+    self.errors = errors
+  }
+}
+
+extension ImportAccountsResponse: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.ImportAccountsResponse"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension ImportAccountsResponse: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__ImportAccountsResponse
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__import_accounts_response__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__import_accounts_response__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__import_accounts_response__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__import_accounts_response__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__import_accounts_response__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    message.pointee.imported = self.imported
+    message.pointee.skipped = self.skipped
+    (message.pointee.n_errors, message.pointee.errors) = arena.messages(self.errors)
+    arena.setUnknownFields(self.unknownFields, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.imported = fields.imported
+    self.skipped = fields.skipped
+    self.errors = try reader.messages(
+      fields.errors, count: fields.n_errors, as: ImportRowError.self)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.ExportAccountsRequest
+
+/// `anonauth.v1.ExportAccountsRequest` in `anonauth/v1/admin.proto`.
+public struct ExportAccountsRequest: Sendable, Hashable {
+  public var projectId: String = ""
+  /// Default 500, at most 1000.
+  public var pageSize: UInt32 = 0
+  public var pageToken: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(projectId: String = "", pageSize: UInt32 = 0, pageToken: String = "") {
+    self.projectId = projectId
+    self.pageSize = pageSize
+    self.pageToken = pageToken
+  }
+}
+
+extension ExportAccountsRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.ExportAccountsRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension ExportAccountsRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__ExportAccountsRequest
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__export_accounts_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__export_accounts_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__export_accounts_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__export_accounts_request__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__export_accounts_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.project_id = arena.string(self.projectId, number: 1, spill: &spill)
+    message.pointee.page_size = self.pageSize
+    message.pointee.page_token = arena.string(self.pageToken, number: 3, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.projectId = reader.string(fields.project_id)
+    self.pageSize = fields.page_size
+    self.pageToken = reader.string(fields.page_token)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.ExportedAccount
+
+/// `anonauth.v1.ExportedAccount` in `anonauth/v1/admin.proto`.
+public struct ExportedAccount: Sendable, Hashable {
+  public var account: AccountInfo? = nil
+  public var photoUrl: String = ""
+  /// Firebase-scrypt hashes that were imported and not yet re-hashed: the original
+  /// passwordHash and salt, valid with the original project's hash config.
+  public var firebasePasswordHash: [UInt8] = []
+  public var firebaseSalt: [UInt8] = []
+  /// Every other password hash, in AnonAuth's own form (self-contained).
+  public var anonauthPasswordHash: String = ""
+  /// photo_url of each entry of account.providers, in the same order.
+  public var providerPhotoUrls: [String] = []
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(
+    account: AccountInfo? = nil,
+    photoUrl: String = "",
+    firebasePasswordHash: [UInt8] = [],
+    firebaseSalt: [UInt8] = [],
+    anonauthPasswordHash: String = "",
+    providerPhotoUrls: [String] = []
+  ) {
+    self.account = account
+    self.photoUrl = photoUrl
+    self.firebasePasswordHash = firebasePasswordHash
+    self.firebaseSalt = firebaseSalt
+    self.anonauthPasswordHash = anonauthPasswordHash
+    self.providerPhotoUrls = providerPhotoUrls
+  }
+}
+
+extension ExportedAccount: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.ExportedAccount"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension ExportedAccount: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__ExportedAccount
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__exported_account__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__exported_account__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__exported_account__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__exported_account__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__exported_account__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.account = self.account.map { arena.message($0) }
+    message.pointee.photo_url = arena.string(self.photoUrl, number: 2, spill: &spill)
+    message.pointee.firebase_password_hash = arena.bytes(self.firebasePasswordHash)
+    message.pointee.firebase_salt = arena.bytes(self.firebaseSalt)
+    message.pointee.anonauth_password_hash = arena.string(
+      self.anonauthPasswordHash, number: 5, spill: &spill)
+    (message.pointee.n_provider_photo_urls, message.pointee.provider_photo_urls) =
+      arena.strings(self.providerPhotoUrls, number: 6, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.account = try reader.message(fields.account, as: AccountInfo.self)
+    self.photoUrl = reader.string(fields.photo_url)
+    self.firebasePasswordHash = reader.bytes(fields.firebase_password_hash)
+    self.firebaseSalt = reader.bytes(fields.firebase_salt)
+    self.anonauthPasswordHash = reader.string(fields.anonauth_password_hash)
+    self.providerPhotoUrls = try reader.strings(
+      fields.provider_photo_urls, count: fields.n_provider_photo_urls)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.ExportAccountsResponse
+
+/// `anonauth.v1.ExportAccountsResponse` in `anonauth/v1/admin.proto`.
+public struct ExportAccountsResponse: Sendable, Hashable {
+  public var accounts: [ExportedAccount] = []
+  public var nextPageToken: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(accounts: [ExportedAccount] = [], nextPageToken: String = "") {
+    self.accounts = accounts
+    self.nextPageToken = nextPageToken
+  }
+}
+
+extension ExportAccountsResponse: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.ExportAccountsResponse"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension ExportAccountsResponse: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__ExportAccountsResponse
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__export_accounts_response__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__export_accounts_response__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__export_accounts_response__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__export_accounts_response__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__export_accounts_response__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    (message.pointee.n_accounts, message.pointee.accounts) = arena.messages(self.accounts)
+    message.pointee.next_page_token = arena.string(self.nextPageToken, number: 2, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.accounts = try reader.messages(
+      fields.accounts, count: fields.n_accounts, as: ExportedAccount.self)
+    self.nextPageToken = reader.string(fields.next_page_token)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
 // MARK: - anonauth.v1.AccountFilter
 
 /// `anonauth.v1.AccountFilter` in `anonauth/v1/admin.proto`. A struct rather than a Swift enum:
@@ -2755,6 +3703,30 @@ public struct AccountFilter: RawRepresentable, Sendable, Hashable {
   public static let permanent = AccountFilter(rawValue: 2)
   /// The values this build knows; a decoded value may be none of them.
   public static let knownValues: [AccountFilter] = [.all, .anonymous, .permanent]
+
+  /// The number on the wire, kept even when this build does not know it.
+  public var rawValue: Int32
+
+  public init(rawValue: Int32) {
+    self.rawValue = rawValue
+  }
+}
+
+// MARK: - anonauth.v1.ImportConflict
+
+/// `anonauth.v1.ImportConflict` in `anonauth/v1/admin.proto`. A struct rather than a Swift enum:
+/// proto3 enums are open, and a value this build does not know must survive.
+public struct ImportConflict: RawRepresentable, Sendable, Hashable {
+  /// An account whose uid exists already is left as it is and counted as skipped.
+  ///
+  /// `IMPORT_CONFLICT_SKIP` = 0.
+  public static let skip = ImportConflict(rawValue: 0)
+  /// It is a row error (UID_EXISTS).
+  ///
+  /// `IMPORT_CONFLICT_FAIL` = 1.
+  public static let fail = ImportConflict(rawValue: 1)
+  /// The values this build knows; a decoded value may be none of them.
+  public static let knownValues: [ImportConflict] = [.skip, .fail]
 
   /// The number on the wire, kept even when this build does not know it.
   public var rawValue: Int32

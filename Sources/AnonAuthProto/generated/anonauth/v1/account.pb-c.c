@@ -547,6 +547,51 @@ void   anonauth__v1__delete_account_response__free_unpacked
   assert(message->base.descriptor == &anonauth__v1__delete_account_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   anonauth__v1__sign_in_with_firebase_id_token_request__init
+                     (Anonauth__V1__SignInWithFirebaseIdTokenRequest         *message)
+{
+  static const Anonauth__V1__SignInWithFirebaseIdTokenRequest init_value = ANONAUTH__V1__SIGN_IN_WITH_FIREBASE_ID_TOKEN_REQUEST__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__sign_in_with_firebase_id_token_request__get_packed_size
+                     (const Anonauth__V1__SignInWithFirebaseIdTokenRequest *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__sign_in_with_firebase_id_token_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__sign_in_with_firebase_id_token_request__pack
+                     (const Anonauth__V1__SignInWithFirebaseIdTokenRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__sign_in_with_firebase_id_token_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__sign_in_with_firebase_id_token_request__pack_to_buffer
+                     (const Anonauth__V1__SignInWithFirebaseIdTokenRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__sign_in_with_firebase_id_token_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__SignInWithFirebaseIdTokenRequest *
+       anonauth__v1__sign_in_with_firebase_id_token_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__SignInWithFirebaseIdTokenRequest *)
+     protobuf_c_message_unpack (&anonauth__v1__sign_in_with_firebase_id_token_request__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__sign_in_with_firebase_id_token_request__free_unpacked
+                     (Anonauth__V1__SignInWithFirebaseIdTokenRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__sign_in_with_firebase_id_token_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   anonauth__v1__auth_response__init
                      (Anonauth__V1__AuthResponse         *message)
 {
@@ -1241,6 +1286,44 @@ const ProtobufCMessageDescriptor anonauth__v1__delete_account_response__descript
   (ProtobufCMessageInit) anonauth__v1__delete_account_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor anonauth__v1__sign_in_with_firebase_id_token_request__field_descriptors[1] =
+{
+  {
+    "id_token",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__SignInWithFirebaseIdTokenRequest, id_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__sign_in_with_firebase_id_token_request__field_indices_by_name[] = {
+  0,   /* field[0] = id_token */
+};
+static const ProtobufCIntRange anonauth__v1__sign_in_with_firebase_id_token_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__sign_in_with_firebase_id_token_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.SignInWithFirebaseIdTokenRequest",
+  "SignInWithFirebaseIdTokenRequest",
+  "Anonauth__V1__SignInWithFirebaseIdTokenRequest",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__SignInWithFirebaseIdTokenRequest),
+  1,
+  anonauth__v1__sign_in_with_firebase_id_token_request__field_descriptors,
+  anonauth__v1__sign_in_with_firebase_id_token_request__field_indices_by_name,
+  1,  anonauth__v1__sign_in_with_firebase_id_token_request__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__sign_in_with_firebase_id_token_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor anonauth__v1__auth_response__field_descriptors[8] =
 {
   {
@@ -1641,7 +1724,7 @@ const ProtobufCMessageDescriptor anonauth__v1__provider_info__descriptor =
   (ProtobufCMessageInit) anonauth__v1__provider_info__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor anonauth__v1__account_service__method_descriptors[8] =
+static const ProtobufCMethodDescriptor anonauth__v1__account_service__method_descriptors[9] =
 {
   { "SignUp", &anonauth__v1__sign_up_request__descriptor, &anonauth__v1__auth_response__descriptor },
   { "SignInWithPassword", &anonauth__v1__sign_in_with_password_request__descriptor, &anonauth__v1__auth_response__descriptor },
@@ -1651,12 +1734,14 @@ static const ProtobufCMethodDescriptor anonauth__v1__account_service__method_des
   { "RefreshToken", &anonauth__v1__refresh_token_request__descriptor, &anonauth__v1__auth_response__descriptor },
   { "GetAccountInfo", &anonauth__v1__get_account_info_request__descriptor, &anonauth__v1__account_info__descriptor },
   { "DeleteAccount", &anonauth__v1__delete_account_request__descriptor, &anonauth__v1__delete_account_response__descriptor },
+  { "SignInWithFirebaseIdToken", &anonauth__v1__sign_in_with_firebase_id_token_request__descriptor, &anonauth__v1__auth_response__descriptor },
 };
 const unsigned anonauth__v1__account_service__method_indices_by_name[] = {
   7,        /* DeleteAccount */
   6,        /* GetAccountInfo */
   3,        /* LinkWithCredential */
   5,        /* RefreshToken */
+  8,        /* SignInWithFirebaseIdToken */
   2,        /* SignInWithIdp */
   1,        /* SignInWithPassword */
   0,        /* SignUp */
@@ -1669,7 +1754,7 @@ const ProtobufCServiceDescriptor anonauth__v1__account_service__descriptor =
   "AccountService",
   "Anonauth__V1__AccountService",
   "anonauth.v1",
-  8,
+  9,
   anonauth__v1__account_service__method_descriptors,
   anonauth__v1__account_service__method_indices_by_name
 };
@@ -1736,6 +1821,14 @@ void anonauth__v1__account_service__delete_account(ProtobufCService *service,
 {
   assert(service->descriptor == &anonauth__v1__account_service__descriptor);
   service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void anonauth__v1__account_service__sign_in_with_firebase_id_token(ProtobufCService *service,
+                                                                   const Anonauth__V1__SignInWithFirebaseIdTokenRequest *input,
+                                                                   Anonauth__V1__AuthResponse_Closure closure,
+                                                                   void *closure_data)
+{
+  assert(service->descriptor == &anonauth__v1__account_service__descriptor);
+  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void anonauth__v1__account_service__init (Anonauth__V1__AccountService_Service *service,
                                           Anonauth__V1__AccountService_ServiceDestroy destroy)

@@ -1498,7 +1498,412 @@ void   anonauth__v1__backup_response__free_unpacked
   assert(message->base.descriptor == &anonauth__v1__backup_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descriptors[9] =
+void   anonauth__v1__password_hash_config__init
+                     (Anonauth__V1__PasswordHashConfig         *message)
+{
+  static const Anonauth__V1__PasswordHashConfig init_value = ANONAUTH__V1__PASSWORD_HASH_CONFIG__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__password_hash_config__get_packed_size
+                     (const Anonauth__V1__PasswordHashConfig *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__password_hash_config__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__password_hash_config__pack
+                     (const Anonauth__V1__PasswordHashConfig *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__password_hash_config__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__password_hash_config__pack_to_buffer
+                     (const Anonauth__V1__PasswordHashConfig *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__password_hash_config__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__PasswordHashConfig *
+       anonauth__v1__password_hash_config__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__PasswordHashConfig *)
+     protobuf_c_message_unpack (&anonauth__v1__password_hash_config__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__password_hash_config__free_unpacked
+                     (Anonauth__V1__PasswordHashConfig *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__password_hash_config__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__imported_account__init
+                     (Anonauth__V1__ImportedAccount         *message)
+{
+  static const Anonauth__V1__ImportedAccount init_value = ANONAUTH__V1__IMPORTED_ACCOUNT__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__imported_account__get_packed_size
+                     (const Anonauth__V1__ImportedAccount *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__imported_account__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__imported_account__pack
+                     (const Anonauth__V1__ImportedAccount *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__imported_account__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__imported_account__pack_to_buffer
+                     (const Anonauth__V1__ImportedAccount *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__imported_account__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__ImportedAccount *
+       anonauth__v1__imported_account__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__ImportedAccount *)
+     protobuf_c_message_unpack (&anonauth__v1__imported_account__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__imported_account__free_unpacked
+                     (Anonauth__V1__ImportedAccount *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__imported_account__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__imported_provider__init
+                     (Anonauth__V1__ImportedProvider         *message)
+{
+  static const Anonauth__V1__ImportedProvider init_value = ANONAUTH__V1__IMPORTED_PROVIDER__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__imported_provider__get_packed_size
+                     (const Anonauth__V1__ImportedProvider *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__imported_provider__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__imported_provider__pack
+                     (const Anonauth__V1__ImportedProvider *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__imported_provider__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__imported_provider__pack_to_buffer
+                     (const Anonauth__V1__ImportedProvider *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__imported_provider__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__ImportedProvider *
+       anonauth__v1__imported_provider__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__ImportedProvider *)
+     protobuf_c_message_unpack (&anonauth__v1__imported_provider__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__imported_provider__free_unpacked
+                     (Anonauth__V1__ImportedProvider *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__imported_provider__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__import_accounts_request__init
+                     (Anonauth__V1__ImportAccountsRequest         *message)
+{
+  static const Anonauth__V1__ImportAccountsRequest init_value = ANONAUTH__V1__IMPORT_ACCOUNTS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__import_accounts_request__get_packed_size
+                     (const Anonauth__V1__ImportAccountsRequest *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__import_accounts_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__import_accounts_request__pack
+                     (const Anonauth__V1__ImportAccountsRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__import_accounts_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__import_accounts_request__pack_to_buffer
+                     (const Anonauth__V1__ImportAccountsRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__import_accounts_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__ImportAccountsRequest *
+       anonauth__v1__import_accounts_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__ImportAccountsRequest *)
+     protobuf_c_message_unpack (&anonauth__v1__import_accounts_request__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__import_accounts_request__free_unpacked
+                     (Anonauth__V1__ImportAccountsRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__import_accounts_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__import_row_error__init
+                     (Anonauth__V1__ImportRowError         *message)
+{
+  static const Anonauth__V1__ImportRowError init_value = ANONAUTH__V1__IMPORT_ROW_ERROR__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__import_row_error__get_packed_size
+                     (const Anonauth__V1__ImportRowError *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__import_row_error__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__import_row_error__pack
+                     (const Anonauth__V1__ImportRowError *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__import_row_error__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__import_row_error__pack_to_buffer
+                     (const Anonauth__V1__ImportRowError *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__import_row_error__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__ImportRowError *
+       anonauth__v1__import_row_error__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__ImportRowError *)
+     protobuf_c_message_unpack (&anonauth__v1__import_row_error__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__import_row_error__free_unpacked
+                     (Anonauth__V1__ImportRowError *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__import_row_error__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__import_accounts_response__init
+                     (Anonauth__V1__ImportAccountsResponse         *message)
+{
+  static const Anonauth__V1__ImportAccountsResponse init_value = ANONAUTH__V1__IMPORT_ACCOUNTS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__import_accounts_response__get_packed_size
+                     (const Anonauth__V1__ImportAccountsResponse *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__import_accounts_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__import_accounts_response__pack
+                     (const Anonauth__V1__ImportAccountsResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__import_accounts_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__import_accounts_response__pack_to_buffer
+                     (const Anonauth__V1__ImportAccountsResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__import_accounts_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__ImportAccountsResponse *
+       anonauth__v1__import_accounts_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__ImportAccountsResponse *)
+     protobuf_c_message_unpack (&anonauth__v1__import_accounts_response__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__import_accounts_response__free_unpacked
+                     (Anonauth__V1__ImportAccountsResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__import_accounts_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__export_accounts_request__init
+                     (Anonauth__V1__ExportAccountsRequest         *message)
+{
+  static const Anonauth__V1__ExportAccountsRequest init_value = ANONAUTH__V1__EXPORT_ACCOUNTS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__export_accounts_request__get_packed_size
+                     (const Anonauth__V1__ExportAccountsRequest *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__export_accounts_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__export_accounts_request__pack
+                     (const Anonauth__V1__ExportAccountsRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__export_accounts_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__export_accounts_request__pack_to_buffer
+                     (const Anonauth__V1__ExportAccountsRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__export_accounts_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__ExportAccountsRequest *
+       anonauth__v1__export_accounts_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__ExportAccountsRequest *)
+     protobuf_c_message_unpack (&anonauth__v1__export_accounts_request__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__export_accounts_request__free_unpacked
+                     (Anonauth__V1__ExportAccountsRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__export_accounts_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__exported_account__init
+                     (Anonauth__V1__ExportedAccount         *message)
+{
+  static const Anonauth__V1__ExportedAccount init_value = ANONAUTH__V1__EXPORTED_ACCOUNT__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__exported_account__get_packed_size
+                     (const Anonauth__V1__ExportedAccount *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__exported_account__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__exported_account__pack
+                     (const Anonauth__V1__ExportedAccount *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__exported_account__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__exported_account__pack_to_buffer
+                     (const Anonauth__V1__ExportedAccount *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__exported_account__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__ExportedAccount *
+       anonauth__v1__exported_account__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__ExportedAccount *)
+     protobuf_c_message_unpack (&anonauth__v1__exported_account__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__exported_account__free_unpacked
+                     (Anonauth__V1__ExportedAccount *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__exported_account__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__export_accounts_response__init
+                     (Anonauth__V1__ExportAccountsResponse         *message)
+{
+  static const Anonauth__V1__ExportAccountsResponse init_value = ANONAUTH__V1__EXPORT_ACCOUNTS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__export_accounts_response__get_packed_size
+                     (const Anonauth__V1__ExportAccountsResponse *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__export_accounts_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__export_accounts_response__pack
+                     (const Anonauth__V1__ExportAccountsResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__export_accounts_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__export_accounts_response__pack_to_buffer
+                     (const Anonauth__V1__ExportAccountsResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__export_accounts_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__ExportAccountsResponse *
+       anonauth__v1__export_accounts_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__ExportAccountsResponse *)
+     protobuf_c_message_unpack (&anonauth__v1__export_accounts_response__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__export_accounts_response__free_unpacked
+                     (Anonauth__V1__ExportAccountsResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__export_accounts_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descriptors[13] =
 {
   {
     "project_id",
@@ -1608,12 +2013,64 @@ static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "firebase_project_id",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ProjectConfig, firebase_project_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "firebase_certs_json",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ProjectConfig, firebase_certs_json),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "firebase_certs_url",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ProjectConfig, firebase_certs_url),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "firebase_create_unknown_users",
+    13,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ProjectConfig, firebase_create_unknown_users),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned anonauth__v1__project_config__field_indices_by_name[] = {
   1,   /* field[1] = anonymous_enabled */
   4,   /* field[4] = auto_cleanup_enabled */
   5,   /* field[5] = auto_cleanup_enabled_at_ms */
   2,   /* field[2] = email_password_enabled */
+  10,   /* field[10] = firebase_certs_json */
+  11,   /* field[11] = firebase_certs_url */
+  12,   /* field[12] = firebase_create_unknown_users */
+  9,   /* field[9] = firebase_project_id */
   7,   /* field[7] = id_token_ttl_seconds */
   3,   /* field[3] = idps */
   8,   /* field[8] = password_min_length */
@@ -1623,7 +2080,7 @@ static const unsigned anonauth__v1__project_config__field_indices_by_name[] = {
 static const ProtobufCIntRange anonauth__v1__project_config__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 9 }
+  { 0, 13 }
 };
 const ProtobufCMessageDescriptor anonauth__v1__project_config__descriptor =
 {
@@ -1633,7 +2090,7 @@ const ProtobufCMessageDescriptor anonauth__v1__project_config__descriptor =
   "Anonauth__V1__ProjectConfig",
   "anonauth.v1",
   sizeof(Anonauth__V1__ProjectConfig),
-  9,
+  13,
   anonauth__v1__project_config__field_descriptors,
   anonauth__v1__project_config__field_indices_by_name,
   1,  anonauth__v1__project_config__number_ranges,
@@ -3269,6 +3726,855 @@ const ProtobufCMessageDescriptor anonauth__v1__backup_response__descriptor =
   (ProtobufCMessageInit) anonauth__v1__backup_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor anonauth__v1__password_hash_config__field_descriptors[6] =
+{
+  {
+    "algorithm",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__PasswordHashConfig, algorithm),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "signer_key",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__PasswordHashConfig, signer_key),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "salt_separator",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__PasswordHashConfig, salt_separator),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "rounds",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__PasswordHashConfig, rounds),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "mem_cost",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__PasswordHashConfig, mem_cost),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "salt_first",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__PasswordHashConfig, salt_first),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__password_hash_config__field_indices_by_name[] = {
+  0,   /* field[0] = algorithm */
+  4,   /* field[4] = mem_cost */
+  3,   /* field[3] = rounds */
+  5,   /* field[5] = salt_first */
+  2,   /* field[2] = salt_separator */
+  1,   /* field[1] = signer_key */
+};
+static const ProtobufCIntRange anonauth__v1__password_hash_config__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__password_hash_config__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.PasswordHashConfig",
+  "PasswordHashConfig",
+  "Anonauth__V1__PasswordHashConfig",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__PasswordHashConfig),
+  6,
+  anonauth__v1__password_hash_config__field_descriptors,
+  anonauth__v1__password_hash_config__field_indices_by_name,
+  1,  anonauth__v1__password_hash_config__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__password_hash_config__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__imported_account__field_descriptors[13] =
+{
+  {
+    "local_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedAccount, local_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "email",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedAccount, email),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "email_verified",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedAccount, email_verified),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "display_name",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedAccount, display_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "photo_url",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedAccount, photo_url),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "disabled",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedAccount, disabled),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "created_at_ms",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedAccount, created_at_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "last_sign_in_at_ms",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedAccount, last_sign_in_at_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "custom_claims_json",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedAccount, custom_claims_json),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "password_hash",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedAccount, password_hash),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "salt",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedAccount, salt),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "providers",
+    12,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Anonauth__V1__ImportedAccount, n_providers),
+    offsetof(Anonauth__V1__ImportedAccount, providers),
+    &anonauth__v1__imported_provider__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "anonauth_password_hash",
+    13,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedAccount, anonauth_password_hash),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__imported_account__field_indices_by_name[] = {
+  12,   /* field[12] = anonauth_password_hash */
+  6,   /* field[6] = created_at_ms */
+  8,   /* field[8] = custom_claims_json */
+  5,   /* field[5] = disabled */
+  3,   /* field[3] = display_name */
+  1,   /* field[1] = email */
+  2,   /* field[2] = email_verified */
+  7,   /* field[7] = last_sign_in_at_ms */
+  0,   /* field[0] = local_id */
+  9,   /* field[9] = password_hash */
+  4,   /* field[4] = photo_url */
+  11,   /* field[11] = providers */
+  10,   /* field[10] = salt */
+};
+static const ProtobufCIntRange anonauth__v1__imported_account__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 13 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__imported_account__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.ImportedAccount",
+  "ImportedAccount",
+  "Anonauth__V1__ImportedAccount",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__ImportedAccount),
+  13,
+  anonauth__v1__imported_account__field_descriptors,
+  anonauth__v1__imported_account__field_indices_by_name,
+  1,  anonauth__v1__imported_account__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__imported_account__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__imported_provider__field_descriptors[5] =
+{
+  {
+    "provider_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedProvider, provider_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "raw_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedProvider, raw_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "email",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedProvider, email),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "display_name",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedProvider, display_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "photo_url",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportedProvider, photo_url),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__imported_provider__field_indices_by_name[] = {
+  3,   /* field[3] = display_name */
+  2,   /* field[2] = email */
+  4,   /* field[4] = photo_url */
+  0,   /* field[0] = provider_id */
+  1,   /* field[1] = raw_id */
+};
+static const ProtobufCIntRange anonauth__v1__imported_provider__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__imported_provider__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.ImportedProvider",
+  "ImportedProvider",
+  "Anonauth__V1__ImportedProvider",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__ImportedProvider),
+  5,
+  anonauth__v1__imported_provider__field_descriptors,
+  anonauth__v1__imported_provider__field_indices_by_name,
+  1,  anonauth__v1__imported_provider__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__imported_provider__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__import_accounts_request__field_descriptors[6] =
+{
+  {
+    "project_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportAccountsRequest, project_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "accounts",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Anonauth__V1__ImportAccountsRequest, n_accounts),
+    offsetof(Anonauth__V1__ImportAccountsRequest, accounts),
+    &anonauth__v1__imported_account__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "hash_config",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportAccountsRequest, hash_config),
+    &anonauth__v1__password_hash_config__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "on_conflict",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportAccountsRequest, on_conflict),
+    &anonauth__v1__import_conflict__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "dry_run",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportAccountsRequest, dry_run),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "first_index",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportAccountsRequest, first_index),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__import_accounts_request__field_indices_by_name[] = {
+  1,   /* field[1] = accounts */
+  4,   /* field[4] = dry_run */
+  5,   /* field[5] = first_index */
+  2,   /* field[2] = hash_config */
+  3,   /* field[3] = on_conflict */
+  0,   /* field[0] = project_id */
+};
+static const ProtobufCIntRange anonauth__v1__import_accounts_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__import_accounts_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.ImportAccountsRequest",
+  "ImportAccountsRequest",
+  "Anonauth__V1__ImportAccountsRequest",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__ImportAccountsRequest),
+  6,
+  anonauth__v1__import_accounts_request__field_descriptors,
+  anonauth__v1__import_accounts_request__field_indices_by_name,
+  1,  anonauth__v1__import_accounts_request__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__import_accounts_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__import_row_error__field_descriptors[4] =
+{
+  {
+    "index",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportRowError, index),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "local_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportRowError, local_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportRowError, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "message",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportRowError, message),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__import_row_error__field_indices_by_name[] = {
+  0,   /* field[0] = index */
+  1,   /* field[1] = local_id */
+  3,   /* field[3] = message */
+  2,   /* field[2] = reason */
+};
+static const ProtobufCIntRange anonauth__v1__import_row_error__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__import_row_error__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.ImportRowError",
+  "ImportRowError",
+  "Anonauth__V1__ImportRowError",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__ImportRowError),
+  4,
+  anonauth__v1__import_row_error__field_descriptors,
+  anonauth__v1__import_row_error__field_indices_by_name,
+  1,  anonauth__v1__import_row_error__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__import_row_error__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__import_accounts_response__field_descriptors[3] =
+{
+  {
+    "imported",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportAccountsResponse, imported),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "skipped",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ImportAccountsResponse, skipped),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "errors",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Anonauth__V1__ImportAccountsResponse, n_errors),
+    offsetof(Anonauth__V1__ImportAccountsResponse, errors),
+    &anonauth__v1__import_row_error__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__import_accounts_response__field_indices_by_name[] = {
+  2,   /* field[2] = errors */
+  0,   /* field[0] = imported */
+  1,   /* field[1] = skipped */
+};
+static const ProtobufCIntRange anonauth__v1__import_accounts_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__import_accounts_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.ImportAccountsResponse",
+  "ImportAccountsResponse",
+  "Anonauth__V1__ImportAccountsResponse",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__ImportAccountsResponse),
+  3,
+  anonauth__v1__import_accounts_response__field_descriptors,
+  anonauth__v1__import_accounts_response__field_indices_by_name,
+  1,  anonauth__v1__import_accounts_response__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__import_accounts_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__export_accounts_request__field_descriptors[3] =
+{
+  {
+    "project_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ExportAccountsRequest, project_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "page_size",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ExportAccountsRequest, page_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "page_token",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ExportAccountsRequest, page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__export_accounts_request__field_indices_by_name[] = {
+  1,   /* field[1] = page_size */
+  2,   /* field[2] = page_token */
+  0,   /* field[0] = project_id */
+};
+static const ProtobufCIntRange anonauth__v1__export_accounts_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__export_accounts_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.ExportAccountsRequest",
+  "ExportAccountsRequest",
+  "Anonauth__V1__ExportAccountsRequest",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__ExportAccountsRequest),
+  3,
+  anonauth__v1__export_accounts_request__field_descriptors,
+  anonauth__v1__export_accounts_request__field_indices_by_name,
+  1,  anonauth__v1__export_accounts_request__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__export_accounts_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__exported_account__field_descriptors[6] =
+{
+  {
+    "account",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ExportedAccount, account),
+    &anonauth__v1__account_info__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "photo_url",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ExportedAccount, photo_url),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "firebase_password_hash",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ExportedAccount, firebase_password_hash),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "firebase_salt",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ExportedAccount, firebase_salt),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "anonauth_password_hash",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ExportedAccount, anonauth_password_hash),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "provider_photo_urls",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Anonauth__V1__ExportedAccount, n_provider_photo_urls),
+    offsetof(Anonauth__V1__ExportedAccount, provider_photo_urls),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__exported_account__field_indices_by_name[] = {
+  0,   /* field[0] = account */
+  4,   /* field[4] = anonauth_password_hash */
+  2,   /* field[2] = firebase_password_hash */
+  3,   /* field[3] = firebase_salt */
+  1,   /* field[1] = photo_url */
+  5,   /* field[5] = provider_photo_urls */
+};
+static const ProtobufCIntRange anonauth__v1__exported_account__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__exported_account__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.ExportedAccount",
+  "ExportedAccount",
+  "Anonauth__V1__ExportedAccount",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__ExportedAccount),
+  6,
+  anonauth__v1__exported_account__field_descriptors,
+  anonauth__v1__exported_account__field_indices_by_name,
+  1,  anonauth__v1__exported_account__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__exported_account__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__export_accounts_response__field_descriptors[2] =
+{
+  {
+    "accounts",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Anonauth__V1__ExportAccountsResponse, n_accounts),
+    offsetof(Anonauth__V1__ExportAccountsResponse, accounts),
+    &anonauth__v1__exported_account__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "next_page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ExportAccountsResponse, next_page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__export_accounts_response__field_indices_by_name[] = {
+  0,   /* field[0] = accounts */
+  1,   /* field[1] = next_page_token */
+};
+static const ProtobufCIntRange anonauth__v1__export_accounts_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__export_accounts_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.ExportAccountsResponse",
+  "ExportAccountsResponse",
+  "Anonauth__V1__ExportAccountsResponse",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__ExportAccountsResponse),
+  2,
+  anonauth__v1__export_accounts_response__field_descriptors,
+  anonauth__v1__export_accounts_response__field_indices_by_name,
+  1,  anonauth__v1__export_accounts_response__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__export_accounts_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue anonauth__v1__account_filter__enum_values_by_number[3] =
 {
   { "ALL", "ANONAUTH__V1__ACCOUNT_FILTER__ALL", 0 },
@@ -3299,7 +4605,35 @@ const ProtobufCEnumDescriptor anonauth__v1__account_filter__descriptor =
   anonauth__v1__account_filter__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor anonauth__v1__admin_service__method_descriptors[18] =
+static const ProtobufCEnumValue anonauth__v1__import_conflict__enum_values_by_number[2] =
+{
+  { "IMPORT_CONFLICT_SKIP", "ANONAUTH__V1__IMPORT_CONFLICT__IMPORT_CONFLICT_SKIP", 0 },
+  { "IMPORT_CONFLICT_FAIL", "ANONAUTH__V1__IMPORT_CONFLICT__IMPORT_CONFLICT_FAIL", 1 },
+};
+static const ProtobufCIntRange anonauth__v1__import_conflict__value_ranges[] = {
+{0, 0},{0, 2}
+};
+static const ProtobufCEnumValueIndex anonauth__v1__import_conflict__enum_values_by_name[2] =
+{
+  { "IMPORT_CONFLICT_FAIL", 1 },
+  { "IMPORT_CONFLICT_SKIP", 0 },
+};
+const ProtobufCEnumDescriptor anonauth__v1__import_conflict__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "anonauth.v1.ImportConflict",
+  "ImportConflict",
+  "Anonauth__V1__ImportConflict",
+  "anonauth.v1",
+  2,
+  anonauth__v1__import_conflict__enum_values_by_number,
+  2,
+  anonauth__v1__import_conflict__enum_values_by_name,
+  1,
+  anonauth__v1__import_conflict__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCMethodDescriptor anonauth__v1__admin_service__method_descriptors[20] =
 {
   { "CreateProject", &anonauth__v1__create_project_request__descriptor, &anonauth__v1__project_config__descriptor },
   { "GetProjectConfig", &anonauth__v1__get_project_config_request__descriptor, &anonauth__v1__project_config__descriptor },
@@ -3319,6 +4653,8 @@ static const ProtobufCMethodDescriptor anonauth__v1__admin_service__method_descr
   { "GetUsage", &anonauth__v1__get_usage_request__descriptor, &anonauth__v1__get_usage_response__descriptor },
   { "RotateSigningKey", &anonauth__v1__rotate_signing_key_request__descriptor, &anonauth__v1__rotate_signing_key_response__descriptor },
   { "Backup", &anonauth__v1__backup_request__descriptor, &anonauth__v1__backup_response__descriptor },
+  { "ImportAccounts", &anonauth__v1__import_accounts_request__descriptor, &anonauth__v1__import_accounts_response__descriptor },
+  { "ExportAccounts", &anonauth__v1__export_accounts_request__descriptor, &anonauth__v1__export_accounts_response__descriptor },
 };
 const unsigned anonauth__v1__admin_service__method_indices_by_name[] = {
   17,        /* Backup */
@@ -3326,9 +4662,11 @@ const unsigned anonauth__v1__admin_service__method_indices_by_name[] = {
   0,        /* CreateProject */
   10,        /* DeleteAccounts */
   9,        /* DisableAccount */
+  19,        /* ExportAccounts */
   8,        /* GetAccount */
   1,        /* GetProjectConfig */
   15,        /* GetUsage */
+  18,        /* ImportAccounts */
   7,        /* ListAccounts */
   4,        /* ListApiKeys */
   13,        /* PreviewCleanup */
@@ -3347,7 +4685,7 @@ const ProtobufCServiceDescriptor anonauth__v1__admin_service__descriptor =
   "AdminService",
   "Anonauth__V1__AdminService",
   "anonauth.v1",
-  18,
+  20,
   anonauth__v1__admin_service__method_descriptors,
   anonauth__v1__admin_service__method_indices_by_name
 };
@@ -3494,6 +4832,22 @@ void anonauth__v1__admin_service__backup(ProtobufCService *service,
 {
   assert(service->descriptor == &anonauth__v1__admin_service__descriptor);
   service->invoke(service, 17, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void anonauth__v1__admin_service__import_accounts(ProtobufCService *service,
+                                                  const Anonauth__V1__ImportAccountsRequest *input,
+                                                  Anonauth__V1__ImportAccountsResponse_Closure closure,
+                                                  void *closure_data)
+{
+  assert(service->descriptor == &anonauth__v1__admin_service__descriptor);
+  service->invoke(service, 18, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void anonauth__v1__admin_service__export_accounts(ProtobufCService *service,
+                                                  const Anonauth__V1__ExportAccountsRequest *input,
+                                                  Anonauth__V1__ExportAccountsResponse_Closure closure,
+                                                  void *closure_data)
+{
+  assert(service->descriptor == &anonauth__v1__admin_service__descriptor);
+  service->invoke(service, 19, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void anonauth__v1__admin_service__init (Anonauth__V1__AdminService_Service *service,
                                         Anonauth__V1__AdminService_ServiceDestroy destroy)

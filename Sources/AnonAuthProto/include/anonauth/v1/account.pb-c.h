@@ -27,6 +27,7 @@ typedef struct Anonauth__V1__RefreshTokenRequest Anonauth__V1__RefreshTokenReque
 typedef struct Anonauth__V1__GetAccountInfoRequest Anonauth__V1__GetAccountInfoRequest;
 typedef struct Anonauth__V1__DeleteAccountRequest Anonauth__V1__DeleteAccountRequest;
 typedef struct Anonauth__V1__DeleteAccountResponse Anonauth__V1__DeleteAccountResponse;
+typedef struct Anonauth__V1__SignInWithFirebaseIdTokenRequest Anonauth__V1__SignInWithFirebaseIdTokenRequest;
 typedef struct Anonauth__V1__AuthResponse Anonauth__V1__AuthResponse;
 typedef struct Anonauth__V1__AccountInfo Anonauth__V1__AccountInfo;
 typedef struct Anonauth__V1__ProviderInfo Anonauth__V1__ProviderInfo;
@@ -195,6 +196,16 @@ struct  Anonauth__V1__DeleteAccountResponse
 #define ANONAUTH__V1__DELETE_ACCOUNT_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__delete_account_response__descriptor) \
      }
+
+
+struct  Anonauth__V1__SignInWithFirebaseIdTokenRequest
+{
+  ProtobufCMessage base;
+  char *id_token;
+};
+#define ANONAUTH__V1__SIGN_IN_WITH_FIREBASE_ID_TOKEN_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__sign_in_with_firebase_id_token_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
 
 
 /*
@@ -496,6 +507,25 @@ Anonauth__V1__DeleteAccountResponse *
 void   anonauth__v1__delete_account_response__free_unpacked
                      (Anonauth__V1__DeleteAccountResponse *message,
                       ProtobufCAllocator *allocator);
+/* Anonauth__V1__SignInWithFirebaseIdTokenRequest methods */
+void   anonauth__v1__sign_in_with_firebase_id_token_request__init
+                     (Anonauth__V1__SignInWithFirebaseIdTokenRequest         *message);
+size_t anonauth__v1__sign_in_with_firebase_id_token_request__get_packed_size
+                     (const Anonauth__V1__SignInWithFirebaseIdTokenRequest   *message);
+size_t anonauth__v1__sign_in_with_firebase_id_token_request__pack
+                     (const Anonauth__V1__SignInWithFirebaseIdTokenRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__sign_in_with_firebase_id_token_request__pack_to_buffer
+                     (const Anonauth__V1__SignInWithFirebaseIdTokenRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__SignInWithFirebaseIdTokenRequest *
+       anonauth__v1__sign_in_with_firebase_id_token_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__sign_in_with_firebase_id_token_request__free_unpacked
+                     (Anonauth__V1__SignInWithFirebaseIdTokenRequest *message,
+                      ProtobufCAllocator *allocator);
 /* Anonauth__V1__AuthResponse methods */
 void   anonauth__v1__auth_response__init
                      (Anonauth__V1__AuthResponse         *message);
@@ -591,6 +621,9 @@ typedef void (*Anonauth__V1__DeleteAccountRequest_Closure)
 typedef void (*Anonauth__V1__DeleteAccountResponse_Closure)
                  (const Anonauth__V1__DeleteAccountResponse *message,
                   void *closure_data);
+typedef void (*Anonauth__V1__SignInWithFirebaseIdTokenRequest_Closure)
+                 (const Anonauth__V1__SignInWithFirebaseIdTokenRequest *message,
+                  void *closure_data);
 typedef void (*Anonauth__V1__AuthResponse_Closure)
                  (const Anonauth__V1__AuthResponse *message,
                   void *closure_data);
@@ -639,6 +672,10 @@ struct Anonauth__V1__AccountService_Service
                          const Anonauth__V1__DeleteAccountRequest *input,
                          Anonauth__V1__DeleteAccountResponse_Closure closure,
                          void *closure_data);
+  void (*sign_in_with_firebase_id_token)(Anonauth__V1__AccountService_Service *service,
+                                         const Anonauth__V1__SignInWithFirebaseIdTokenRequest *input,
+                                         Anonauth__V1__AuthResponse_Closure closure,
+                                         void *closure_data);
 };
 typedef void (*Anonauth__V1__AccountService_ServiceDestroy)(Anonauth__V1__AccountService_Service *);
 void anonauth__v1__account_service__init (Anonauth__V1__AccountService_Service *service,
@@ -654,7 +691,8 @@ void anonauth__v1__account_service__init (Anonauth__V1__AccountService_Service *
       function_prefix__ ## unlink_provider,\
       function_prefix__ ## refresh_token,\
       function_prefix__ ## get_account_info,\
-      function_prefix__ ## delete_account  }
+      function_prefix__ ## delete_account,\
+      function_prefix__ ## sign_in_with_firebase_id_token  }
 void anonauth__v1__account_service__sign_up(ProtobufCService *service,
                                             const Anonauth__V1__SignUpRequest *input,
                                             Anonauth__V1__AuthResponse_Closure closure,
@@ -687,6 +725,10 @@ void anonauth__v1__account_service__delete_account(ProtobufCService *service,
                                                    const Anonauth__V1__DeleteAccountRequest *input,
                                                    Anonauth__V1__DeleteAccountResponse_Closure closure,
                                                    void *closure_data);
+void anonauth__v1__account_service__sign_in_with_firebase_id_token(ProtobufCService *service,
+                                                                   const Anonauth__V1__SignInWithFirebaseIdTokenRequest *input,
+                                                                   Anonauth__V1__AuthResponse_Closure closure,
+                                                                   void *closure_data);
 
 /* --- descriptors --- */
 
@@ -702,6 +744,7 @@ extern const ProtobufCMessageDescriptor anonauth__v1__refresh_token_request__des
 extern const ProtobufCMessageDescriptor anonauth__v1__get_account_info_request__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__delete_account_request__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__delete_account_response__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__sign_in_with_firebase_id_token_request__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__auth_response__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__account_info__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__provider_info__descriptor;

@@ -50,6 +50,15 @@ typedef struct Anonauth__V1__RotateSigningKeyRequest Anonauth__V1__RotateSigning
 typedef struct Anonauth__V1__RotateSigningKeyResponse Anonauth__V1__RotateSigningKeyResponse;
 typedef struct Anonauth__V1__BackupRequest Anonauth__V1__BackupRequest;
 typedef struct Anonauth__V1__BackupResponse Anonauth__V1__BackupResponse;
+typedef struct Anonauth__V1__PasswordHashConfig Anonauth__V1__PasswordHashConfig;
+typedef struct Anonauth__V1__ImportedAccount Anonauth__V1__ImportedAccount;
+typedef struct Anonauth__V1__ImportedProvider Anonauth__V1__ImportedProvider;
+typedef struct Anonauth__V1__ImportAccountsRequest Anonauth__V1__ImportAccountsRequest;
+typedef struct Anonauth__V1__ImportRowError Anonauth__V1__ImportRowError;
+typedef struct Anonauth__V1__ImportAccountsResponse Anonauth__V1__ImportAccountsResponse;
+typedef struct Anonauth__V1__ExportAccountsRequest Anonauth__V1__ExportAccountsRequest;
+typedef struct Anonauth__V1__ExportedAccount Anonauth__V1__ExportedAccount;
+typedef struct Anonauth__V1__ExportAccountsResponse Anonauth__V1__ExportAccountsResponse;
 
 
 /* --- enums --- */
@@ -60,6 +69,17 @@ typedef enum _Anonauth__V1__AccountFilter {
   ANONAUTH__V1__ACCOUNT_FILTER__PERMANENT = 2
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(ANONAUTH__V1__ACCOUNT_FILTER)
 } Anonauth__V1__AccountFilter;
+typedef enum _Anonauth__V1__ImportConflict {
+  /*
+   * An account whose uid exists already is left as it is and counted as skipped.
+   */
+  ANONAUTH__V1__IMPORT_CONFLICT__IMPORT_CONFLICT_SKIP = 0,
+  /*
+   * It is a row error (UID_EXISTS).
+   */
+  ANONAUTH__V1__IMPORT_CONFLICT__IMPORT_CONFLICT_FAIL = 1
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(ANONAUTH__V1__IMPORT_CONFLICT)
+} Anonauth__V1__ImportConflict;
 
 /* --- messages --- */
 
@@ -88,10 +108,28 @@ struct  Anonauth__V1__ProjectConfig
    * Default 6.
    */
   uint32_t password_min_length;
+  /*
+   * The Firebase project whose ID tokens SignInWithFirebaseIdToken accepts; empty: off.
+   */
+  char *firebase_project_id;
+  /*
+   * Google's x509 certificates for securetoken@system.gserviceaccount.com, inline as
+   * Google publishes them ({"kid": "PEM", ...}); empty: fetched from firebase_certs_url.
+   */
+  char *firebase_certs_json;
+  /*
+   * Default: Google's x509 metadata URL for securetoken@system.gserviceaccount.com.
+   */
+  char *firebase_certs_url;
+  /*
+   * A valid Firebase ID token for a uid that was not imported makes the account on the
+   * spot (anonymous when its sign_in_provider is "anonymous"); off: USER_NOT_FOUND.
+   */
+  protobuf_c_boolean firebase_create_unknown_users;
 };
 #define ANONAUTH__V1__PROJECT_CONFIG__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__project_config__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0, 0, 0, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Anonauth__V1__IdpConfig
@@ -525,6 +563,206 @@ struct  Anonauth__V1__BackupResponse
 #define ANONAUTH__V1__BACKUP_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__backup_response__descriptor) \
     , (char *)protobuf_c_empty_string, 0 }
+
+
+/*
+ * How the imported password hashes were made: the hash_config block of the Firebase
+ * console (Authentication > Users > Password hash parameters), or another algorithm
+ * firebase auth:import knows.
+ */
+struct  Anonauth__V1__PasswordHashConfig
+{
+  ProtobufCMessage base;
+  /*
+   * "SCRYPT" (Firebase's modified scrypt), "PBKDF2_SHA256", "HMAC_SHA256", "BCRYPT".
+   */
+  char *algorithm;
+  /*
+   * SCRYPT: base64_signer_key; HMAC_SHA256: the key.
+   */
+  ProtobufCBinaryData signer_key;
+  /*
+   * SCRYPT: base64_salt_separator.
+   */
+  ProtobufCBinaryData salt_separator;
+  /*
+   * SCRYPT: r; PBKDF2_SHA256: iterations.
+   */
+  uint32_t rounds;
+  /*
+   * SCRYPT: log2 of N.
+   */
+  uint32_t mem_cost;
+  /*
+   * HMAC_SHA256: the salt goes before the password (Firebase's default is after).
+   */
+  protobuf_c_boolean salt_first;
+};
+#define ANONAUTH__V1__PASSWORD_HASH_CONFIG__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__password_hash_config__descriptor) \
+    , (char *)protobuf_c_empty_string, {0,NULL}, {0,NULL}, 0, 0, 0 }
+
+
+/*
+ * One account as firebase auth:export writes it.
+ */
+struct  Anonauth__V1__ImportedAccount
+{
+  ProtobufCMessage base;
+  char *local_id;
+  char *email;
+  protobuf_c_boolean email_verified;
+  char *display_name;
+  char *photo_url;
+  protobuf_c_boolean disabled;
+  int64_t created_at_ms;
+  int64_t last_sign_in_at_ms;
+  /*
+   * A JSON object; the same rules as SetCustomClaims.
+   */
+  char *custom_claims_json;
+  /*
+   * Made with the request's hash_config.
+   */
+  ProtobufCBinaryData password_hash;
+  ProtobufCBinaryData salt;
+  size_t n_providers;
+  Anonauth__V1__ImportedProvider **providers;
+  /*
+   * A hash in AnonAuth's own form, as ExportAccounts gives it; instead of
+   * password_hash and salt.
+   */
+  char *anonauth_password_hash;
+};
+#define ANONAUTH__V1__IMPORTED_ACCOUNT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__imported_account__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, (char *)protobuf_c_empty_string, {0,NULL}, {0,NULL}, 0,NULL, (char *)protobuf_c_empty_string }
+
+
+struct  Anonauth__V1__ImportedProvider
+{
+  ProtobufCMessage base;
+  char *provider_id;
+  char *raw_id;
+  char *email;
+  char *display_name;
+  char *photo_url;
+};
+#define ANONAUTH__V1__IMPORTED_PROVIDER__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__imported_provider__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+struct  Anonauth__V1__ImportAccountsRequest
+{
+  ProtobufCMessage base;
+  char *project_id;
+  /*
+   * At most 1000.
+   */
+  size_t n_accounts;
+  Anonauth__V1__ImportedAccount **accounts;
+  /*
+   * Needed when a row has password_hash.
+   */
+  Anonauth__V1__PasswordHashConfig *hash_config;
+  Anonauth__V1__ImportConflict on_conflict;
+  /*
+   * Check every row and report, write nothing.
+   */
+  protobuf_c_boolean dry_run;
+  /*
+   * The index of accounts[0] in the whole file, so errors name the file's rows.
+   */
+  uint64_t first_index;
+};
+#define ANONAUTH__V1__IMPORT_ACCOUNTS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__import_accounts_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0,NULL, NULL, ANONAUTH__V1__IMPORT_CONFLICT__IMPORT_CONFLICT_SKIP, 0, 0 }
+
+
+struct  Anonauth__V1__ImportRowError
+{
+  ProtobufCMessage base;
+  uint64_t index;
+  char *local_id;
+  /*
+   * INVALID_UID, DUPLICATE_UID, UID_EXISTS, INVALID_EMAIL, DUPLICATE_EMAIL,
+   * EMAIL_EXISTS, INVALID_PASSWORD_HASH, MISSING_HASH_CONFIG, FORBIDDEN_CLAIM,
+   * INVALID_PROVIDER, CREDENTIAL_ALREADY_IN_USE, INVALID_FIELD
+   */
+  char *reason;
+  char *message;
+};
+#define ANONAUTH__V1__IMPORT_ROW_ERROR__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__import_row_error__descriptor) \
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+struct  Anonauth__V1__ImportAccountsResponse
+{
+  ProtobufCMessage base;
+  uint32_t imported;
+  uint32_t skipped;
+  size_t n_errors;
+  Anonauth__V1__ImportRowError **errors;
+};
+#define ANONAUTH__V1__IMPORT_ACCOUNTS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__import_accounts_response__descriptor) \
+    , 0, 0, 0,NULL }
+
+
+struct  Anonauth__V1__ExportAccountsRequest
+{
+  ProtobufCMessage base;
+  char *project_id;
+  /*
+   * Default 500, at most 1000.
+   */
+  uint32_t page_size;
+  char *page_token;
+};
+#define ANONAUTH__V1__EXPORT_ACCOUNTS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__export_accounts_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+
+
+struct  Anonauth__V1__ExportedAccount
+{
+  ProtobufCMessage base;
+  Anonauth__V1__AccountInfo *account;
+  char *photo_url;
+  /*
+   * Firebase-scrypt hashes that were imported and not yet re-hashed: the original
+   * passwordHash and salt, valid with the original project's hash config.
+   */
+  ProtobufCBinaryData firebase_password_hash;
+  ProtobufCBinaryData firebase_salt;
+  /*
+   * Every other password hash, in AnonAuth's own form (self-contained).
+   */
+  char *anonauth_password_hash;
+  /*
+   * photo_url of each entry of account.providers, in the same order.
+   */
+  size_t n_provider_photo_urls;
+  char **provider_photo_urls;
+};
+#define ANONAUTH__V1__EXPORTED_ACCOUNT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__exported_account__descriptor) \
+    , NULL, (char *)protobuf_c_empty_string, {0,NULL}, {0,NULL}, (char *)protobuf_c_empty_string, 0,NULL }
+
+
+struct  Anonauth__V1__ExportAccountsResponse
+{
+  ProtobufCMessage base;
+  size_t n_accounts;
+  Anonauth__V1__ExportedAccount **accounts;
+  char *next_page_token;
+};
+#define ANONAUTH__V1__EXPORT_ACCOUNTS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__export_accounts_response__descriptor) \
+    , 0,NULL, (char *)protobuf_c_empty_string }
 
 
 /* Anonauth__V1__ProjectConfig methods */
@@ -1157,6 +1395,177 @@ Anonauth__V1__BackupResponse *
 void   anonauth__v1__backup_response__free_unpacked
                      (Anonauth__V1__BackupResponse *message,
                       ProtobufCAllocator *allocator);
+/* Anonauth__V1__PasswordHashConfig methods */
+void   anonauth__v1__password_hash_config__init
+                     (Anonauth__V1__PasswordHashConfig         *message);
+size_t anonauth__v1__password_hash_config__get_packed_size
+                     (const Anonauth__V1__PasswordHashConfig   *message);
+size_t anonauth__v1__password_hash_config__pack
+                     (const Anonauth__V1__PasswordHashConfig   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__password_hash_config__pack_to_buffer
+                     (const Anonauth__V1__PasswordHashConfig   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__PasswordHashConfig *
+       anonauth__v1__password_hash_config__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__password_hash_config__free_unpacked
+                     (Anonauth__V1__PasswordHashConfig *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__ImportedAccount methods */
+void   anonauth__v1__imported_account__init
+                     (Anonauth__V1__ImportedAccount         *message);
+size_t anonauth__v1__imported_account__get_packed_size
+                     (const Anonauth__V1__ImportedAccount   *message);
+size_t anonauth__v1__imported_account__pack
+                     (const Anonauth__V1__ImportedAccount   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__imported_account__pack_to_buffer
+                     (const Anonauth__V1__ImportedAccount   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__ImportedAccount *
+       anonauth__v1__imported_account__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__imported_account__free_unpacked
+                     (Anonauth__V1__ImportedAccount *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__ImportedProvider methods */
+void   anonauth__v1__imported_provider__init
+                     (Anonauth__V1__ImportedProvider         *message);
+size_t anonauth__v1__imported_provider__get_packed_size
+                     (const Anonauth__V1__ImportedProvider   *message);
+size_t anonauth__v1__imported_provider__pack
+                     (const Anonauth__V1__ImportedProvider   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__imported_provider__pack_to_buffer
+                     (const Anonauth__V1__ImportedProvider   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__ImportedProvider *
+       anonauth__v1__imported_provider__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__imported_provider__free_unpacked
+                     (Anonauth__V1__ImportedProvider *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__ImportAccountsRequest methods */
+void   anonauth__v1__import_accounts_request__init
+                     (Anonauth__V1__ImportAccountsRequest         *message);
+size_t anonauth__v1__import_accounts_request__get_packed_size
+                     (const Anonauth__V1__ImportAccountsRequest   *message);
+size_t anonauth__v1__import_accounts_request__pack
+                     (const Anonauth__V1__ImportAccountsRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__import_accounts_request__pack_to_buffer
+                     (const Anonauth__V1__ImportAccountsRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__ImportAccountsRequest *
+       anonauth__v1__import_accounts_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__import_accounts_request__free_unpacked
+                     (Anonauth__V1__ImportAccountsRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__ImportRowError methods */
+void   anonauth__v1__import_row_error__init
+                     (Anonauth__V1__ImportRowError         *message);
+size_t anonauth__v1__import_row_error__get_packed_size
+                     (const Anonauth__V1__ImportRowError   *message);
+size_t anonauth__v1__import_row_error__pack
+                     (const Anonauth__V1__ImportRowError   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__import_row_error__pack_to_buffer
+                     (const Anonauth__V1__ImportRowError   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__ImportRowError *
+       anonauth__v1__import_row_error__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__import_row_error__free_unpacked
+                     (Anonauth__V1__ImportRowError *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__ImportAccountsResponse methods */
+void   anonauth__v1__import_accounts_response__init
+                     (Anonauth__V1__ImportAccountsResponse         *message);
+size_t anonauth__v1__import_accounts_response__get_packed_size
+                     (const Anonauth__V1__ImportAccountsResponse   *message);
+size_t anonauth__v1__import_accounts_response__pack
+                     (const Anonauth__V1__ImportAccountsResponse   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__import_accounts_response__pack_to_buffer
+                     (const Anonauth__V1__ImportAccountsResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__ImportAccountsResponse *
+       anonauth__v1__import_accounts_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__import_accounts_response__free_unpacked
+                     (Anonauth__V1__ImportAccountsResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__ExportAccountsRequest methods */
+void   anonauth__v1__export_accounts_request__init
+                     (Anonauth__V1__ExportAccountsRequest         *message);
+size_t anonauth__v1__export_accounts_request__get_packed_size
+                     (const Anonauth__V1__ExportAccountsRequest   *message);
+size_t anonauth__v1__export_accounts_request__pack
+                     (const Anonauth__V1__ExportAccountsRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__export_accounts_request__pack_to_buffer
+                     (const Anonauth__V1__ExportAccountsRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__ExportAccountsRequest *
+       anonauth__v1__export_accounts_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__export_accounts_request__free_unpacked
+                     (Anonauth__V1__ExportAccountsRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__ExportedAccount methods */
+void   anonauth__v1__exported_account__init
+                     (Anonauth__V1__ExportedAccount         *message);
+size_t anonauth__v1__exported_account__get_packed_size
+                     (const Anonauth__V1__ExportedAccount   *message);
+size_t anonauth__v1__exported_account__pack
+                     (const Anonauth__V1__ExportedAccount   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__exported_account__pack_to_buffer
+                     (const Anonauth__V1__ExportedAccount   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__ExportedAccount *
+       anonauth__v1__exported_account__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__exported_account__free_unpacked
+                     (Anonauth__V1__ExportedAccount *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__ExportAccountsResponse methods */
+void   anonauth__v1__export_accounts_response__init
+                     (Anonauth__V1__ExportAccountsResponse         *message);
+size_t anonauth__v1__export_accounts_response__get_packed_size
+                     (const Anonauth__V1__ExportAccountsResponse   *message);
+size_t anonauth__v1__export_accounts_response__pack
+                     (const Anonauth__V1__ExportAccountsResponse   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__export_accounts_response__pack_to_buffer
+                     (const Anonauth__V1__ExportAccountsResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__ExportAccountsResponse *
+       anonauth__v1__export_accounts_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__export_accounts_response__free_unpacked
+                     (Anonauth__V1__ExportAccountsResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Anonauth__V1__ProjectConfig_Closure)
@@ -1261,6 +1670,33 @@ typedef void (*Anonauth__V1__BackupRequest_Closure)
 typedef void (*Anonauth__V1__BackupResponse_Closure)
                  (const Anonauth__V1__BackupResponse *message,
                   void *closure_data);
+typedef void (*Anonauth__V1__PasswordHashConfig_Closure)
+                 (const Anonauth__V1__PasswordHashConfig *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__ImportedAccount_Closure)
+                 (const Anonauth__V1__ImportedAccount *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__ImportedProvider_Closure)
+                 (const Anonauth__V1__ImportedProvider *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__ImportAccountsRequest_Closure)
+                 (const Anonauth__V1__ImportAccountsRequest *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__ImportRowError_Closure)
+                 (const Anonauth__V1__ImportRowError *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__ImportAccountsResponse_Closure)
+                 (const Anonauth__V1__ImportAccountsResponse *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__ExportAccountsRequest_Closure)
+                 (const Anonauth__V1__ExportAccountsRequest *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__ExportedAccount_Closure)
+                 (const Anonauth__V1__ExportedAccount *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__ExportAccountsResponse_Closure)
+                 (const Anonauth__V1__ExportAccountsResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -1340,6 +1776,14 @@ struct Anonauth__V1__AdminService_Service
                  const Anonauth__V1__BackupRequest *input,
                  Anonauth__V1__BackupResponse_Closure closure,
                  void *closure_data);
+  void (*import_accounts)(Anonauth__V1__AdminService_Service *service,
+                          const Anonauth__V1__ImportAccountsRequest *input,
+                          Anonauth__V1__ImportAccountsResponse_Closure closure,
+                          void *closure_data);
+  void (*export_accounts)(Anonauth__V1__AdminService_Service *service,
+                          const Anonauth__V1__ExportAccountsRequest *input,
+                          Anonauth__V1__ExportAccountsResponse_Closure closure,
+                          void *closure_data);
 };
 typedef void (*Anonauth__V1__AdminService_ServiceDestroy)(Anonauth__V1__AdminService_Service *);
 void anonauth__v1__admin_service__init (Anonauth__V1__AdminService_Service *service,
@@ -1365,7 +1809,9 @@ void anonauth__v1__admin_service__init (Anonauth__V1__AdminService_Service *serv
       function_prefix__ ## run_cleanup,\
       function_prefix__ ## get_usage,\
       function_prefix__ ## rotate_signing_key,\
-      function_prefix__ ## backup  }
+      function_prefix__ ## backup,\
+      function_prefix__ ## import_accounts,\
+      function_prefix__ ## export_accounts  }
 void anonauth__v1__admin_service__create_project(ProtobufCService *service,
                                                  const Anonauth__V1__CreateProjectRequest *input,
                                                  Anonauth__V1__ProjectConfig_Closure closure,
@@ -1438,10 +1884,19 @@ void anonauth__v1__admin_service__backup(ProtobufCService *service,
                                          const Anonauth__V1__BackupRequest *input,
                                          Anonauth__V1__BackupResponse_Closure closure,
                                          void *closure_data);
+void anonauth__v1__admin_service__import_accounts(ProtobufCService *service,
+                                                  const Anonauth__V1__ImportAccountsRequest *input,
+                                                  Anonauth__V1__ImportAccountsResponse_Closure closure,
+                                                  void *closure_data);
+void anonauth__v1__admin_service__export_accounts(ProtobufCService *service,
+                                                  const Anonauth__V1__ExportAccountsRequest *input,
+                                                  Anonauth__V1__ExportAccountsResponse_Closure closure,
+                                                  void *closure_data);
 
 /* --- descriptors --- */
 
 extern const ProtobufCEnumDescriptor    anonauth__v1__account_filter__descriptor;
+extern const ProtobufCEnumDescriptor    anonauth__v1__import_conflict__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__project_config__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__idp_config__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__create_project_request__descriptor;
@@ -1476,6 +1931,15 @@ extern const ProtobufCMessageDescriptor anonauth__v1__rotate_signing_key_request
 extern const ProtobufCMessageDescriptor anonauth__v1__rotate_signing_key_response__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__backup_request__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__backup_response__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__password_hash_config__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__imported_account__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__imported_provider__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__import_accounts_request__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__import_row_error__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__import_accounts_response__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__export_accounts_request__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__exported_account__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__export_accounts_response__descriptor;
 extern const ProtobufCServiceDescriptor anonauth__v1__admin_service__descriptor;
 
 PROTOBUF_C__END_DECLS
