@@ -14,7 +14,8 @@ extension Reason {
 enum ProjectConfigMapping {
   static let settable: Set<String> = [
     "anonymous_enabled", "email_password_enabled", "idps", "auto_cleanup_enabled", "sign_up_quota_per_hour",
-    "id_token_ttl_seconds", "password_min_length",
+    "id_token_ttl_seconds", "password_min_length", "firebase_project_id", "firebase_certs_json",
+    "firebase_certs_url", "firebase_create_unknown_users",
   ]
 
   static func config(_ record: ProjectRecord, masterKey: [UInt8]) -> ProjectConfig {
@@ -28,6 +29,10 @@ enum ProjectConfigMapping {
     config.signUpQuotaPerHour = UInt32(clamping: record.effectiveSignUpQuotaPerHour)
     config.idTokenTtlSeconds = UInt32(clamping: record.effectiveIDTokenTTLSeconds)
     config.passwordMinLength = UInt32(clamping: record.effectivePasswordMinLength)
+    config.firebaseProjectId = record.firebaseProjectID
+    config.firebaseCertsJson = record.firebaseCertsJSON
+    config.firebaseCertsUrl = record.firebaseCertsURL
+    config.firebaseCreateUnknownUsers = record.firebaseCreateUnknownUsers
     return config
   }
 
@@ -66,6 +71,28 @@ enum ProjectConfigMapping {
           throw RPCError(.invalidConfig, "password_min_length must be 6...4096 (0: the default, 6)")
         }
         next.passwordMinLength = length
+      case "firebase_project_id":
+        let id = config.firebaseProjectId
+        // Firebase project ids: 6 to 30 of [a-z0-9-]; older ones may be shorter.
+        guard
+          id.isEmpty
+            || (id.utf8.count <= 30
+              && id.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") })
+        else { throw RPCError(.invalidConfig, "firebase_project_id must be at most 30 of [a-z0-9-]") }
+        next.firebaseProjectID = id
+      case "firebase_certs_json":
+        guard config.firebaseCertsJson.utf8.count <= 64 * 1024 else {
+          throw RPCError(.invalidConfig, "firebase_certs_json must be at most 64 KiB")
+        }
+        next.firebaseCertsJSON = config.firebaseCertsJson
+      case "firebase_certs_url":
+        let url = config.firebaseCertsUrl
+        guard url.isEmpty || (url.hasPrefix("https://") && url.utf8.count <= 2048) else {
+          throw RPCError(.invalidConfig, "firebase_certs_url must be https")
+        }
+        next.firebaseCertsURL = url
+      case "firebase_create_unknown_users":
+        next.firebaseCreateUnknownUsers = config.firebaseCreateUnknownUsers
       case "idps":
         try validate(config.idps)
         // A secret not sent again is kept: GetProjectConfig never returns it.

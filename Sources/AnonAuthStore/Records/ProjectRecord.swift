@@ -11,6 +11,14 @@ public struct ProjectRecord: Sendable, Equatable {
   public var idTokenTTLSeconds: Int64 = 0
   public var passwordMinLength: Int64 = 0
   public var createdAtMs: Int64 = 0
+  /// The Firebase project whose ID tokens the session exchange accepts; empty: off.
+  public var firebaseProjectID = ""
+  /// Google's certificate set inline (tests, air-gapped installs); empty: fetched.
+  public var firebaseCertsJSON = ""
+  /// Where to fetch the certificate set; empty: Google's URL.
+  public var firebaseCertsURL = ""
+  /// An exchange for a uid that was not imported makes the account.
+  public var firebaseCreateUnknownUsers = false
 
   public init(projectID: String, createdAtMs: Int64) {
     self.projectID = projectID

@@ -3,7 +3,7 @@ public enum ProjectsRepository {
   static let columns = """
     project_id, anonymous_enabled, email_password_enabled, idps_json, auto_cleanup_enabled,
     auto_cleanup_enabled_at_ms, sign_up_quota_per_hour, id_token_ttl_seconds, password_min_length,
-    created_at_ms
+    created_at_ms, firebase_project_id, firebase_certs_json, firebase_certs_url, firebase_create_unknown_users
     """
 
   static func decode(_ row: Row) throws -> ProjectRecord {
@@ -16,6 +16,10 @@ public enum ProjectsRepository {
     project.signUpQuotaPerHour = try row.int64(6)
     project.idTokenTTLSeconds = try row.int64(7)
     project.passwordMinLength = try row.int64(8)
+    project.firebaseProjectID = try row.string(10)
+    project.firebaseCertsJSON = try row.string(11)
+    project.firebaseCertsURL = try row.string(12)
+    project.firebaseCreateUnknownUsers = try row.bool(13)
     return project
   }
 
@@ -24,24 +28,27 @@ public enum ProjectsRepository {
       .text(p.projectID), .integer(p.anonymousEnabled ? 1 : 0), .integer(p.emailPasswordEnabled ? 1 : 0),
       .text(p.idpsJSON), .integer(p.autoCleanupEnabled ? 1 : 0), .integer(p.autoCleanupEnabledAtMs),
       .integer(p.signUpQuotaPerHour), .integer(p.idTokenTTLSeconds), .integer(p.passwordMinLength),
-      .integer(p.createdAtMs),
+      .integer(p.createdAtMs), .text(p.firebaseProjectID), .text(p.firebaseCertsJSON), .text(p.firebaseCertsURL),
+      .integer(p.firebaseCreateUnknownUsers ? 1 : 0),
     ]
   }
 
   /// Inserts a project; a UNIQUE violation means it exists.
   public static func insert(_ db: Database, _ project: ProjectRecord) throws {
-    try db.execute("INSERT INTO projects (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?)", values(project))
+    try db.execute("INSERT INTO projects (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(project))
   }
 
   /// Writes every setting of an existing project.
   public static func update(_ db: Database, _ project: ProjectRecord) throws {
     // Every column but project_id and created_at_ms, then project_id for WHERE.
-    let args = Array(values(project)[1...8]) + [.text(project.projectID)]
+    let all = values(project)
+    let args = Array(all[1...8]) + Array(all[10...13]) + [.text(project.projectID)]
     try db.execute(
       """
       UPDATE projects SET anonymous_enabled = ?, email_password_enabled = ?, idps_json = ?,
         auto_cleanup_enabled = ?, auto_cleanup_enabled_at_ms = ?, sign_up_quota_per_hour = ?,
-        id_token_ttl_seconds = ?, password_min_length = ?
+        id_token_ttl_seconds = ?, password_min_length = ?, firebase_project_id = ?,
+        firebase_certs_json = ?, firebase_certs_url = ?, firebase_create_unknown_users = ?
       WHERE project_id = ?
       """, args)
   }

@@ -139,5 +139,26 @@ public enum AnonAuthSchema {
         -- the reuse grace window, the rows themselves after the retention period.
         CREATE INDEX refresh_tokens_rotated ON refresh_tokens(rotated_at_ms) WHERE rotated_at_ms > 0;
         """),
+    Migration(
+      version: 4,
+      sql: """
+        -- Moving from Firebase: the session exchange's settings, photo URLs (Firebase
+        -- keeps them), and the hash parameters imported password hashes were made with.
+        ALTER TABLE projects ADD COLUMN firebase_project_id TEXT NOT NULL DEFAULT '';
+        ALTER TABLE projects ADD COLUMN firebase_certs_json TEXT NOT NULL DEFAULT '';
+        ALTER TABLE projects ADD COLUMN firebase_certs_url TEXT NOT NULL DEFAULT '';
+        ALTER TABLE projects ADD COLUMN firebase_create_unknown_users INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE accounts ADD COLUMN photo_url TEXT NOT NULL DEFAULT '';
+        ALTER TABLE provider_identities ADD COLUMN photo_url TEXT NOT NULL DEFAULT '';
+        -- One row per distinct hash config an import used; the parameters (the signer key
+        -- is a secret) sealed under the master key. Imported hashes name their row.
+        CREATE TABLE password_hash_configs (
+          project_id TEXT NOT NULL REFERENCES projects(project_id) ON DELETE CASCADE,
+          config_id TEXT NOT NULL,
+          sealed BLOB NOT NULL,
+          created_at_ms INTEGER NOT NULL,
+          PRIMARY KEY (project_id, config_id)
+        ) WITHOUT ROWID;
+        """),
   ]
 }
