@@ -135,17 +135,7 @@ extension AdminService {
   {
     let project = try existing(request.projectId, context)
     let json = request.customClaimsJson
-    if !json.isEmpty {
-      guard json.utf8.count <= 1000 else {
-        throw RPCError(.forbiddenClaim, "custom claims are limited to 1000 bytes of JSON")
-      }
-      guard let object = JSONValue(jsonBytes: Array(json.utf8))?.objectValue else {
-        throw RPCError(.forbiddenClaim, "custom claims must be a JSON object")
-      }
-      if let reserved = object.keys.sorted().first(where: { IDTokenClaims.reserved.contains($0) }) {
-        throw RPCError(.forbiddenClaim, "\"\(reserved)\" is a reserved claim")
-      }
-    }
+    try CustomClaimsPolicy.check(json)
     let projectID = project.projectID
     let localID = request.localId
     let updated = try await env.write { db -> (AccountRecord, [IdentityRecord])? in

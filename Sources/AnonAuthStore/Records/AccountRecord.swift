@@ -17,6 +17,8 @@ public struct AccountRecord: Sendable, Equatable {
   public var customClaimsJSON = ""
   /// 0: not scheduled for automatic clean-up.
   public var scheduledDeletionAtMs: Int64 = 0
+  /// Kept for accounts brought over from Firebase; AnonAuth itself never sets it.
+  public var photoURL = ""
 
   public init(projectID: String, localID: String, isAnonymous: Bool, createdAtMs: Int64) {
     self.projectID = projectID
@@ -33,11 +35,15 @@ public struct IdentityRecord: Sendable, Equatable {
   public var rawID: String
   public var email: String
   public var displayName: String
+  public var photoURL: String
 
-  public init(providerID: String, rawID: String, email: String = "", displayName: String = "") {
+  public init(
+    providerID: String, rawID: String, email: String = "", displayName: String = "", photoURL: String = ""
+  ) {
     self.providerID = providerID
     self.rawID = rawID
     self.email = email
     self.displayName = displayName
+    self.photoURL = photoURL
   }
 }

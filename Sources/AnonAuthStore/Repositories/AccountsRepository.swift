@@ -3,7 +3,7 @@ public enum AccountsRepository {
   static let columns = """
     project_id, local_id, is_anonymous, email, email_verified, display_name, password_hash, disabled,
     created_at_ms, last_sign_in_at_ms, last_refresh_at_ms, valid_since, custom_claims_json,
-    scheduled_deletion_at_ms
+    scheduled_deletion_at_ms, photo_url
     """
 
   static func decode(_ row: Row) throws -> AccountRecord {
@@ -20,6 +20,7 @@ public enum AccountsRepository {
     a.validSince = try row.int64(11)
     a.customClaimsJSON = try row.string(12)
     a.scheduledDeletionAtMs = try row.int64(13)
+    a.photoURL = try row.string(14)
     return a
   }
 
@@ -30,12 +31,12 @@ public enum AccountsRepository {
       .integer(a.emailVerified ? 1 : 0), .text(a.displayName), a.passwordHash.map { .text($0) } ?? .null,
       .integer(a.disabled ? 1 : 0), .integer(a.createdAtMs), .integer(a.lastSignInAtMs),
       .integer(a.lastRefreshAtMs), .integer(a.validSince), .text(a.customClaimsJSON),
-      .integer(a.scheduledDeletionAtMs),
+      .integer(a.scheduledDeletionAtMs), .text(a.photoURL),
     ]
   }
 
   public static func insert(_ db: Database, _ account: AccountRecord) throws {
-    try db.execute("INSERT INTO accounts (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(account))
+    try db.execute("INSERT INTO accounts (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(account))
   }
 
   /// Rewrites every column of an existing account but its key.
@@ -49,7 +50,7 @@ public enum AccountsRepository {
       """
       UPDATE accounts SET is_anonymous = ?, email = ?, email_verified = ?, display_name = ?,
         password_hash = ?, disabled = ?, created_at_ms = ?, last_sign_in_at_ms = ?, last_refresh_at_ms = ?,
-        valid_since = ?, custom_claims_json = ?, scheduled_deletion_at_ms = ?
+        valid_since = ?, custom_claims_json = ?, scheduled_deletion_at_ms = ?, photo_url = ?
       WHERE project_id = ? AND local_id = ?
       """, Array(all[2...]) + [all[0], all[1]])
   }
@@ -83,13 +84,13 @@ public enum AccountsRepository {
   {
     try db.query(
       """
-      SELECT provider_id, raw_id, email, display_name FROM provider_identities
+      SELECT provider_id, raw_id, email, display_name, photo_url FROM provider_identities
       WHERE project_id = ? AND local_id = ? ORDER BY provider_id
       """, [.text(projectID), .text(localID)]
     ).map {
       IdentityRecord(
         providerID: try $0.string(0), rawID: try $0.string(1), email: try $0.string(2),
-        displayName: try $0.string(3))
+        displayName: try $0.string(3), photoURL: try $0.string(4))
     }
   }
 
@@ -98,13 +99,13 @@ public enum AccountsRepository {
   ) throws {
     try db.execute(
       """
-      INSERT INTO provider_identities (project_id, provider_id, raw_id, local_id, email, display_name)
-      VALUES (?,?,?,?,?,?)
+      INSERT INTO provider_identities
+        (project_id, provider_id, raw_id, local_id, email, display_name, photo_url)
+      VALUES (?,?,?,?,?,?,?)
       """,
       [
         .text(projectID), .text(identity.providerID), .text(identity.rawID), .text(localID),
-        .text(identity.email),
-        .text(identity.displayName),
+        .text(identity.email), .text(identity.displayName), .text(identity.photoURL),
       ])
   }
 
