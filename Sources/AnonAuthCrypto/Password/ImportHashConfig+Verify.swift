@@ -1,7 +1,7 @@
 extension ImportHashConfig {
-  /// Bounds on what `verify` will hash. Passwords: Firebase allows at most 4,096
-  /// characters' worth. Salts: Firebase's are 14 bytes. Hashes: 16 bytes is the least
-  /// that is not guessable by chance; 1,024 covers any signer key's length.
+  /// Bounds on what `verify` will hash, so hostile sizes cost nothing: passwords up to
+  /// 4 KiB, salts up to 1 KiB (Firebase's published example has 10 bytes), hashes from 16
+  /// bytes (less could match by chance) to 1 KiB (a SCRYPT hash is as long as the key).
   public static let maxPasswordBytes = 4096
   public static let maxSaltBytes = 1024
   public static let hashBytesRange = 16...1024

@@ -28,7 +28,8 @@ public struct ImportHashConfig: Sendable, Equatable {
   /// SCRYPT: log2 of the cost N. Otherwise 0.
   public let memCost: Int
   /// HMAC_SHA256: the salt goes before the password (`--hash-input-order=SALT_FIRST`).
-  /// Firebase's default is password first. Otherwise false.
+  /// Firebase's default is password first: firebase-admin-node's integration tests import
+  /// HMAC(key, password + salt) with no order and sign in. Otherwise false.
   public let saltFirst: Bool
 
   /// SCRYPT bounds are Firebase's own (`FirebaseScrypt`).
