@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // AnonAuth: self-hosted anonymous-first authentication. No Swift package dependencies:
-// Foundation, the toolchain's own modules and three Debian system libraries.
+// Foundation, the toolchain's own modules and four Debian system libraries.
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -27,6 +27,10 @@ let package = Package(
     .systemLibrary(
       name: "CProtobufC", pkgConfig: "libprotobuf-c",
       providers: [.apt(["libprotobuf-c-dev"]), .brew(["protobuf-c"])]),
+    // libxcrypt, for bcrypt hashes imported from Firebase (its library is in every Debian).
+    .systemLibrary(
+      name: "CCrypt", pkgConfig: "libxcrypt",
+      providers: [.apt(["libcrypt-dev"]), .brew(["libxcrypt"])]),
     .target(name: "CShims", dependencies: ["COpenSSL"]),
 
     // The protobuf-c code generated from Protos/ by `make proto` (committed).
@@ -38,7 +42,7 @@ let package = Package(
       swiftSettings: swiftSettings),
     // Keys, certificates, tokens, random ids.
     .target(
-      name: "AnonAuthCrypto", dependencies: ["COpenSSL", "CShims"],
+      name: "AnonAuthCrypto", dependencies: ["COpenSSL", "CShims", "CCrypt"],
       swiftSettings: swiftSettings),
     // The epoll event loop and TLS connections, shared by server and client.
     .target(
