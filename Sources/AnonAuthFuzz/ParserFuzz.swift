@@ -8,8 +8,11 @@ import Foundation
 
 enum JWKSFuzz {
   static func run(_ data: [UInt8]) {
-    guard let set = try? JWKSet(json: data) else { return }
-    for algorithm in ["RS256", "ES256"] { _ = set.candidates(kid: nil, algorithm: algorithm) }
+    if let set = try? JWKSet(json: data) {
+      for algorithm in ["RS256", "ES256"] { _ = set.candidates(kid: nil, algorithm: algorithm) }
+    }
+    // The same bytes as Google's x509 certificate map (the Firebase session exchange).
+    if let set = try? JWKSet(x509JSON: data) { _ = set.candidates(kid: "kid", algorithm: "RS256") }
   }
 }
 

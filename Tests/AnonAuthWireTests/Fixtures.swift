@@ -105,6 +105,7 @@ enum Fixtures {
     Sample(credential),
     Sample(SignInWithPasswordRequest(email: "ana@example.com", password: "correct horse")),
     Sample(SignInWithIdpRequest(credential: credential)),
+    Sample(SignInWithFirebaseIdTokenRequest(idToken: "eyJ.firebase.id-token")),
     Sample(LinkWithCredentialRequest(idToken: "eyJ.id.token", credential: credential)),
     Sample(UnlinkProviderRequest(idToken: "eyJ.id.token", providerId: "google.com")),
     Sample(RefreshTokenRequest(refreshToken: "AMf-vBx_refresh_token_43_characters_long_abc")),

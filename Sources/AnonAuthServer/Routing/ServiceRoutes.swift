@@ -18,6 +18,9 @@ public enum ServiceRoutes {
     router.unary(AccountService.name, "SignUp", authenticate: apiKey, accounts.signUp)
     router.unary(AccountService.name, "SignInWithPassword", authenticate: apiKey, accounts.signInWithPassword)
     router.unary(AccountService.name, "SignInWithIdp", authenticate: apiKey, accounts.signInWithIdp)
+    router.unary(
+      AccountService.name, "SignInWithFirebaseIdToken", authenticate: apiKey,
+      accounts.signInWithFirebaseIdToken)
     router.unary(AccountService.name, "LinkWithCredential", authenticate: apiKey, accounts.linkWithCredential)
     router.unary(AccountService.name, "UnlinkProvider", authenticate: apiKey, accounts.unlinkProvider)
     router.unary(AccountService.name, "RefreshToken", authenticate: apiKey, accounts.refreshToken)

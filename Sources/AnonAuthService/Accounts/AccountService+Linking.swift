@@ -102,6 +102,16 @@ extension AccountService {
   func throttledIdentity(_ credential: Credential, project: ProjectRecord, context: CallContext)
     async throws(RPCError) -> VerifiedIdentity
   {
+    try await throttledVerification(project: project, context: context) { () async throws(RPCError) in
+      try await AccountLinker(env: env).identity(for: credential, project: project)
+    }
+  }
+
+  /// Runs `verify` (a provider token's verification) under the per-IP identity-provider
+  /// throttle, as `throttledIdentity` describes.
+  func throttledVerification<T: Sendable>(
+    project: ProjectRecord, context: CallContext, _ verify: () async throws(RPCError) -> T
+  ) async throws(RPCError) -> T {
     let throttle = env.linking.idpThrottle
     let projectID = project.projectID
     let ipKey = throttleIPKey(context, projectID: projectID)
@@ -109,9 +119,9 @@ extension AccountService {
     try reserveAttempt(
       throttle, account: nil, ip: ipKey, nowMs: attemptAtMs, refusals: env.metrics.idpThrottled,
       message: "too many failed identity-provider sign-ins; try again later")
-    let identity: VerifiedIdentity
+    let identity: T
     do {
-      identity = try await AccountLinker(env: env).identity(for: credential, project: project)
+      identity = try await verify()
     } catch {
       // Only a judged token is a failure. Not judged: the provider's concurrency bound
       // refused the call, the call ended (deadline, closed connection), or the method or

@@ -3,7 +3,9 @@ import AnonAuthWire
 import Synchronization
 
 /// Identity providers' public keys: parsed once per inline `jwks_json`, and fetched from
-/// `jwks_url` over HTTPS and kept as long as the response's `Cache-Control` allows.
+/// `jwks_url` over HTTPS and kept as long as the response's `Cache-Control` allows. The
+/// Firebase session exchange keeps Google's x509 certificate map here too
+/// (`KeySetFormat.x509`), cached apart from any JWKS at the same URL.
 ///
 /// - Without `max-age` keys are kept 5 minutes; any lifetime is clamped to 30 s ... 24 h,
 ///   so `no-store` cannot turn every sign-in into a fetch.
@@ -40,14 +42,14 @@ final class JWKSCache: Sendable {
     self.clock = clock
   }
 
-  /// The keys of an inline `jwks_json`.
+  /// The keys of an inline `jwks_json` (or, with `.x509`, an inline certificate map).
   /// - Throws: `INVALID_IDP_RESPONSE` when it holds no usable key.
-  func inline(_ json: String) throws(RPCError) -> JWKSet {
-    let digest = SHA256.hash(Array(json.utf8))
+  func inline(_ json: String, format: KeySetFormat = .jwks) throws(RPCError) -> JWKSet {
+    let digest = SHA256.hash(Array(Self.cacheKey(json, format).utf8))
     if let set = state.withLock({ $0.inline[digest] }) { return set }
     let set: JWKSet
     do {
-      set = try JWKSet(json: Array(json.utf8))
+      set = try format.parse(Array(json.utf8))
     } catch {
       throw RPCError(.invalidIdpResponse, "the provider's configured keys hold no RS256 or ES256 key")
     }
@@ -59,20 +61,23 @@ final class JWKSCache: Sendable {
   }
 
   /// The keys published at `url`.
-  /// - Parameter refresh: the cached keys lack the token's key id: fetch again unless that
-  ///   was done within the last 30 s.
+  /// - Parameters:
+  ///   - refresh: the cached keys lack the token's key id: fetch again unless that was
+  ///     done within the last 30 s.
+  ///   - format: how the URL's keys are written.
   /// - Throws: `INVALID_IDP_RESPONSE` when no usable keys can be had.
-  func keys(url: String, refresh: Bool) async throws(RPCError) -> JWKSet {
+  func keys(url: String, refresh: Bool, format: KeySetFormat = .jwks) async throws(RPCError) -> JWKSet {
     let now = clock.nowMs()
-    let cached = state.withLock { $0.fetched[url] }
+    let key = Self.cacheKey(url, format)
+    let cached = state.withLock { $0.fetched[key] }
     if let cached {
       if !refresh && now < cached.freshUntilMs { return cached.set }
       if refresh && now - cached.fetchedAtMs < Self.refetchIntervalMs { return cached.set }
     }
     let task = state.withLock { state in
-      if let running = state.inFlight[url] { return running }
-      let started = Task { await self.fetch(url) }
-      state.inFlight[url] = started
+      if let running = state.inFlight[key] { return running }
+      let started = Task { await self.fetch(url, format: format, key: key) }
+      state.inFlight[key] = started
       return started
     }
     switch await task.value {
@@ -84,16 +89,25 @@ final class JWKSCache: Sendable {
     }
   }
 
-  private func fetch(_ url: String) async -> Result<Fetched, RPCError> {
-    let result = await download(url)
+  /// The state's key for a URL or inline text read in `format`: JWKS keep the bare URL,
+  /// so that one URL read in two formats is two entries.
+  private static func cacheKey(_ source: String, _ format: KeySetFormat) -> String {
+    switch format {
+    case .jwks: source
+    case .x509: "x509 " + source
+    }
+  }
+
+  private func fetch(_ url: String, format: KeySetFormat, key: String) async -> Result<Fetched, RPCError> {
+    let result = await download(url, format: format)
     state.withLock { state in
-      state.inFlight[url] = nil
-      if case .success(let fetched) = result { state.fetched[url] = fetched }
+      state.inFlight[key] = nil
+      if case .success(let fetched) = result { state.fetched[key] = fetched }
     }
     return result
   }
 
-  private func download(_ url: String) async -> Result<Fetched, RPCError> {
+  private func download(_ url: String, format: KeySetFormat) async -> Result<Fetched, RPCError> {
     let response: OutboundResponse
     do {
       response = try await outbound.get(url)
@@ -105,7 +119,7 @@ final class JWKSCache: Sendable {
     guard response.status == 200 else {
       return .failure(RPCError(.invalidIdpResponse, "the provider's keys URL answered \(response.status)"))
     }
-    guard let set = try? JWKSet(json: response.body) else {
+    guard let set = try? format.parse(response.body) else {
       return .failure(RPCError(.invalidIdpResponse, "the provider's keys URL holds no RS256 or ES256 key"))
     }
     let now = clock.nowMs()

@@ -27,14 +27,15 @@ enum LinkCommands {
     \(Connection.help)
     """
 
-  static let signInSummary = "sign in with a credential (email, google, facebook, oidc)"
+  static let signInSummary = "sign in with a credential (email, google, facebook, oidc, firebase)"
   static let signInHelp = """
-    Usage: anonauth signin email|google|facebook|oidc [credential options] [options]
+    Usage: anonauth signin email|google|facebook|oidc|firebase [credential options] [options]
 
     Signs in, replacing the signed-in user. A first sign-in with a provider identity
     creates a permanent account. Prints the uid.
 
     \(credentialHelp)
+    \(FirebaseSignIn.credentialHelp)
 
     \(Connection.help)
     """
@@ -74,6 +75,7 @@ enum LinkCommands {
   }
 
   static func signIn(_ arguments: Arguments) async throws(CLIError) {
+    if arguments.positionals.first == "firebase" { return try await FirebaseSignIn.run(arguments) }
     let auth = try Connection(arguments).auth()
     let credential = try credential(arguments, command: "signin")
     let result: AuthDataResult
@@ -132,7 +134,9 @@ enum LinkCommands {
         providerID: provider, idToken: try SecretInput.token(arguments, "id-token"), nonce: arguments["nonce"]
       )
     default:
-      throw .usage("\(command): expected email, google, facebook or oidc (see anonauth \(command) --help)")
+      throw .usage(
+        "\(command): expected email, google, facebook or oidc\(command == "signin" ? " (or firebase)" : "") (see anonauth \(command) --help)"
+      )
     }
   }
 
