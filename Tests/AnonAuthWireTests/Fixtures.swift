@@ -73,6 +73,18 @@ enum Fixtures {
     id: 42, status: status, payload: [0x0a, 0x00, 0xff],
     metadata: ["x-request-id": "req-1", "b": "2", "a": "1"])
 
+  static let importedAccount = ImportedAccount(
+    localId: "firebase-uid-1", email: "ana@example.com", emailVerified: true, displayName: unicode,
+    photoUrl: "https://example.com/a.png", disabled: true, createdAtMs: 1_700_000_000_000,
+    lastSignInAtMs: Int64.max, customClaimsJson: "{\"admin\":true}", passwordHash: allByteValues,
+    salt: [0xe3, 0x6c, 0x44], providers: [ImportedProvider(providerId: "facebook.com", rawId: "42")],
+    anonauthPasswordHash: "$scrypt$ln=15,r=8,p=1$c2FsdA$aGFzaA")
+
+  static let exportedAccount = ExportedAccount(
+    account: accountInfo, photoUrl: "https://example.com/a.png", firebasePasswordHash: allByteValues,
+    firebaseSalt: [1, 2, 3], anonauthPasswordHash: "$scrypt$ln=15,r=8,p=1$c2FsdA$aGFzaA",
+    providerPhotoUrls: ["", "https://example.com/b.png"])
+
   static let populated: [Sample] = [
     // anonauth/rpc/v1/rpc.proto
     Sample("Frame.call", Frame(kind: .call(call))),
@@ -184,6 +196,28 @@ enum Fixtures {
     Sample(RotateSigningKeyResponse(kid: "key-2024-01")),
     Sample(BackupRequest(name: "nightly.sqlite")),
     Sample(BackupResponse(path: "/var/lib/anonauth/backups/nightly.sqlite", bytes: 1 << 40)),
+    Sample(
+      PasswordHashConfig(
+        algorithm: "SCRYPT", signerKey: allByteValues, saltSeparator: [0x07], rounds: 8, memCost: 14,
+        saltFirst: true)),
+    Sample(
+      ImportedProvider(
+        providerId: "google.com", rawId: "1234567890", email: "ana@example.com", displayName: unicode,
+        photoUrl: "https://example.com/a.png")),
+    Sample(importedAccount),
+    Sample(
+      ImportAccountsRequest(
+        projectId: "demo-project", accounts: [importedAccount, ImportedAccount()],
+        hashConfig: PasswordHashConfig(algorithm: "BCRYPT"), onConflict: .fail, dryRun: true,
+        firstIndex: UInt64.max)),
+    Sample(
+      ImportRowError(index: 41, localId: "uid-41", reason: "EMAIL_EXISTS", message: "another account has it")),
+    Sample(
+      ImportAccountsResponse(
+        imported: 998, skipped: 1, errors: [ImportRowError(index: 3, reason: "INVALID_UID")])),
+    Sample(ExportAccountsRequest(projectId: "demo-project", pageSize: 1000, pageToken: "dWlk")),
+    Sample(exportedAccount),
+    Sample(ExportAccountsResponse(accounts: [exportedAccount, ExportedAccount()], nextPageToken: "dWlk")),
 
     // anonauth/v1/token.proto
     Sample(VerifyIdTokenRequest(idToken: "eyJ.id.token", checkRevoked: true)),

@@ -28,7 +28,8 @@ public enum ProjectsRepository {
       .text(p.projectID), .integer(p.anonymousEnabled ? 1 : 0), .integer(p.emailPasswordEnabled ? 1 : 0),
       .text(p.idpsJSON), .integer(p.autoCleanupEnabled ? 1 : 0), .integer(p.autoCleanupEnabledAtMs),
       .integer(p.signUpQuotaPerHour), .integer(p.idTokenTTLSeconds), .integer(p.passwordMinLength),
-      .integer(p.createdAtMs), .text(p.firebaseProjectID), .text(p.firebaseCertsJSON), .text(p.firebaseCertsURL),
+      .integer(p.createdAtMs), .text(p.firebaseProjectID), .text(p.firebaseCertsJSON),
+      .text(p.firebaseCertsURL),
       .integer(p.firebaseCreateUnknownUsers ? 1 : 0),
     ]
   }
