@@ -36,7 +36,8 @@ public enum AccountsRepository {
   }
 
   public static func insert(_ db: Database, _ account: AccountRecord) throws {
-    try db.execute("INSERT INTO accounts (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(account))
+    try db.execute(
+      "INSERT INTO accounts (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(account))
   }
 
   /// Rewrites every column of an existing account but its key.
