@@ -114,7 +114,11 @@ extension AccountService {
     let stored = tooLong ? nil : found?.passwordHash
     let verification: PasswordHasher.Verification
     do {
-      verification = try await env.verifyPassword(checked, against: stored)
+      if let stored, let imported = ImportedPasswordHash(stored: stored) {
+        verification = try await env.verifyImportedPassword(checked, against: imported, projectID: projectID)
+      } else {
+        verification = try await env.verifyPassword(checked, against: stored)
+      }
     } catch {
       // Not judged (the password pool was full, or the call ended): not a failure.
       throttle.release(account: accountKey, ip: ipKey, reservedAtMs: attemptAtMs)

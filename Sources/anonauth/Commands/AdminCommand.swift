@@ -29,6 +29,9 @@ enum AdminCommand {
       usage
       rotate-signing-key
       backup NAME                             an online copy into DATA_DIR/backups/NAME
+      import-firebase FILE [--hash-config FILE] [--on-conflict skip|fail] [--dry-run]
+                                              users from firebase auth:export (JSON or CSV),
+                                              uids and password hashes kept, 1000 per call
 
     The project defaults to client.json's project_id. The admin key is read from a file,
     never from the command line (where `ps` would show it): --admin-key-file FILE, else the
@@ -38,7 +41,9 @@ enum AdminCommand {
     \(Connection.help)
     """
 
-  static let switches: Set<String> = ["enable", "all", "all-projects", "anonymous", "email-password"]
+  static let switches: Set<String> = [
+    "enable", "all", "all-projects", "anonymous", "email-password", "dry-run",
+  ]
 
   struct Context {
     let connection: Connection
@@ -142,6 +147,8 @@ enum AdminCommand {
     case "rotate-signing-key":
       let r: RotateSigningKeyResponse = try await c.call("RotateSigningKey", RotateSigningKeyRequest())
       out(c, ["kid": .string(r.kid)], r.kid)
+    case "import-firebase":
+      try await FirebaseImportCommand.run(c)
     case "backup":
       let name = try c.arg(0, "NAME")
       let bar = ProgressBar(total: 1, label: "backup")
