@@ -8,6 +8,8 @@ enum RequestsFuzz {
     decode(SignInWithIdpRequest.self), decode(LinkWithCredentialRequest.self),
     decode(UnlinkProviderRequest.self), decode(RefreshTokenRequest.self),
     decode(GetAccountInfoRequest.self), decode(DeleteAccountRequest.self),
+    decode(SignInWithFirebaseIdTokenRequest.self), decode(ImportAccountsRequest.self),
+    decode(ExportAccountsRequest.self),
     decode(CreateProjectRequest.self), decode(GetProjectConfigRequest.self),
     decode(UpdateProjectConfigRequest.self), decode(CreateApiKeyRequest.self),
     decode(ListApiKeysRequest.self), decode(RevokeApiKeyRequest.self),

@@ -9,7 +9,7 @@ import contextlib
 import os
 import sqlite3
 
-from conftest import call
+from conftest import Daemon, call
 from test_firebase_exchange import FIREBASE_PROJECT, Securetoken, rpc
 
 ACCOUNT = "/anonauth.v1.AccountService/"
@@ -210,3 +210,34 @@ def test_cli_imports_a_firebase_export_of_thousands(daemon, pb, tmp_path):
               pb.account.AccountInfo, admin=True)[1]
     assert got.display_name == "Name, with comma"
     assert [(p.provider_id, p.raw_id) for p in got.providers] == [("google.com", "4242")]
+
+    # The export gives back the same users, hashes included, and imports into a new store.
+    exported_file = tmp_path / "export.json"
+    out = subprocess.run([CLI, "admin", "export-firebase", str(exported_file), "--data-dir", daemon.dir, "--json"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    exported = {u["localId"]: u for u in json.loads(exported_file.read_text())["users"]}
+    for original in users[:2500]:
+        back = exported[original["localId"]]
+        for key in ("email", "displayName", "createdAt", "lastSignedInAt", "customAttributes"):
+            if (key, original["localId"]) != ("lastSignedInAt", "fbuser00001"):  # it signed in since
+                assert back.get(key) == original.get(key), (key, original, back)
+        assert back["disabled"] == original.get("disabled", False)
+    assert (exported["fbuser00006"]["passwordHash"], exported["fbuser00006"]["salt"]) == (HASH, SALT)
+    assert exported["fbuser00001"]["anonauthPasswordHash"].startswith("$scrypt$")  # re-hashed at sign-in
+    google = [p for p in exported["fbuser00002"]["providerUserInfo"] if p["providerId"] == "google.com"]
+    assert google == [{"providerId": "google.com", "rawId": str(10**12 + 2), "email": "g2@example.com",
+                       "photoUrl": "https://example.com/p.png"}]
+
+    second = Daemon()
+    try:
+        configure(second, pb, Securetoken().certs_json)
+        moved = subprocess.run([CLI, "admin", "import-firebase", str(exported_file), "--hash-config", str(hash_config),
+                                "--data-dir", second.dir, "--json"], capture_output=True, text=True, timeout=120)
+        assert moved.returncode == 0, moved.stdout + moved.stderr
+        assert json.loads(moved.stdout)["imported"] == len(exported)
+        for email, uid in (("user1@example.com", "fbuser00001"), ("user6@example.com", "fbuser00006")):
+            status, auth = sign_in(second, pb, email, "user1password")
+            assert (status.code, auth.local_id) == (0, uid), status
+    finally:
+        second.stop()

@@ -60,5 +60,6 @@ public enum ServiceRoutes {
     router.unary(AdminService.name, "GetUsage", authenticate: adminKey, admin.getUsage)
     router.unary(AdminService.name, "Backup", authenticate: adminKey, admin.backup)
     router.unary(AdminService.name, "ImportAccounts", authenticate: adminKey, admin.importAccounts)
+    router.unary(AdminService.name, "ExportAccounts", authenticate: adminKey, admin.exportAccounts)
   }
 }

@@ -32,6 +32,7 @@ enum AdminCommand {
       import-firebase FILE [--hash-config FILE] [--on-conflict skip|fail] [--dry-run]
                                               users from firebase auth:export (JSON or CSV),
                                               uids and password hashes kept, 1000 per call
+      export-firebase FILE                    every account, hashes included, in the same JSON
 
     The project defaults to client.json's project_id. The admin key is read from a file,
     never from the command line (where `ps` would show it): --admin-key-file FILE, else the
@@ -149,6 +150,8 @@ enum AdminCommand {
       out(c, ["kid": .string(r.kid)], r.kid)
     case "import-firebase":
       try await FirebaseImportCommand.run(c)
+    case "export-firebase":
+      try await FirebaseExportCommand.run(c)
     case "backup":
       let name = try c.arg(0, "NAME")
       let bar = ProgressBar(total: 1, label: "backup")
