@@ -48,6 +48,11 @@ def rows(pb):
         A(local_id="fb-bad-provider", providers=[pb.admin.ImportedProvider(provider_id="Bad Id", raw_id="1")]),
         A(local_id="fb-same-email", email="user1@example.com"),                  # 7 EMAIL_EXISTS
         A(local_id="fb-same-google", providers=[pb.admin.ImportedProvider(provider_id="google.com", raw_id="1098")]),
+        A(local_id="fb-anonymous-user"),                                          # 9 DUPLICATE_UID
+        A(local_id="fb-other", email="g@example.com"),                            # 10 DUPLICATE_EMAIL
+        A(local_id="fb-no-config", email="nc@example.com", password_hash=b"x" * 32),  # 11 (no config below)
+        A(local_id="fb-bad-time", created_at_ms=-5),                              # 12 INVALID_FIELD
+        A(local_id="fb-hash-no-email", password_hash=b"x" * 32),                  # 13 INVALID_PASSWORD_HASH
     ]
 
 
@@ -81,21 +86,29 @@ def test_import_keeps_uids_hashes_and_is_idempotent(daemon, pb):
     before = count(daemon, pb)
 
     dry = import_request(daemon, pb, rows(pb), dry_run=True)
-    assert (dry.imported, dry.skipped) == (3, 0)
+    assert (dry.imported, dry.skipped) == (4, 0)
     assert count(daemon, pb) == before
 
     first = import_request(daemon, pb, rows(pb), first_index=0)
-    assert (first.imported, first.skipped) == (3, 0)
+    assert (first.imported, first.skipped) == (4, 0)
     reasons = {e.index: e.reason for e in first.errors}
     assert reasons == {3: "INVALID_UID", 4: "INVALID_EMAIL", 5: "FORBIDDEN_CLAIM", 6: "INVALID_PROVIDER",
-                       7: "EMAIL_EXISTS", 8: "CREDENTIAL_ALREADY_IN_USE"}, first.errors
-    assert count(daemon, pb) == before + 3
+                       7: "DUPLICATE_EMAIL", 8: "CREDENTIAL_ALREADY_IN_USE", 9: "DUPLICATE_UID",
+                       10: "DUPLICATE_EMAIL", 12: "INVALID_FIELD", 13: "INVALID_PASSWORD_HASH"}, first.errors
+    assert count(daemon, pb) == before + 4  # the three good rows and fb-no-config (the request has a config)
+    later = import_request(daemon, pb, [pb.admin.ImportedAccount(local_id="fb-late", email="user1@example.com")])
+    assert [e.reason for e in later.errors] == ["EMAIL_EXISTS"]
+    no_config = pb.admin.ImportAccountsRequest(project_id=daemon.client_json["project_id"],
+                                               accounts=[rows(pb)[11]], first_index=11)
+    no_config.accounts[0].local_id = "fb-no-config-2"
+    status, refused = rpc(daemon, pb, ADMIN + "ImportAccounts", no_config, pb.admin.ImportAccountsResponse, admin=True)
+    assert [(e.index, e.reason) for e in refused.errors] == [(11, "MISSING_HASH_CONFIG")]
 
     again = import_request(daemon, pb, rows(pb)[:3])
     assert (again.imported, again.skipped, len(again.errors)) == (0, 3, 0)
     strict = import_request(daemon, pb, rows(pb)[:1], on_conflict=pb.admin.IMPORT_CONFLICT_FAIL, first_index=41)
     assert [(e.index, e.reason) for e in strict.errors] == [(41, "UID_EXISTS")]
-    assert count(daemon, pb) == before + 3
+    assert count(daemon, pb) == before + 4
 
     got = rpc(daemon, pb, ADMIN + "GetAccount",
               pb.admin.GetAccountRequest(project_id=daemon.client_json["project_id"], local_id="fb-password-user"),
@@ -241,3 +254,30 @@ def test_cli_imports_a_firebase_export_of_thousands(daemon, pb, tmp_path):
             assert (status.code, auth.local_id) == (0, uid), status
     finally:
         second.stop()
+
+
+def test_other_algorithms_sign_in_after_import(daemon, pb):
+    """PBKDF2_SHA256 and HMAC_SHA256 hashes made here with hashlib/hmac, as another
+    system would have stored them, sign in after an import (one config per call)."""
+    import hashlib
+    import hmac
+    configure(daemon, pb, Securetoken().certs_json)
+    salt = b"pepper-free salt"
+    cases = [
+        ("PBKDF2_SHA256", dict(rounds=1000), hashlib.pbkdf2_hmac("sha256", b"pbkdf2 pass", salt, 1000, 64),
+         "pbkdf2@example.com", "pbkdf2 pass"),
+        ("HMAC_SHA256", dict(signer_key=b"hmac-key"), hmac.new(b"hmac-key", b"hmac pass" + salt, "sha256").digest(),
+         "hmac@example.com", "hmac pass"),
+    ]
+    for n, (algorithm, params, digest, email, password) in enumerate(cases):
+        req = pb.admin.ImportAccountsRequest(project_id=daemon.client_json["project_id"], accounts=[
+            pb.admin.ImportedAccount(local_id=f"other-{n}", email=email, password_hash=digest, salt=salt)])
+        req.hash_config.algorithm = algorithm
+        for key, value in params.items():
+            setattr(req.hash_config, key, value)
+        status, response = rpc(daemon, pb, ADMIN + "ImportAccounts", req, pb.admin.ImportAccountsResponse,
+                               admin=True)
+        assert (status.code, response.imported, list(response.errors)) == (0, 1, []), (status, response)
+        assert sign_in(daemon, pb, email, password + "!")[0].reason == "INVALID_LOGIN_CREDENTIALS"
+        status, auth = sign_in(daemon, pb, email, password)
+        assert (status.code, auth.local_id) == (0, f"other-{n}"), status

@@ -105,10 +105,22 @@ extension AdminService {
     var skipped: UInt32 = 0
     var errors: [ImportRowError] = []
     var usesConfig = false
+    // What earlier rows of this call took: a file that names a uid or an email twice is
+    // told so, not answered as if the store had it before.
+    var uidsInCall: Set<String> = []
+    var emailsInCall: Set<String> = []
     for (index, row) in rows {
       func refuse(_ reason: String, _ message: String) {
         errors.append(
           ImportRowError(index: index, localId: row.account.localID, reason: reason, message: message))
+      }
+      if uidsInCall.contains(row.account.localID) {
+        refuse("DUPLICATE_UID", "an earlier row of this batch has this uid")
+        continue
+      }
+      if let email = row.account.email, emailsInCall.contains(email) {
+        refuse("DUPLICATE_EMAIL", "an earlier row of this batch has this email")
+        continue
       }
       if try AccountsRepository.get(db, projectID: projectID, localID: row.account.localID) != nil {
         if failOnConflict { refuse("UID_EXISTS", "an account with this uid exists") } else { skipped += 1 }
@@ -148,6 +160,8 @@ extension AdminService {
         continue
       }
       imported += 1
+      uidsInCall.insert(account.localID)
+      if let email = account.email { emailsInCall.insert(email) }
       if account.passwordHash.map({ $0.hasPrefix(ImportedPasswordHash.prefix) }) == true { usesConfig = true }
     }
     if usesConfig, let sealedConfig {
