@@ -17,6 +17,7 @@ import platform
 import shutil
 import subprocess
 import tempfile
+import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BIN = ROOT / ".build" / "release"
@@ -82,6 +83,39 @@ def bench(daemon, rsa, *args, allow_failures=False):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def import_firebase(daemon, count):
+    """A made-up Firebase export (three in five anonymous, the rest email with Firebase's
+    published scrypt example hash, or Google), imported by the CLI: (accounts, seconds)."""
+    users = []
+    for n in range(count):
+        user = {"localId": f"bench-import-{n:07d}", "createdAt": str(1600000000000 + n)}
+        if n % 5 == 3:
+            user.update(email=f"bench{n}@example.com", passwordHash=FIREBASE_HASH, salt="42xEC+ixf3L2lw==")
+        elif n % 5 == 4:
+            user.update(email=f"g{n}@example.com", providerUserInfo=[{"providerId": "google.com", "rawId": str(n)}])
+        users.append(user)
+    export = os.path.join(daemon.dir, "..", os.path.basename(daemon.dir) + "-export.json")
+    config = export + ".hash_config"
+    with open(export, "w") as f:
+        json.dump({"users": users}, f)
+    with open(config, "w") as f:
+        f.write("hash_config {\n  algorithm: SCRYPT,\n  base64_signer_key: " + FIREBASE_SIGNER_KEY +
+                ",\n  base64_salt_separator: Bw==,\n  rounds: 8,\n  mem_cost: 14,\n}\n")
+    started = time.monotonic()
+    result = subprocess.run([str(BIN / "anonauth"), "admin", "import-firebase", export, "--hash-config", config,
+                             "--data-dir", daemon.dir, "--json"], capture_output=True, text=True)
+    seconds = time.monotonic() - started
+    os.remove(export)
+    os.remove(config)
+    if result.returncode != 0:
+        raise SystemExit("import-firebase failed: " + result.stdout[-400:] + result.stderr[-400:])
+    return json.loads(result.stdout)["imported"], seconds
+
+
+FIREBASE_SIGNER_KEY = "jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA=="
+FIREBASE_HASH = "lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ=="
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=int(os.environ.get("BENCH_SECONDS", "10")))
@@ -135,6 +169,9 @@ def main():
         mix = bench(daemon, rsa, "mix", "--connections", "64", "--concurrency", "4", "--seconds", s)
         row("mix (refresh, verify, info, sign-up, link)", f"{mix['calls_per_second']:,}/s, p99 {mix['p99_ms']:.1f} ms",
             "report", None, "anonauth bench mix")
+        imported, seconds = import_firebase(daemon, 20_000)
+        row("ImportAccounts: accounts imported per second", f"{imported / seconds:,.0f}/s ({imported:,} in {seconds:.1f} s)",
+            "report", None, "anonauth admin import-firebase (20,000 users, 1,000 a call)")
         result = subprocess.run([str(BIN / "anonauth"), "bench", "idle", "--data-dir", daemon.dir, "--connections",
                                  str(args.idle), "--hold-seconds", "3", "--json"], capture_output=True, text=True)
         if result.returncode == 0:
