@@ -39,7 +39,8 @@ final class DaemonProcess: @unchecked Sendable {
     keepDataDir = reuse != nil
     logFile = dataDir.appendingPathExtension("\(UUID().uuidString.prefix(8)).log")
     _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-    process = Process()
+    let process = Process()
+    self.process = process
     process.executableURL = URL(fileURLWithPath: Self.binary)
     process.arguments =
       ["--dev", "--data-dir", dataDir.path, "--listen", "127.0.0.1:0", "--ops-listen", "127.0.0.1:0"] + extra
@@ -49,7 +50,7 @@ final class DaemonProcess: @unchecked Sendable {
     let stdout = Pipe()
     process.standardOutput = stdout
     process.standardError = try FileHandle(forWritingTo: logFile)
-    try process.run()
+    try processLaunch.withLock { try process.run() }
     guard let line = Self.readLine(stdout.fileHandleForReading),
       let data = line.data(using: .utf8),
       let ready = try JSONSerialization.jsonObject(with: data) as? [String: Any],
@@ -108,3 +109,7 @@ final class DaemonProcess: @unchecked Sendable {
 
   var log: String { String(decoding: (try? Data(contentsOf: logFile)) ?? Data(), as: UTF8.self) }
 }
+
+/// Foundation's `Process.run()` on Linux crashed once in CI (a bad pointer in its memcpy)
+/// while parallel tests launched daemons at the same moment; launches are serialised.
+let processLaunch = NSLock()

@@ -56,7 +56,7 @@ func runDaemon(_ arguments: [String], environment: [String: String] = [:]) throw
   let err = Pipe()
   process.standardOutput = out
   process.standardError = err
-  try process.run()
+  try processLaunch.withLock { try process.run() }
   let stdout = out.fileHandleForReading.readDataToEndOfFile()
   let stderr = err.fileHandleForReading.readDataToEndOfFile()
   process.waitUntilExit()
@@ -64,3 +64,7 @@ func runDaemon(_ arguments: [String], environment: [String: String] = [:]) throw
     status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
     stderr: String(decoding: stderr, as: UTF8.self))
 }
+
+/// Foundation's `Process.run()` on Linux crashed once in CI (a bad pointer in its memcpy)
+/// while parallel tests launched daemons at the same moment; launches are serialised.
+let processLaunch = NSLock()
