@@ -20,6 +20,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   case phc
   /// The daemon's JSON configuration file.
   case config
+  /// Firebase's password hash parameters: the console's block, JSON, and the sealed form.
+  case hashConfig = "hash-config"
 
   /// Runs the target on one input.
   public func run(_ data: [UInt8]) {
@@ -33,6 +35,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .outboundHTTP: OutboundHTTPFuzz.run(data)
     case .phc: PHCFuzz.run(data)
     case .config: ConfigFuzz.run(data)
+    case .hashConfig: HashConfigFuzz.run(data)
     }
   }
 }

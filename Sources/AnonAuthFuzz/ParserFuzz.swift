@@ -55,6 +55,19 @@ enum PHCFuzz {
   }
 }
 
+/// An import's hash config, as the CLI reads the file and the service opens the stored
+/// copy. A parsed config must encode and decode back to itself.
+enum HashConfigFuzz {
+  static func run(_ data: [UInt8]) {
+    if let config = try? ImportHashConfig(parsing: String(decoding: data, as: UTF8.self)) {
+      let again = try? ImportHashConfig(decoding: config.encoded())
+      precondition(again == config, "a parsed hash config does not survive its own encoding")
+      _ = config.configID
+    }
+    _ = try? ImportHashConfig(decoding: data)
+  }
+}
+
 /// The configuration file as `--config` reads it, through a real file.
 enum ConfigFuzz {
   static let path = NSTemporaryDirectory() + "anonauth-fuzz-config-\(getpid()).json"
