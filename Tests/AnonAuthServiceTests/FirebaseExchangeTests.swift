@@ -138,7 +138,7 @@ import Testing
       #expect(response.account?.email == "zoe@example.com" && response.account?.emailVerified == true)
       #expect(response.account?.displayName == "Zoe")
       let photo = try await h.store.read { db in
-        try AccountsRepository.photoURL(db, projectID: LinkingHarness.projectID, localID: "fb-new-g")
+        try AccountsRepository.get(db, projectID: LinkingHarness.projectID, localID: "fb-new-g")?.photoURL
       }
       #expect(photo == "https://example.com/zoe.png")
       #expect(try await h.signUpsCounted("google.com") == 1)

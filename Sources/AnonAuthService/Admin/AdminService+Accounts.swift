@@ -24,13 +24,7 @@ extension AdminService {
       throw RPCError(.invalidArgument, "page_size must be at most \(Self.maxPageSize)")
     }
     let size = Int(request.pageSize == 0 ? Self.defaultPageSize : request.pageSize)
-    var after = ""
-    if !request.pageToken.isEmpty {
-      guard let bytes = Base64URL.decode(request.pageToken), !bytes.isEmpty, bytes.count <= 128 else {
-        throw RPCError(.invalidArgument, "page_token is not one this server gave")
-      }
-      after = String(decoding: bytes, as: UTF8.self)
-    }
+    let after = try Self.pageCursor(request.pageToken)
     let projectID = project.projectID
     let cursor = after
     let (accounts, identities, total) = try await env.read { db in
@@ -148,6 +142,16 @@ extension AdminService {
     }
     guard let (account, identities) = updated else { throw RPCError(.userNotFound, "no such account") }
     return AccountInfo(account, identities: identities)
+  }
+
+  /// The local id a page token names (the last one of the previous page, base64url);
+  /// "" for the first page.
+  static func pageCursor(_ token: String) throws(RPCError) -> String {
+    guard !token.isEmpty else { return "" }
+    guard let bytes = Base64URL.decode(token), !bytes.isEmpty, bytes.count <= 128 else {
+      throw RPCError(.invalidArgument, "page_token is not one this server gave")
+    }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   func load(_ projectID: String, _ localID: String) async throws(RPCError) -> (

@@ -79,6 +79,7 @@ struct FirebaseExchange {
       var account = AccountRecord(
         projectID: projectID, localID: uid, isAnonymous: identity.isAnonymous, createdAtMs: session.nowMs)
       account.displayName = identity.displayName
+      account.photoURL = identity.photoURL
       if identity.isAnonymous {
         if current.autoCleanupEnabled {
           account.scheduledDeletionAtMs = session.nowMs + CleanupRepository.lifetimeMs
@@ -92,10 +93,6 @@ struct FirebaseExchange {
       }
       try SignUpQuota.admit(db, project: current, ipKey: ipKey, nowMs: session.nowMs)
       try AccountsRepository.insert(db, account)
-      if !identity.photoURL.isEmpty {
-        try AccountsRepository.setPhotoURL(
-          db, projectID: projectID, localID: uid, photoURL: identity.photoURL)
-      }
       let provider = Self.signInProvider(account: account, identities: [], token: identity.signInProvider)
       var record = session.record(projectID: projectID, localID: uid)
       record.signInProvider = provider

@@ -14,13 +14,7 @@ extension AdminService {
       throw RPCError(.invalidArgument, "page_size must be at most \(Self.maxPageSize)")
     }
     let size = Int(request.pageSize == 0 ? 500 : request.pageSize)
-    var after = ""
-    if !request.pageToken.isEmpty {
-      guard let bytes = Base64URL.decode(request.pageToken), !bytes.isEmpty, bytes.count <= 128 else {
-        throw RPCError(.invalidArgument, "page_token is not one this server gave")
-      }
-      after = String(decoding: bytes, as: UTF8.self)
-    }
+    let after = try Self.pageCursor(request.pageToken)
     let projectID = project.projectID
     let cursor = after
     let (accounts, identities) = try await env.read { db in

@@ -55,7 +55,7 @@ struct ImportRow: Sendable {
       throw Refusal(
         reason: "INVALID_PASSWORD_HASH", message: "a password hash needs an email to sign in with")
     }
-    let identities = try providers(row, email: email)
+    let identities = try providers(row)
     let created = row.createdAtMs == 0 ? nowMs : row.createdAtMs
     var account = AccountRecord(
       projectID: projectID, localID: uid,
@@ -99,7 +99,7 @@ struct ImportRow: Sendable {
     return ImportedPasswordHash(configID: hashConfigID, salt: row.salt, hash: row.passwordHash).stored
   }
 
-  private static func providers(_ row: ImportedAccount, email: String?) throws(Refusal) -> [IdentityRecord] {
+  private static func providers(_ row: ImportedAccount) throws(Refusal) -> [IdentityRecord] {
     var seen: Set<String> = []
     var out: [IdentityRecord] = []
     for provider in row.providers {
@@ -130,7 +130,6 @@ struct ImportRow: Sendable {
           providerID: id, rawID: provider.rawId, email: identityEmail, displayName: provider.displayName,
           photoURL: provider.photoUrl))
     }
-    _ = email
     return out
   }
 
