@@ -6,7 +6,7 @@ SWIFT        ?= swift
 DATA_DIR     ?= ./anonauth-data
 VENV         := .build-venv
 PY           := $(VENV)/bin/python
-DEB_PACKAGES := pkg-config libssl-dev openssl libsqlite3-dev libprotobuf-c-dev libcrypt-dev \
+DEB_PACKAGES := pkg-config libssl-dev openssl libsqlite3-dev libprotobuf-c-dev libcrypt-dev libdqlite-dev \
                 protobuf-c-compiler protobuf-compiler python3 python3-venv faketime debootstrap
 
 .PHONY: run test deps build build-release proto check-proto lint format interop-deps \

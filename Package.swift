@@ -31,6 +31,10 @@ let package = Package(
     .systemLibrary(
       name: "CCrypt", pkgConfig: "libxcrypt",
       providers: [.apt(["libcrypt-dev"]), .brew(["libxcrypt"])]),
+    // dqlite, the replicated store's engine (with libraft and libuv, its dependencies).
+    .systemLibrary(
+      name: "CDqlite", pkgConfig: "dqlite",
+      providers: [.apt(["libdqlite-dev"])]),
     .target(name: "CShims", dependencies: ["COpenSSL"]),
 
     // The protobuf-c code generated from Protos/ by `make proto` (committed).
@@ -47,6 +51,10 @@ let package = Package(
     // The epoll event loop and TLS connections, shared by server and client.
     .target(
       name: "AnonAuthNet", dependencies: ["AnonAuthWire", "COpenSSL", "CShims"],
+      swiftSettings: swiftSettings),
+    // dqlite: the embedded node and a client of its wire protocol, for the replicated store.
+    .target(
+      name: "AnonAuthDqlite", dependencies: ["CDqlite"],
       swiftSettings: swiftSettings),
     // SQLite: connections, migrations, the group-committing writer, readers, backup.
     // Knows SQL, not protobuf or accounts.
@@ -94,6 +102,9 @@ let package = Package(
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthNetTests", dependencies: ["AnonAuthNet"],
+      swiftSettings: swiftSettings),
+    .testTarget(
+      name: "AnonAuthDqliteTests", dependencies: ["AnonAuthDqlite"],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthStoreTests", dependencies: ["AnonAuthStore"],

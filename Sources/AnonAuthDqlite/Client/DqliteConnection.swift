@@ -1,0 +1,184 @@
+/// One client connection to one dqlite node, speaking the node's wire protocol
+/// (version 1): each request is answered by one response, or by a run of `ROWS` batches.
+///
+/// Blocking and not thread-safe by design: the store gives each of its threads (the
+/// writer, each reader) a connection of its own, as it gives each a SQLite handle in the
+/// single-file engine. After an I/O or protocol error the connection is closed and every
+/// further call fails fast, so a caller can tell it must connect again.
+public final class DqliteConnection {
+  /// The address this connection was opened to.
+  public let address: String
+  private let socket: DqliteSocket
+
+  /// The protocol version a client announces first. (Servers before 1.0 used another
+  /// magic number; dqlite 1.11 speaks this one.)
+  static let protocolVersion: UInt64 = 1
+
+  public init(address: String, timeoutMs: Int = 5_000) throws(DqliteError) {
+    self.address = address
+    socket = try DqliteSocket(address: address, timeoutMs: timeoutMs)
+    var handshake = WireEncoder()
+    handshake.uint64(Self.protocolVersion)
+    try socket.send(handshake.body)
+  }
+
+  public var isOpen: Bool { socket.isOpen }
+
+  public func close() { socket.close() }
+
+  // MARK: Cluster
+
+  /// The leader this node knows of, or nil when it knows none (an election is running,
+  /// or the node has lost its quorum).
+  public func leader() throws(DqliteError) -> (id: UInt64, address: String)? {
+    let (header, body) = try roundTrip(.leader)
+    try DqliteResponse.check(header, body, expect: .server)
+    let leader = try DqliteResponse.server(body)
+    return leader.address.isEmpty ? nil : leader
+  }
+
+  /// Every node of the cluster with its role. Only the leader answers it reliably.
+  public func cluster() throws(DqliteError) -> [DqliteNodeInfo] {
+    let (header, body) = try roundTrip(.cluster)
+    try DqliteResponse.check(header, body, expect: .servers)
+    return try DqliteResponse.servers(body)
+  }
+
+  /// Adds a node as a spare; `assign` then gives it its role. Sent to the leader.
+  public func add(id: UInt64, address: String) throws(DqliteError) {
+    try expectEmpty(.add(id: id, address: address))
+  }
+
+  public func assign(id: UInt64, role: DqliteRole) throws(DqliteError) {
+    try expectEmpty(.assign(id: id, role: role))
+  }
+
+  public func remove(id: UInt64) throws(DqliteError) {
+    try expectEmpty(.remove(id: id))
+  }
+
+  /// Hands leadership to another voter (a graceful step-down before a restart).
+  public func transfer(to id: UInt64) throws(DqliteError) {
+    try expectEmpty(.transfer(id: id))
+  }
+
+  // MARK: SQL
+
+  /// Opens (creating if need be) the replicated database `name`; its id is used by every
+  /// statement on this connection.
+  public func open(_ name: String) throws(DqliteError) -> UInt32 {
+    let (header, body) = try roundTrip(.open(name: name, flags: 0, vfs: ""))
+    try DqliteResponse.check(header, body, expect: .database)
+    return try DqliteResponse.database(body)
+  }
+
+  public func prepare(database: UInt32, sql: String) throws(DqliteError) -> (
+    statement: UInt32, parameters: Int
+  ) {
+    let (header, body) = try roundTrip(.prepare(database: database, sql: sql))
+    try DqliteResponse.check(header, body, expect: .statement)
+    let prepared = try DqliteResponse.statement(body)
+    return (prepared.statement, prepared.parameters)
+  }
+
+  public func exec(
+    database: UInt32, statement: UInt32, parameters: [DqliteValue] = []
+  ) throws(DqliteError) -> DqliteExecResult {
+    try result(of: .exec(database: database, statement: statement, parameters: parameters))
+  }
+
+  public func finalize(database: UInt32, statement: UInt32) throws(DqliteError) {
+    try expectEmpty(.finalize(database: database, statement: statement))
+  }
+
+  /// Runs SQL that may hold several statements; parameters bind to the first.
+  public func execSQL(
+    database: UInt32, sql: String, parameters: [DqliteValue] = []
+  ) throws(DqliteError) -> DqliteExecResult {
+    try result(of: .execSQL(database: database, sql: sql, parameters: parameters))
+  }
+
+  /// Runs a prepared query, handing each row to `body` as its batch arrives; returns the
+  /// column names. Every batch is read even when `body` throws, so the connection stays in
+  /// step with the node; the first error is rethrown at the end.
+  public func query(
+    database: UInt32, statement: UInt32, parameters: [DqliteValue] = [],
+    body: ([DqliteValue]) throws -> Void
+  ) throws -> [String] {
+    try rows(of: .query(database: database, statement: statement, parameters: parameters), body: body)
+  }
+
+  public func querySQL(
+    database: UInt32, sql: String, parameters: [DqliteValue] = [], body: ([DqliteValue]) throws -> Void
+  ) throws -> [String] {
+    try rows(of: .querySQL(database: database, sql: sql, parameters: parameters), body: body)
+  }
+
+  /// All rows of a query, for results known to be small.
+  public func queryAll(
+    database: UInt32, sql: String, parameters: [DqliteValue] = []
+  ) throws(DqliteError) -> [[DqliteValue]] {
+    var all: [[DqliteValue]] = []
+    do {
+      _ = try querySQL(database: database, sql: sql, parameters: parameters) { all.append($0) }
+    } catch let error as DqliteError {
+      throw error
+    } catch {
+      throw .malformed("unexpected \(error)")
+    }
+    return all
+  }
+
+  // MARK: Plumbing
+
+  private func rows(of request: DqliteRequest, body: ([DqliteValue]) throws -> Void) throws -> [String] {
+    var (header, message) = try roundTrip(request)
+    var columns: [String] = []
+    var bodyError: (any Error)?
+    while true {
+      try DqliteResponse.check(header, message, expect: .rows)
+      let batch = try DqliteResponse.rows(message)
+      columns = batch.columns
+      if bodyError == nil {
+        for row in batch.rows {
+          do { try body(row) } catch {
+            bodyError = error
+            break
+          }
+        }
+      }
+      guard batch.hasMore else { break }
+      (header, message) = try readResponse()
+    }
+    if let bodyError { throw bodyError }
+    return columns
+  }
+
+  private func result(of request: DqliteRequest) throws(DqliteError) -> DqliteExecResult {
+    let (header, body) = try roundTrip(request)
+    try DqliteResponse.check(header, body, expect: .result)
+    return try DqliteResponse.result(body)
+  }
+
+  private func expectEmpty(_ request: DqliteRequest) throws(DqliteError) {
+    let (header, body) = try roundTrip(request)
+    try DqliteResponse.check(header, body, expect: .empty)
+  }
+
+  private func roundTrip(_ request: DqliteRequest) throws(DqliteError) -> (DqliteHeader, [UInt8]) {
+    try socket.send(try request.encoded())
+    return try readResponse()
+  }
+
+  private func readResponse() throws(DqliteError) -> (DqliteHeader, [UInt8]) {
+    do {
+      let header = try DqliteHeader(try socket.receive(8))
+      let body = try socket.receive(header.bodyBytes)
+      return (header, body)
+    } catch {
+      // A header the client refuses leaves the stream at an unknown place.
+      socket.close()
+      throw error
+    }
+  }
+}

@@ -1,0 +1,130 @@
+import Glibc
+
+/// A blocking TCP connection to a dqlite node, with timeouts on connect, send and receive
+/// so that a node that died without closing cannot hang its caller.
+///
+/// One thread uses it at a time (its owner, a `DqliteConnection`).
+final class DqliteSocket {
+  private var fd: Int32
+
+  /// Connects to "host:port" ("[v6]:port" for an IPv6 literal); a DNS name is resolved
+  /// and each of its addresses tried in turn.
+  init(address: String, timeoutMs: Int) throws(DqliteError) {
+    let (host, port) = try Self.split(address)
+    var hints = addrinfo()
+    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    hints.ai_family = AF_UNSPEC
+    var list: UnsafeMutablePointer<addrinfo>?
+    let rc = getaddrinfo(host, port, &hints, &list)
+    guard rc == 0, let list else {
+      throw .io("resolve \(address): \(String(cString: gai_strerror(rc)))")
+    }
+    defer { freeaddrinfo(list) }
+    var lastError = "no address"
+    var entry: UnsafeMutablePointer<addrinfo>? = list
+    while let current = entry {
+      entry = current.pointee.ai_next
+      let candidate = socket(
+        current.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+      guard candidate >= 0 else {
+        lastError = "socket: \(String(cString: strerror(errno)))"
+        continue
+      }
+      if let failure = Self.connect(candidate, current.pointee.ai_addr, current.pointee.ai_addrlen, timeoutMs)
+      {
+        lastError = failure
+        Glibc.close(candidate)
+        continue
+      }
+      fd = candidate
+      var one: Int32 = 1
+      _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+      var timeout = timeval(tv_sec: timeoutMs / 1000, tv_usec: (timeoutMs % 1000) * 1000)
+      _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+      _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+      return
+    }
+    throw .io("connect \(address): \(lastError)")
+  }
+
+  deinit { close() }
+
+  var isOpen: Bool { fd >= 0 }
+
+  func close() {
+    if fd >= 0 { Glibc.close(fd) }
+    fd = -1
+  }
+
+  func send(_ bytes: [UInt8]) throws(DqliteError) {
+    guard fd >= 0 else { throw .io("connection closed") }
+    var sent = 0
+    while sent < bytes.count {
+      let n = bytes.withUnsafeBytes { raw in
+        Glibc.send(fd, raw.baseAddress.map { $0 + sent }, bytes.count - sent, Int32(MSG_NOSIGNAL))
+      }
+      if n < 0 {
+        if errno == EINTR { continue }
+        let reason = errno == EAGAIN ? "send timed out" : "send: \(String(cString: strerror(errno)))"
+        close()
+        throw .io(reason)
+      }
+      sent += n
+    }
+  }
+
+  func receive(_ count: Int) throws(DqliteError) -> [UInt8] {
+    guard fd >= 0 else { throw .io("connection closed") }
+    var bytes = [UInt8](repeating: 0, count: count)
+    var received = 0
+    while received < count {
+      let n = bytes.withUnsafeMutableBytes { raw in
+        recv(fd, raw.baseAddress.map { $0 + received }, count - received, 0)
+      }
+      if n == 0 {
+        close()
+        throw .io("the node closed the connection")
+      }
+      if n < 0 {
+        if errno == EINTR { continue }
+        let reason = errno == EAGAIN ? "receive timed out" : "receive: \(String(cString: strerror(errno)))"
+        close()
+        throw .io(reason)
+      }
+      received += n
+    }
+    return bytes
+  }
+
+  /// "host:port" or "[v6 literal]:port" as getaddrinfo's two arguments.
+  static func split(_ address: String) throws(DqliteError) -> (host: String, port: String) {
+    guard let colon = address.lastIndex(of: ":") else { throw .io("address \(address) has no port") }
+    var host = String(address[..<colon])
+    let port = String(address[address.index(after: colon)...])
+    if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    guard !host.isEmpty, let number = Int(port), (1...65535).contains(number) else {
+      throw .io("address \(address) is not host:port")
+    }
+    return (host, port)
+  }
+
+  /// A connect bounded by `timeoutMs`: non-blocking, polled, then blocking again.
+  /// Returns nil on success or why it failed.
+  private static func connect(
+    _ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: socklen_t, _ timeoutMs: Int
+  ) -> String? {
+    let flags = fcntl(fd, F_GETFL)
+    _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+    defer { _ = fcntl(fd, F_SETFL, flags) }
+    if Glibc.connect(fd, address, length) == 0 { return nil }
+    guard errno == EINPROGRESS else { return String(cString: strerror(errno)) }
+    var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+    let ready = poll(&poller, 1, Int32(clamping: timeoutMs))
+    if ready == 0 { return "timed out" }
+    if ready < 0 { return String(cString: strerror(errno)) }
+    var error: Int32 = 0
+    var size = socklen_t(MemoryLayout<Int32>.size)
+    _ = getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size)
+    return error == 0 ? nil : String(cString: strerror(error))
+  }
+}

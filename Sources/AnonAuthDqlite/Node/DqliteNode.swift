@@ -1,0 +1,92 @@
+import CDqlite
+import Glibc
+import Synchronization
+
+/// The dqlite node this process embeds: it holds a replica of the store, takes part in
+/// Raft elections, and serves clients (this process's store among them) on its address.
+///
+/// libdqlite runs the node on a thread of its own; this wrapper only creates, starts and
+/// stops it, under a lock so that stop and destroy happen once.
+public final class DqliteNode: Sendable {
+  public let id: UInt64
+  /// The address other nodes and clients use to reach this one.
+  public let address: String
+  private let handle: Mutex<OpaquePointer?>
+
+  /// - Parameters:
+  ///   - id: this node's id in the cluster, for ever (the node that bootstraps is 1).
+  ///   - address: "host:port" that others reach this node on.
+  ///   - bindAddress: where to listen, when it differs from `address` (0.0.0.0:port in a
+  ///     container whose address others know by name).
+  ///   - directory: where the Raft log and snapshots live; must exist.
+  ///   - networkLatencyMs: one-way latency the heartbeat and election timers scale from.
+  public init(
+    id: UInt64, address: String, bindAddress: String? = nil, directory: String,
+    networkLatencyMs: UInt32? = nil
+  ) throws(DqliteError) {
+    guard id > 0 else { throw .invalidRequest("node id must be positive") }
+    var node: OpaquePointer?
+    let created = dqlite_node_create(id, address, directory, &node)
+    guard created == 0, let node else {
+      if let node { dqlite_node_destroy(node) }
+      throw .io("dqlite_node_create failed (\(created)) for \(directory)")
+    }
+    let bind = dqlite_node_set_bind_address(node, bindAddress ?? address)
+    guard bind == 0 else {
+      dqlite_node_destroy(node)
+      throw .io("cannot bind \(bindAddress ?? address) (\(bind))")
+    }
+    if let networkLatencyMs {
+      _ = dqlite_node_set_network_latency_ms(node, networkLatencyMs)
+    }
+    self.id = id
+    self.address = address
+    handle = Mutex(node)
+  }
+
+  /// Starts the node's thread; from here on it answers on its address.
+  ///
+  /// SIGPIPE is ignored process-wide first: libraft writes to peer sockets without
+  /// MSG_NOSIGNAL, so a follower whose connection to a dead leader breaks would otherwise
+  /// be killed by the signal.
+  public func start() throws(DqliteError) {
+    signal(SIGPIPE, SIG_IGN)
+    let rc = handle.withLock { node in node.map { dqlite_node_start($0) } ?? -1 }
+    guard rc == 0 else { throw .io("dqlite_node_start failed (\(rc))") }
+  }
+
+  /// Stops serving and frees the node. Idempotent; the node cannot start again.
+  public func stop() {
+    handle.withLock { node in
+      guard let current = node else { return }
+      dqlite_node_stop(current)
+      dqlite_node_destroy(current)
+      node = nil
+    }
+  }
+
+  deinit { stop() }
+
+  /// Forces a new membership on a node whose cluster lost its majority (see the README's
+  /// runbook). The node must be stopped everywhere; this rewrites its Raft configuration.
+  public static func recover(
+    id: UInt64, address: String, directory: String, members: [DqliteNodeInfo]
+  ) throws(DqliteError) {
+    var node: OpaquePointer?
+    guard dqlite_node_create(id, address, directory, &node) == 0, let node else {
+      throw .io("dqlite_node_create failed for \(directory)")
+    }
+    defer { dqlite_node_destroy(node) }
+    let addresses = members.map { strdup($0.address) }
+    defer { for pointer in addresses { free(pointer) } }
+    var infos = zip(members, addresses).map { member, pointer in
+      dqlite_node_info_ext(
+        size: UInt64(MemoryLayout<dqlite_node_info_ext>.size), id: member.id,
+        address: UInt64(UInt(bitPattern: pointer)), dqlite_role: member.role.rawValue)
+    }
+    let rc = infos.withUnsafeMutableBufferPointer { buffer in
+      dqlite_node_recover_ext(node, buffer.baseAddress, Int32(buffer.count))
+    }
+    guard rc == 0 else { throw .io("dqlite_node_recover_ext failed (\(rc))") }
+  }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Glibc
+
+@testable import AnonAuthDqlite
+
+/// Real dqlite nodes in this test process, each on a free loopback port with a data
+/// directory of its own that is removed with the harness.
+final class NodeHarness {
+  let root: String
+  private(set) var nodes: [UInt64: DqliteNode] = [:]
+  private(set) var addresses: [UInt64: String] = [:]
+
+  init() throws {
+    root = FileManager.default.temporaryDirectory.appendingPathComponent("dqlite-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+  }
+
+  deinit {
+    for node in nodes.values { node.stop() }
+    try? FileManager.default.removeItem(atPath: root)
+  }
+
+  /// Starts node `id` (on the address it had before, if it ran before).
+  @discardableResult
+  func start(_ id: UInt64) throws -> DqliteNode {
+    let address = try addresses[id] ?? "127.0.0.1:\(Self.freePort())"
+    addresses[id] = address
+    let directory = "\(root)/node-\(id)"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let node = try DqliteNode(id: id, address: address, directory: directory, networkLatencyMs: 5)
+    try node.start()
+    nodes[id] = node
+    return node
+  }
+
+  func stop(_ id: UInt64) {
+    nodes.removeValue(forKey: id)?.stop()
+  }
+
+  var seeds: [String] { addresses.keys.sorted().compactMap { addresses[$0] } }
+
+  /// A port the kernel just handed out and took back: free, barring a race with another
+  /// process, which a test run on loopback can live with.
+  static func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+        bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+      }
+    }
+    guard bound else { throw DqliteError.io("no free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+
+  /// Retries `body` until it succeeds or `seconds` pass: elections take a moment.
+  static func eventually<T>(seconds: Double = 15, _ body: () throws -> T) throws -> T {
+    let deadline = Date().addingTimeInterval(seconds)
+    while true {
+      do { return try body() } catch {
+        if Date() > deadline { throw error }
+        usleep(50_000)
+      }
+    }
+  }
+}
