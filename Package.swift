@@ -59,7 +59,7 @@ let package = Package(
     // SQLite: connections, migrations, the group-committing writer, readers, backup.
     // Knows SQL, not protobuf or accounts.
     .target(
-      name: "AnonAuthStore", dependencies: ["CSQLite", "CShims"],
+      name: "AnonAuthStore", dependencies: ["CSQLite", "CShims", "AnonAuthDqlite"],
       swiftSettings: swiftSettings),
     // The service layer: handlers and workers. Knows accounts, not sockets.
     .target(
@@ -107,7 +107,7 @@ let package = Package(
       name: "AnonAuthDqliteTests", dependencies: ["AnonAuthDqlite"],
       swiftSettings: swiftSettings),
     .testTarget(
-      name: "AnonAuthStoreTests", dependencies: ["AnonAuthStore"],
+      name: "AnonAuthStoreTests", dependencies: ["AnonAuthStore", "AnonAuthDqlite"],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthServiceTests",

@@ -2,7 +2,11 @@
 extension Database {
   /// WAL lets readers run beside the writer; `synchronous` decides what an acknowledged
   /// write survives; foreign keys are off by default in SQLite and must be asked for.
+  ///
+  /// On the replicated engine the node decides both (WAL, and durability by Raft's
+  /// majority), and foreign keys are set when the link is made.
   func configureWriter(synchronous: StoreOptions.Synchronous) throws(StoreError) {
+    guard connection is SQLiteConnection else { return }
     let mode = try queryOne("PRAGMA journal_mode=WAL")?.optionalString(0)
     guard mode?.lowercased() == "wal" else {
       throw StoreError(
@@ -24,6 +28,7 @@ extension Database {
   /// Readers inherit WAL from the file; foreign keys matter to them only for pragmas
   /// that report on them, but the setting should not differ between connections.
   func configureReader() throws(StoreError) {
+    guard connection is SQLiteConnection else { return }
     try execute("PRAGMA foreign_keys=ON")
     try useLargerCache()
   }

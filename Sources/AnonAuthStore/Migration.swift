@@ -39,6 +39,11 @@ enum Migrator {
   private static func apply(_ migration: Migration, to database: Database) throws(StoreError) {
     do throws(StoreError) {
       try database.execute("BEGIN IMMEDIATE")
+      // Another node of a cluster may have applied it since the version was read.
+      if try database.userVersion() >= migration.version {
+        try database.execute("COMMIT")
+        return
+      }
       try database.executeScript(migration.sql)
       // PRAGMA takes no bound arguments; the version is an Int, so this is not injectable.
       try database.execute("PRAGMA user_version = \(migration.version)")

@@ -22,9 +22,9 @@ enum OnlineBackup {
     let partial = destination + ".partial"
     for leftover in [partial, partial + "-journal"] { try? FileManager.default.removeItem(atPath: leftover) }
     do throws(StoreError) {
-      let reader = try Database(path: source, readOnly: true, busyTimeoutMs: busyTimeoutMs)
+      let reader = try SQLiteConnection(path: source, readOnly: true, busyTimeoutMs: busyTimeoutMs)
       defer { reader.close() }
-      let target = try Database(path: partial, readOnly: false, busyTimeoutMs: busyTimeoutMs)
+      let target = try SQLiteConnection(path: partial, readOnly: false, busyTimeoutMs: busyTimeoutMs)
       defer { target.close() }
       try copyPages(
         from: reader, to: target, pagesPerStep: pagesPerStep, busyTimeoutMs: busyTimeoutMs,
@@ -39,7 +39,7 @@ enum OnlineBackup {
   }
 
   private static func copyPages(
-    from reader: Database, to target: Database, pagesPerStep: Int32, busyTimeoutMs: Int32,
+    from reader: SQLiteConnection, to target: SQLiteConnection, pagesPerStep: Int32, busyTimeoutMs: Int32,
     progress: (@Sendable (Int, Int) -> Void)?
   ) throws(StoreError) {
     guard let backup = sqlite3_backup_init(target.handle, "main", reader.handle, "main") else {

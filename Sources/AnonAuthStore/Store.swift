@@ -1,7 +1,8 @@
 import Dispatch
 
-/// The SQLite store: one writer connection on a thread of its own that group-commits, and
-/// read-only connections on serial queues. Every call is async and every connection
+/// The store: one writer connection on a thread of its own that group-commits, and
+/// read-only connections on serial queues, on either engine (the single SQLite file, or
+/// the dqlite cluster's leader). Every call is async and every connection
 /// blocks only its own thread, never Swift's cooperative pool.
 ///
 /// The store knows SQL, not accounts: repositories above it pass closures that take a
@@ -72,8 +73,7 @@ public final class Store: Sendable {
   private static func openWriter(
     _ options: StoreOptions, _ migrations: [Migration]
   ) throws(StoreError) -> (Database, Int) {
-    let connection = try Database(
-      path: options.path, readOnly: false, busyTimeoutMs: options.busyTimeoutMs)
+    let connection = try connect(options, readOnly: false)
     do throws(StoreError) {
       try connection.configureWriter(synchronous: options.synchronous)
       if options.checkIntegrityAtOpen { try connection.quickCheck() }
@@ -88,8 +88,7 @@ public final class Store: Sendable {
     var connections: [Database] = []
     do throws(StoreError) {
       for _ in 0..<options.readerCount {
-        let connection = try Database(
-          path: options.path, readOnly: true, busyTimeoutMs: options.busyTimeoutMs)
+        let connection = try connect(options, readOnly: true)
         connections.append(connection)
         try connection.configureReader()
       }
@@ -98,6 +97,16 @@ public final class Store: Sendable {
       for connection in connections { connection.close() }
       throw error
     }
+  }
+
+  /// A connection on the engine `options` name.
+  private static func connect(_ options: StoreOptions, readOnly: Bool) throws(StoreError) -> Database {
+    if let cluster = options.cluster {
+      return Database(
+        ClusterConnection(options: cluster, readOnly: readOnly, busyTimeoutMs: options.busyTimeoutMs))
+    }
+    return Database(
+      try SQLiteConnection(path: options.path, readOnly: readOnly, busyTimeoutMs: options.busyTimeoutMs))
   }
 
   /// Runs `job` on the writer thread, in a transaction shared with the other writes queued

@@ -11,7 +11,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
   public struct Kind: Hashable, Sendable, CustomStringConvertible {
     private enum Value: Hashable, Sendable {
       case sqlite, constraint, busy, readOnly, corrupt, schemaTooNew, migrationFailed
-      case conversion, closed, invalidArgument, io, full
+      case conversion, closed, invalidArgument, io, full, unavailable
     }
     private let value: Value
 
@@ -38,6 +38,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The disk (or the file system's quota) is full: writes fail until space returns;
     /// reads go on.
     public static let full = Kind(value: .full)
+    /// The replicated store has no leader this node can reach (an election, a lost
+    /// majority, a partition): nothing can be read or written until one is back. A write
+    /// cut off by it may or may not have committed.
+    public static let unavailable = Kind(value: .unavailable)
     /// The caller passed something the store cannot use (options, argument count, SQL).
     public static let invalidArgument = Kind(value: .invalidArgument)
 

@@ -22,11 +22,16 @@ public struct StoreOptions: Sendable, Hashable {
   /// the check reads every page (seconds for a store of millions of accounts). Off, the
   /// owner runs `verifyIntegrity()` once it serves.
   public var checkIntegrityAtOpen: Bool
+  /// The replicated engine: set, the store lives on the dqlite cluster and `path` only
+  /// names where its node keeps data (for the free-space check); nil, the single file.
+  public var cluster: ClusterStoreOptions?
 
   public init(
     path: String, synchronous: Synchronous = .full, readerCount: Int = 2,
-    busyTimeoutMs: Int32 = 5000, maxBatch: Int = 256, checkIntegrityAtOpen: Bool = true
+    busyTimeoutMs: Int32 = 5000, maxBatch: Int = 256, checkIntegrityAtOpen: Bool = true,
+    cluster: ClusterStoreOptions? = nil
   ) {
+    self.cluster = cluster
     self.path = path
     self.synchronous = synchronous
     self.readerCount = readerCount
@@ -38,7 +43,10 @@ public struct StoreOptions: Sendable, Hashable {
   /// Rejects values that would leave the store unable to work, before any file is touched.
   func validate() throws(StoreError) {
     func invalid(_ message: String) -> StoreError { StoreError(kind: .invalidArgument, message: message) }
-    if path.isEmpty || path == ":memory:" || path.hasPrefix("file:") {
+    if let cluster, cluster.seeds.isEmpty || cluster.databaseName.isEmpty {
+      throw invalid("the replicated store needs at least one node address and a database name")
+    }
+    if cluster == nil, path.isEmpty || path == ":memory:" || path.hasPrefix("file:") {
       throw invalid("the store needs a file path (readers open the same file): \"\(path)\"")
     }
     if readerCount < 1 { throw invalid("readerCount must be at least 1, not \(readerCount)") }

@@ -7,11 +7,11 @@ import Testing
 /// back with everything it missed.
 @Suite(.serialized) struct ClusterTests {
   @Test func threeVotersSurviveLosingTheLeaderAndTheLeaderCatchesUp() throws {
-    let harness = try NodeHarness()
+    let harness = try LoopbackNodes()
     for id: UInt64 in 1...3 { try harness.start(id) }
     let seeds = harness.seeds
     let connector = DqliteConnector(seeds: seeds, timeoutMs: 1_000)
-    let first = try NodeHarness.eventually { try connector.connectToLeader() }
+    let first = try LoopbackNodes.eventually { try connector.connectToLeader() }
     for id: UInt64 in 2...3 {
       try first.add(id: id, address: harness.addresses[id] ?? "")
       try first.assign(id: id, role: .voter)
@@ -30,7 +30,7 @@ import Testing
     // Stop whoever leads now; the other two elect a leader and keep every row.
     let leaderID = try connector.findLeader().id
     harness.stop(leaderID)
-    let (second, survivors) = try NodeHarness.eventually(seconds: 20) {
+    let (second, survivors) = try LoopbackNodes.eventually(seconds: 20) {
       () throws -> (DqliteConnection, UInt32) in
       let connection = try connector.connectToLeader()
       let database = try connection.open("store")
@@ -46,7 +46,7 @@ import Testing
 
     // The stopped node starts again, catches up, and can lead with all 101 rows.
     try harness.start(leaderID)
-    try NodeHarness.eventually(seconds: 20) {
+    try LoopbackNodes.eventually(seconds: 20) {
       let leader = try connector.connectToLeader()
       defer { leader.close() }
       if try leader.leader()?.id != leaderID { try leader.transfer(to: leaderID) }

@@ -6,9 +6,9 @@ import Testing
 /// must tell apart.
 @Suite(.serialized) struct SingleNodeTests {
   @Test func sqlRoundTripsThroughANode() throws {
-    let harness = try NodeHarness()
+    let harness = try LoopbackNodes()
     try harness.start(1)
-    let connection = try NodeHarness.eventually {
+    let connection = try LoopbackNodes.eventually {
       try DqliteConnector(seeds: harness.seeds).connectToLeader()
     }
     let database = try connection.open("store")
@@ -42,9 +42,9 @@ import Testing
   }
 
   @Test func aTransactionSpansRequestsAndRollsBackWhole() throws {
-    let harness = try NodeHarness()
+    let harness = try LoopbackNodes()
     try harness.start(1)
-    let connection = try NodeHarness.eventually {
+    let connection = try LoopbackNodes.eventually {
       try DqliteConnector(seeds: harness.seeds).connectToLeader()
     }
     let database = try connection.open("store")
@@ -63,9 +63,9 @@ import Testing
   }
 
   @Test func aLargeResultArrivesInBatchesAndAnEarlyStopKeepsTheConnectionInStep() throws {
-    let harness = try NodeHarness()
+    let harness = try LoopbackNodes()
     try harness.start(1)
-    let connection = try NodeHarness.eventually {
+    let connection = try LoopbackNodes.eventually {
       try DqliteConnector(seeds: harness.seeds).connectToLeader()
     }
     let database = try connection.open("store")
@@ -92,7 +92,7 @@ import Testing
   }
 
   @Test func aNodeThatIsDownIsAnIOErrorAndNoSeedIsNoLeader() throws {
-    let port = try NodeHarness.freePort()
+    let port = try LoopbackNodes.freePort()
     #expect(throws: DqliteError.self) {
       try DqliteConnection(address: "127.0.0.1:\(port)", timeoutMs: 500).leader()
     }

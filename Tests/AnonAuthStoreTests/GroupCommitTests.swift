@@ -6,9 +6,9 @@ import Testing
 
 @Suite("Group commit")
 struct GroupCommitTests {
-  @Test("500 concurrent writes all commit, in far fewer than 500 transactions")
-  func batching() async throws {
-    try await withStore { store, _ in
+  @Test("500 concurrent writes all commit, in far fewer than 500 transactions", arguments: Engine.allCases)
+  func batching(engine: Engine) async throws {
+    try await withStore(engine: engine) { store, _ in
       let before = store.metrics
       let ids = try await withThrowingTaskGroup(of: Int64.self) { group in
         for index in 0..<500 {
@@ -33,9 +33,11 @@ struct GroupCommitTests {
     }
   }
 
-  @Test("a job that fails in a batch gets its own error; the others in the batch commit")
-  func failingJobInBatch() async throws {
-    try await withStore { store, _ in
+  @Test(
+    "a job that fails in a batch gets its own error; the others in the batch commit",
+    arguments: Engine.allCases)
+  func failingJobInBatch(engine: Engine) async throws {
+    try await withStore(engine: engine) { store, _ in
       try await store.insertItem("taken")
       let batch = try await runAsOneBatch(
         store,

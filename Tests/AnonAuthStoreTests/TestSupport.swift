@@ -1,5 +1,7 @@
+import AnonAuthDqlite
 import AnonAuthStore
 import Foundation
+import Testing
 
 /// A directory of its own for each test, removed when the test ends.
 struct TemporaryDirectory: Sendable {
@@ -44,9 +46,20 @@ enum TestSchema {
   static let all = [items, tags]
 }
 
+/// The store's two engines: tests of behaviour both must share run on each.
+enum Engine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  /// The single SQLite file.
+  case file
+  /// A one-node dqlite cluster in this process, reached over its wire protocol.
+  case cluster
+
+  var testDescription: String { rawValue }
+}
+
 /// Opens a store in a fresh directory, runs `body`, then closes the store and removes the
 /// directory whatever happened.
 func withStore<Result: Sendable>(
+  engine: Engine = .file,
   migrations: [Migration] = TestSchema.all,
   configure: (inout StoreOptions) -> Void = { _ in },
   _ body: (Store, TemporaryDirectory) async throws -> Result
@@ -54,6 +67,14 @@ func withStore<Result: Sendable>(
   let directory = try TemporaryDirectory()
   defer { directory.remove() }
   var options = StoreOptions(path: directory.file("store.sqlite"))
+  var nodes: LoopbackNodes?
+  if engine == .cluster {
+    let started = try LoopbackNodes()
+    try started.start(1)
+    nodes = started
+    options.cluster = ClusterStoreOptions(seeds: started.seeds)
+  }
+  defer { withExtendedLifetime(nodes) {} }
   configure(&options)
   let store = try Store.open(options: options, migrations: migrations)
   do {

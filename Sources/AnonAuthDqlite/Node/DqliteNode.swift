@@ -1,4 +1,4 @@
-import CDqlite
+internal import CDqlite
 import Glibc
 import Synchronization
 

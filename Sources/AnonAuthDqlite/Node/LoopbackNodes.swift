@@ -1,16 +1,15 @@
 import Foundation
 import Glibc
 
-@testable import AnonAuthDqlite
+/// Real dqlite nodes in this process, each on a free loopback port with a data directory
+/// of its own under a temporary root that goes with it: for tests, which need a cluster
+/// they can stop and start node by node without processes of their own.
+public final class LoopbackNodes {
+  public let root: String
+  public private(set) var nodes: [UInt64: DqliteNode] = [:]
+  public private(set) var addresses: [UInt64: String] = [:]
 
-/// Real dqlite nodes in this test process, each on a free loopback port with a data
-/// directory of its own that is removed with the harness.
-final class NodeHarness {
-  let root: String
-  private(set) var nodes: [UInt64: DqliteNode] = [:]
-  private(set) var addresses: [UInt64: String] = [:]
-
-  init() throws {
+  public init() throws {
     root = FileManager.default.temporaryDirectory.appendingPathComponent("dqlite-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
   }
@@ -22,7 +21,7 @@ final class NodeHarness {
 
   /// Starts node `id` (on the address it had before, if it ran before).
   @discardableResult
-  func start(_ id: UInt64) throws -> DqliteNode {
+  public func start(_ id: UInt64) throws -> DqliteNode {
     let address = try addresses[id] ?? "127.0.0.1:\(Self.freePort())"
     addresses[id] = address
     let directory = "\(root)/node-\(id)"
@@ -33,15 +32,15 @@ final class NodeHarness {
     return node
   }
 
-  func stop(_ id: UInt64) {
+  public func stop(_ id: UInt64) {
     nodes.removeValue(forKey: id)?.stop()
   }
 
-  var seeds: [String] { addresses.keys.sorted().compactMap { addresses[$0] } }
+  public var seeds: [String] { addresses.keys.sorted().compactMap { addresses[$0] } }
 
   /// A port the kernel just handed out and took back: free, barring a race with another
   /// process, which a test run on loopback can live with.
-  static func freePort() throws -> Int {
+  public static func freePort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     var address = sockaddr_in()
@@ -58,7 +57,7 @@ final class NodeHarness {
   }
 
   /// Retries `body` until it succeeds or `seconds` pass: elections take a moment.
-  static func eventually<T>(seconds: Double = 15, _ body: () throws -> T) throws -> T {
+  public static func eventually<T>(seconds: Double = 15, _ body: () throws -> T) throws -> T {
     let deadline = Date().addingTimeInterval(seconds)
     while true {
       do { return try body() } catch {

@@ -1,0 +1,254 @@
+import AnonAuthDqlite
+import Glibc
+
+/// One store connection on the replicated engine: SQL goes to the dqlite cluster's
+/// leader over the wire protocol. Used by one thread at a time, like `SQLiteConnection`.
+///
+/// The link to the leader is made on first use and again after it breaks or the leader
+/// changes, but never in the middle of a transaction: the transaction lived on the lost
+/// link and is gone, so the call fails (`.unavailable`) and the writer fails its batch.
+/// Prepared statements are kept per SQL string, like the single-file engine's.
+final class ClusterConnection: SQLConnection {
+  let isReadOnly: Bool
+  private let connector: DqliteConnector
+  private let databaseName: String
+  private let busyTimeoutMs: Int32
+  private var link: (connection: DqliteConnection, database: UInt32)?
+  private var statements: [String: UInt32] = [:]
+  private(set) var statementsPrepared = 0
+  private(set) var changes = 0
+  private(set) var lastInsertRowID: Int64 = 0
+  /// A BEGIN succeeded and no COMMIT or ROLLBACK has ended it yet.
+  private var transactionOpen = false
+  /// A statement failed inside the transaction: SQLite may have rolled it back itself.
+  private var transactionUncertain = false
+  private var isClosed = false
+
+  /// Past this many distinct SQL strings the statement cache starts over, as on the
+  /// single-file engine.
+  static let cacheLimit = 256
+
+  init(options: ClusterStoreOptions, readOnly: Bool, busyTimeoutMs: Int32) {
+    connector = DqliteConnector(seeds: options.seeds, timeoutMs: options.timeoutMs)
+    databaseName = options.databaseName
+    isReadOnly = readOnly
+    self.busyTimeoutMs = busyTimeoutMs
+  }
+
+  deinit { close() }
+
+  func close() {
+    isClosed = true
+    link?.connection.close()
+    link = nil
+  }
+
+  // MARK: SQLConnection
+
+  func execute(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) {
+    let verb = Self.transactionVerb(sql)
+    let result = try retryingWhileBusy(verb == .begin) { () throws(StoreError) -> DqliteExecResult in
+      try run(sql) { (connection, database, statement) throws(DqliteError) in
+        try connection.exec(database: database, statement: statement, parameters: arguments.map(\.dqlite))
+      }
+    }
+    changes = Int(result.rowsAffected)
+    lastInsertRowID = result.lastInsertID
+    track(verb)
+  }
+
+  func query(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [Row] {
+    var rows: [Row] = []
+    try run(sql) { (connection, database, statement) throws(DqliteError) in
+      do {
+        _ = try connection.query(
+          database: database, statement: statement, parameters: arguments.map(\.dqlite)
+        ) {
+          rows.append(Row($0.map(SQLValue.init)))
+        }
+      } catch let error as DqliteError {
+        throw error
+      } catch {
+        throw .malformed("\(error)")
+      }
+    }
+    return rows
+  }
+
+  func queryOne(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> Row? {
+    try query(sql, arguments).first
+  }
+
+  /// The rows are all read before `body` sees the first: the link carries one request at
+  /// a time, and a body may query again. Callers page their scans (exports, clean-up).
+  func forEach(_ sql: String, _ arguments: [SQLValue], body: (Row) throws -> Void) throws {
+    for row in try query(sql, arguments) { try body(row) }
+  }
+
+  func executeScript(_ sql: String) throws(StoreError) {
+    let (connection, database) = try connected(sql)
+    do {
+      let result = try connection.execSQL(database: database, sql: sql)
+      changes = Int(result.rowsAffected)
+    } catch {
+      throw failed(error, sql: sql)
+    }
+  }
+
+  var isInTransaction: Bool {
+    guard transactionOpen else { return false }
+    guard transactionUncertain else { return true }
+    // SQLite rolls back by itself after some failures (disk full, I/O, interruption). A
+    // BEGIN tells: it fails inside a transaction and succeeds outside one.
+    guard let (connection, database) = link else { return false }
+    do {
+      _ = try connection.execSQL(database: database, sql: "BEGIN")
+      _ = try? connection.execSQL(database: database, sql: "ROLLBACK")
+      transactionOpen = false
+    } catch {
+      if error.breaksConnection || error.isLeadershipLost { drop() }
+      transactionOpen = !error.breaksConnection && !error.isLeadershipLost
+    }
+    transactionUncertain = false
+    return transactionOpen
+  }
+
+  /// The schema declares no deferrable foreign key, so no violation can wait for COMMIT.
+  var hasDeferredForeignKeyViolations: Bool { false }
+
+  // MARK: The link
+
+  private func connected(_ sql: String) throws(StoreError) -> (DqliteConnection, UInt32) {
+    if isClosed { throw StoreError(kind: .closed, message: "the connection is closed", sql: sql) }
+    if let link, link.connection.isOpen { return link }
+    if transactionOpen {
+      transactionOpen = false
+      drop()
+      throw StoreError(
+        kind: .unavailable, message: "the link to the leader broke during a transaction", sql: sql)
+    }
+    do {
+      let connection = try connector.connectToLeader()
+      let database = try connection.open(databaseName)
+      _ = try connection.execSQL(database: database, sql: "PRAGMA foreign_keys=ON")
+      if isReadOnly { _ = try connection.execSQL(database: database, sql: "PRAGMA query_only=ON") }
+      statements = [:]
+      link = (connection, database)
+      return (connection, database)
+    } catch {
+      throw StoreError(error, sql: sql)
+    }
+  }
+
+  /// Prepares `sql` once per link and runs `body` with its statement id.
+  private func run<T>(
+    _ sql: String, _ body: (DqliteConnection, UInt32, UInt32) throws(DqliteError) -> T
+  ) throws(StoreError) -> T {
+    let (connection, database) = try connected(sql)
+    do {
+      let statement: UInt32
+      if let cached = statements[sql] {
+        statement = cached
+      } else {
+        if statements.count >= Self.cacheLimit {
+          for id in statements.values { try connection.finalize(database: database, statement: id) }
+          statements.removeAll()
+        }
+        statement = try connection.prepare(database: database, sql: sql).statement
+        statementsPrepared += 1
+        statements[sql] = statement
+      }
+      return try body(connection, database, statement)
+    } catch {
+      throw failed(error, sql: sql)
+    }
+  }
+
+  /// Maps a failure and decides what it did to the link and the transaction.
+  private func failed(_ error: DqliteError, sql: String) -> StoreError {
+    if error.breaksConnection || error.isLeadershipLost {
+      drop()
+      transactionOpen = false
+    } else if transactionOpen {
+      transactionUncertain = true
+    }
+    return StoreError(error, sql: sql)
+  }
+
+  private func drop() {
+    link?.connection.close()
+    link = nil
+    statements = [:]
+  }
+
+  /// Another node's writer may hold the write lock on the leader: a BEGIN that finds it
+  /// busy waits and tries again, as SQLite's busy timeout does on one machine.
+  private func retryingWhileBusy<T>(_ retry: Bool, _ body: () throws(StoreError) -> T) throws(StoreError) -> T
+  {
+    var waitedMs: Int32 = 0
+    var pauseMs: Int32 = 1
+    while true {
+      do {
+        return try body()
+      } catch  where retry && error.kind == .busy && waitedMs < busyTimeoutMs {
+        usleep(UInt32(pauseMs) * 1_000)
+        waitedMs += pauseMs
+        pauseMs = min(pauseMs * 2, 50)
+      }
+    }
+  }
+
+  // MARK: Transactions
+
+  enum TransactionVerb { case none, begin, end }
+
+  /// BEGIN opens a transaction; COMMIT, END and ROLLBACK (not ROLLBACK TO) close it.
+  static func transactionVerb(_ sql: String) -> TransactionVerb {
+    let words = sql.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == ";" })
+      .prefix(2).map { $0.uppercased() }
+    switch words.first {
+    case "BEGIN": return .begin
+    case "COMMIT", "END": return .end
+    case "ROLLBACK": return words.count > 1 && words[1] == "TO" ? .none : .end
+    default: return .none
+    }
+  }
+
+  private func track(_ verb: TransactionVerb) {
+    switch verb {
+    case .begin:
+      transactionOpen = true
+      transactionUncertain = false
+    case .end:
+      transactionOpen = false
+      transactionUncertain = false
+    case .none: break
+    }
+  }
+}
+
+/// A connection belongs to one thread: this keeps anyone from declaring otherwise.
+@available(*, unavailable)
+extension ClusterConnection: Sendable {}
+
+extension SQLValue {
+  var dqlite: DqliteValue {
+    switch self {
+    case .null: .null
+    case .integer(let value): .integer(value)
+    case .real(let value): .real(value)
+    case .text(let value): .text(value)
+    case .blob(let value): .blob(value)
+    }
+  }
+
+  init(_ value: DqliteValue) {
+    switch value {
+    case .null: self = .null
+    case .integer(let number): self = .integer(number)
+    case .real(let number): self = .real(number)
+    case .text(let string): self = .text(string)
+    case .blob(let bytes): self = .blob(bytes)
+    }
+  }
+}

@@ -1,0 +1,17 @@
+/// What the store needs of a connection, whichever engine is under it: the single-file
+/// SQLite store (`SQLiteConnection`) or the replicated one (`ClusterConnection`, SQL sent
+/// to the dqlite cluster's leader). Repositories see neither: they get a `Database`.
+protocol SQLConnection: AnyObject {
+  var isReadOnly: Bool { get }
+  var statementsPrepared: Int { get }
+  func execute(_ sql: String, _ arguments: [SQLValue]) throws(StoreError)
+  func query(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [Row]
+  func queryOne(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> Row?
+  func forEach(_ sql: String, _ arguments: [SQLValue], body: (Row) throws -> Void) throws
+  func executeScript(_ sql: String) throws(StoreError)
+  var changes: Int { get }
+  var lastInsertRowID: Int64 { get }
+  var isInTransaction: Bool { get }
+  var hasDeferredForeignKeyViolations: Bool { get }
+  func close()
+}

@@ -1,0 +1,86 @@
+import AnonAuthDqlite
+import Synchronization
+import Testing
+
+@testable import AnonAuthStore
+
+/// The store on a three-node dqlite cluster in this process: what several daemons sharing
+/// one replicated store rely on.
+@Suite("The replicated store", .serialized)
+struct ClusterStoreTests {
+  /// Three voters, as `--cluster-join` forms them: node 1 bootstraps, the others are added.
+  private static func threeNodes() throws -> LoopbackNodes {
+    let nodes = try LoopbackNodes()
+    for id: UInt64 in 1...3 { try nodes.start(id) }
+    let leader = try LoopbackNodes.eventually { try DqliteConnector(seeds: nodes.seeds).connectToLeader() }
+    defer { leader.close() }
+    for id: UInt64 in 2...3 {
+      try leader.add(id: id, address: nodes.addresses[id] ?? "")
+      try leader.assign(id: id, role: .voter)
+    }
+    return nodes
+  }
+
+  private static func open(_ nodes: LoopbackNodes, seeds: [String]? = nil) throws -> Store {
+    var options = StoreOptions(path: nodes.root + "/unused.sqlite")
+    options.cluster = ClusterStoreOptions(seeds: seeds ?? nodes.seeds, timeoutMs: 1_000)
+    return try Store.open(options: options, migrations: TestSchema.all)
+  }
+
+  @Test("stores of several daemons share one cluster: the schema is migrated once, every write lands")
+  func storesShareACluster() async throws {
+    let nodes = try Self.threeNodes()
+    // Each "daemon" names its own node first, as the daemon does.
+    let stores = try (0..<3).map { index in
+      try Self.open(nodes, seeds: Array(nodes.seeds[index...] + nodes.seeds[..<index]))
+    }
+    #expect(stores.allSatisfy { $0.schemaVersion == 2 })
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for (index, store) in stores.enumerated() {
+        for item in 0..<100 { group.addTask { try await store.insertItem("s\(index)-\(item)") } }
+      }
+      try await group.waitForAll()
+    }
+    for store in stores { #expect(try await store.itemCount() == 300) }
+    for store in stores { await store.close() }
+  }
+
+  @Test(
+    "the leader stops: writes fail as unavailable, then resume on the new leader; nothing acknowledged is lost"
+  )
+  func leaderLoss() async throws {
+    let nodes = try Self.threeNodes()
+    let store = try Self.open(nodes)
+    let acknowledged = Mutex<Set<String>>([])
+    func write(_ name: String) async throws {
+      try await store.insertItem(name)
+      acknowledged.withLock { _ = $0.insert(name) }
+    }
+    for index in 0..<50 { try await write("before-\(index)") }
+
+    let leader = try DqliteConnector(seeds: nodes.seeds).findLeader().id
+    nodes.stop(leader)
+    var failures = 0
+    var index = 0
+    let clock = ContinuousClock()
+    let stopped = clock.now
+    var resumedAfter: Duration?
+    while index < 50, clock.now - stopped < .seconds(20) {
+      do {
+        try await write("after-\(index)")
+        if resumedAfter == nil { resumedAfter = clock.now - stopped }
+        index += 1
+      } catch let error as StoreError {
+        #expect(error.kind == .unavailable || error.kind == .busy, "\(error)")
+        failures += 1
+        try await Task.sleep(for: .milliseconds(50))
+      }
+    }
+    #expect(index == 50, "writes did not resume: \(failures) failures")
+    let after = try #require(resumedAfter)
+    #expect(after < .seconds(10))
+    let names = try await store.itemNames()
+    #expect(acknowledged.withLock { $0 }.isSubset(of: names))
+    await store.close()
+  }
+}
