@@ -69,7 +69,8 @@ let package = Package(
     .target(
       name: "AnonAuthServer",
       dependencies: [
-        "AnonAuthNet", "AnonAuthService", "AnonAuthWire", "AnonAuthCrypto", "AnonAuthStore", "CShims",
+        "AnonAuthNet", "AnonAuthService", "AnonAuthWire", "AnonAuthCrypto", "AnonAuthStore", "AnonAuthDqlite",
+        "CShims",
       ],
       swiftSettings: swiftSettings),
     // The Swift client library.

@@ -82,15 +82,22 @@ public enum Daemon {
     let metrics = ServerMetrics()
     let serviceMetrics = ServiceMetrics()
     let clock = SystemClock()
+    // The integrity check reads every page: it runs once the daemon serves (below), so
+    // a store of millions of accounts starts in milliseconds.
+    var storeOptions = StoreOptions(path: dataDir.path + "/anonauth.db", checkIntegrityAtOpen: false)
+    var clusterNode: ClusterNode?
+    if let cluster = config.cluster {
+      let node = try ClusterNode.start(cluster, dataDir: dataDir.path, logger: logger)
+      storeOptions.path = node.directory + "/anonauth.db"
+      storeOptions.cluster = ClusterStoreOptions(seeds: cluster.seeds)
+      clusterNode = node
+    }
     let store: Store
     do {
-      // The integrity check reads every page: it runs once the daemon serves (below), so
-      // a store of millions of accounts starts in milliseconds.
-      store = try Store.open(
-        options: StoreOptions(path: dataDir.path + "/anonauth.db", checkIntegrityAtOpen: false),
-        migrations: AnonAuthSchema.migrations)
+      store = try Store.open(options: storeOptions, migrations: AnonAuthSchema.migrations)
     } catch {
-      throw ConfigError("store \(dataDir.path)/anonauth.db: \(error)")
+      throw ConfigError(
+        "store \(storeOptions.cluster == nil ? storeOptions.path : "on the cluster"): \(error)")
     }
     let directory = try await ProjectDirectory(store: store, clock: clock)
     let pool = CPUPool()
@@ -131,8 +138,10 @@ public enum Daemon {
       return store.isWritable
     }
     var router = Router()
+    let monitor = clusterNode?.monitor
     let cleanup = CleanupWorker(
-      environment: environment, intervalMs: config.cleanupIntervalMs, batchSize: config.cleanupBatchSize)
+      environment: environment, intervalMs: config.cleanupIntervalMs, batchSize: config.cleanupBatchSize,
+      runsScheduledPasses: { monitor?.isLeader ?? true })
     ServiceRoutes.register(
       in: &router, environment: environment, health: health, cleanup: cleanup,
       backupDirectory: dataDir.path + "/backups")
@@ -148,7 +157,8 @@ public enum Daemon {
     }
     let ops = try OpsServer(
       routes: OpsRoutes.make(
-        state: state, metrics: metrics, serviceMetrics: serviceMetrics, store: store, minter: minter),
+        state: state, metrics: metrics, serviceMetrics: serviceMetrics, store: store, minter: minter,
+        leaderReachable: { monitor?.hasLeader ?? true }),
       logger: logger)
     let opsAddress: SocketAddress
     do {
@@ -169,6 +179,7 @@ public enum Daemon {
     }
     state.set(.serving)
     cleanup.start()
+    let sync = clusterNode.map { ClusterSync(directory: directory, minter: minter, logger: logger).start($0) }
     let ready: [String: LogValue] = [
       "event": "ready", "rpc": .string(rpcAddress.description), "ops": .string(opsAddress.description),
       "pid": .int(Int64(getpid())), "data_dir": .string(dataDir.path), "dev": .bool(config.dev),
@@ -207,9 +218,11 @@ public enum Daemon {
     logger.info("draining", ["signal": .int(Int64(signal))])
     state.set(.draining)
     cleanup.stop()
+    sync?.cancel()
     await server.shutdown()
     ops.stop()
     await store.close()
+    clusterNode?.stop(logger: logger)
     pool.shutdown()
     outbound.shutdown()
     logger.info("stopped")

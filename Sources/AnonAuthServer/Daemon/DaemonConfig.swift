@@ -24,6 +24,8 @@ public struct DaemonConfig: Sendable {
   public var cleanupBatchSize: Int
   public var logLevel: Logger.Level
   public var rpc: RPCServerConfig
+  /// Set, the store is replicated on a dqlite cluster this daemon's node belongs to.
+  public var cluster: ClusterConfig?
   /// Every setting's resolved text, for `--print-config`.
   public let resolved: [(setting: Setting, value: String?, source: String)]
 
@@ -192,6 +194,11 @@ public struct DaemonConfig: Sendable {
     cleanupIntervalMs = Int64(try number("cleanup-interval-ms", 100...86_400_000))
     cleanupBatchSize = Int(try number("cleanup-batch-size", 1...10_000))
 
+    cluster = try Self.cluster(values)
+    if cluster != nil && masterKeyFile == nil {
+      throw ConfigError("--cluster-id needs --master-key-file (the same key on every node), even with --dev")
+    }
+
     if (tlsCert == nil) != (tlsKey == nil) {
       throw ConfigError("--tls-cert and --tls-key go together")
     }
@@ -199,6 +206,48 @@ public struct DaemonConfig: Sendable {
       if tlsCert == nil { throw ConfigError("--tls-cert and --tls-key are required without --dev") }
       if masterKeyFile == nil { throw ConfigError("--master-key-file is required without --dev") }
     }
+  }
+
+  private static func cluster(_ values: [String: String]) throws(ConfigError) -> ClusterConfig? {
+    func given(_ name: String) -> String? { values[name].flatMap { $0.isEmpty ? nil : $0 } }
+    let join = (given("cluster-join") ?? "").split(separator: ",").map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }
+    .filter { !$0.isEmpty }
+    guard let idText = given("cluster-id") else {
+      if given("cluster-listen") != nil || given("cluster-advertise") != nil || !join.isEmpty {
+        throw ConfigError("--cluster-listen, --cluster-advertise and --cluster-join need --cluster-id")
+      }
+      return nil
+    }
+    guard let id = UInt64(idText), id > 0 else {
+      throw ConfigError("--cluster-id: expected a whole number from 1, got \"\(idText)\"")
+    }
+    guard let listen = given("cluster-listen") else {
+      throw ConfigError("--cluster-id needs --cluster-listen")
+    }
+    let advertise = given("cluster-advertise")
+    for (name, address) in [("cluster-listen", listen), ("cluster-advertise", advertise ?? listen)]
+      + join.map({
+        ("cluster-join", $0)
+      })
+    {
+      guard Self.isHostPort(address) else {
+        throw ConfigError("--\(name): expected HOST:PORT, got \"\(address)\"")
+      }
+    }
+    if advertise == nil, listen.hasPrefix("0.0.0.0:") || listen.hasPrefix("[::]:") {
+      throw ConfigError(
+        "--cluster-listen \(listen) is not an address others can reach: add --cluster-advertise")
+    }
+    return ClusterConfig(id: id, listen: listen, advertise: advertise, join: join)
+  }
+
+  private static func isHostPort(_ text: String) -> Bool {
+    guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
+      let port = Int(text[text.index(after: colon)...])
+    else { return false }
+    return (1...65535).contains(port)
   }
 
   /// `--help`: every setting with its variable and default.

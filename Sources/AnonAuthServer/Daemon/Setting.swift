@@ -76,6 +76,16 @@ public struct Setting: Sendable {
       "cleanup-interval-ms", "60000", "how often the clean-up worker deletes anonymous accounts that are due"),
     Setting("cleanup-batch-size", "500", "accounts deleted per clean-up write transaction"),
     Setting(
+      "cluster-id", nil,
+      "replicated store: this node's id in the dqlite cluster, for ever (1 bootstraps a new cluster); "
+        + "unset, the store is the single file"),
+    Setting("cluster-listen", nil, "replicated store: HOST:PORT this node's dqlite listens on"),
+    Setting(
+      "cluster-advertise", nil,
+      "replicated store: HOST:PORT other nodes reach this one on (default: --cluster-listen)"),
+    Setting(
+      "cluster-join", "", "replicated store: comma-separated HOST:PORT of nodes already in the cluster"),
+    Setting(
       "test-hooks", "false", "testing only: adds anonauth.test.TestService/Sleep (never in production)",
       isSwitch: true),
   ]

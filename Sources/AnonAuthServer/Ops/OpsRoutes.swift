@@ -5,7 +5,7 @@ import AnonAuthStore
 public enum OpsRoutes {
   public static func make(
     state: ServingState, metrics: ServerMetrics, serviceMetrics: ServiceMetrics, store: Store,
-    minter: TokenMinter
+    minter: TokenMinter, leaderReachable: @escaping @Sendable () -> Bool = { true }
   ) -> [String: OpsServer.Route] {
     let cacheControl = ("Cache-Control", "public, max-age=\(TokenMinter.publicKeysMaxAgeSeconds)")
     return [
@@ -16,6 +16,10 @@ public enum OpsRoutes {
         case .draining: return HTTPResponse(status: 503, body: "draining\n")
         case .serving:
           guard minter.hasKeys else { return HTTPResponse(status: 503, body: "no signing keys\n") }
+          // A replicated store with no leader in reach can neither read nor write.
+          guard leaderReachable() else {
+            return HTTPResponse(status: 503, body: "no cluster leader reachable\n")
+          }
           guard store.isWritable else {
             // Ready again once a probe write succeeds (space freed): see probeWritability.
             Task { await store.probeWritability() }

@@ -11,9 +11,16 @@ public final class CleanupWorker: Sendable {
   public let intervalMs: Int64
   public let batchSize: Int
   private let state = Mutex<(task: Task<Void, Never>?, nextRunAtMs: Int64)>((nil, 0))
+  /// Whether this daemon runs the scheduled passes now: on a replicated store only the
+  /// daemon whose node leads does, so the passes of several daemons never race.
+  private let runsScheduledPasses: @Sendable () -> Bool
 
-  public init(environment: ServiceEnvironment, intervalMs: Int64 = 60_000, batchSize: Int = 500) {
+  public init(
+    environment: ServiceEnvironment, intervalMs: Int64 = 60_000, batchSize: Int = 500,
+    runsScheduledPasses: @escaping @Sendable () -> Bool = { true }
+  ) {
     self.env = environment
+    self.runsScheduledPasses = runsScheduledPasses
     self.intervalMs = max(100, intervalMs)
     self.batchSize = max(1, batchSize)
   }
@@ -29,7 +36,7 @@ public final class CleanupWorker: Sendable {
       while !Task.isCancelled {
         try? await Task.sleep(for: .milliseconds(intervalMs))
         if Task.isCancelled { break }
-        _ = try? await runPass(projectID: nil, trigger: "schedule")
+        if runsScheduledPasses() { _ = try? await runPass(projectID: nil, trigger: "schedule") }
         state.withLock { $0.nextRunAtMs = env.clock.nowMs() + intervalMs }
       }
     }

@@ -79,6 +79,9 @@ public struct ServiceEnvironment: Sendable {
       return try await store.write(job)
     } catch let error as RPCError {
       throw error
+    } catch let error as StoreError where error.kind == .unavailable {
+      logger.error("store write failed", ["error": .string("\(error)")])
+      throw Self.noLeader
     } catch let error as StoreError where [.full, .readOnly, .io, .corrupt].contains(error.kind) {
       logger.error("store write failed", ["error": .string("\(error)")])
       let why =
@@ -94,11 +97,20 @@ public struct ServiceEnvironment: Sendable {
     }
   }
 
+  /// What a call gets while the replicated store has no leader in reach (an election
+  /// after a node was lost takes seconds). A write cut off by the loss may have committed.
+  static let noLeader = RPCError(
+    .storeUnavailable,
+    "the replicated store has no leader in reach (an election may be running); retry shortly")
+
   func read<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) async throws(RPCError) -> T {
     do {
       return try await store.read(job)
     } catch let error as RPCError {
       throw error
+    } catch let error as StoreError where error.kind == .unavailable {
+      logger.error("store read failed", ["error": .string("\(error)")])
+      throw Self.noLeader
     } catch {
       logger.error("store read failed", ["error": .string("\(error)")])
       throw RPCError(.internalError, "the store failed")

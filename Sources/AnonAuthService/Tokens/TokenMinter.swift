@@ -78,6 +78,21 @@ public final class TokenMinter: Sendable {
     return record.kid
   }
 
+  /// Installs the keys the store holds now if they differ from the ones in use: on a
+  /// replicated store another node may have rotated them. Cheap when nothing changed (one
+  /// read, no decryption).
+  /// - Returns: whether the keys in use changed.
+  @discardableResult
+  public func refresh() async throws -> Bool {
+    let now = clock.nowMs()
+    let records = try await store.read { db in try SigningKeysRepository.published(db, nowMs: now) }
+    let active = records.first { $0.retiredAtMs == 0 }?.kid
+    let (order, current) = ring.withLock { ($0.order, $0.ring?.activeKID) }
+    guard active != nil, records.map(\.kid) != order || active != current else { return false }
+    try install(records)
+    return true
+  }
+
   private func install(_ records: [SigningKeyRecord]) throws {
     var published: [String: SigningKeyRing.Published] = [:]
     var active: (String, RSASigningKey)?

@@ -1,0 +1,28 @@
+/// The daemon's place in a replicated deployment, from `--cluster-id`, `--cluster-listen`,
+/// `--cluster-advertise` and `--cluster-join`. Absent, the store is the single file.
+public struct ClusterConfig: Sendable, Equatable {
+  /// This node's id, for ever; the node with id 1 bootstraps a new cluster.
+  public var id: UInt64
+  /// Where this node's dqlite listens ("0.0.0.0:9001" in a container).
+  public var listen: String
+  /// The address other nodes reach it on: `listen` unless given (a pod's DNS name).
+  public var advertise: String
+  /// Nodes already in the cluster (or about to be), asked for the leader when joining and
+  /// whenever the store looks for the leader.
+  public var join: [String]
+
+  public init(id: UInt64, listen: String, advertise: String? = nil, join: [String] = []) {
+    self.id = id
+    self.listen = listen
+    self.advertise = advertise ?? listen
+    self.join = join.filter { $0 != (advertise ?? listen) }
+  }
+
+  /// Every node this one knows of, itself first: the store asks its own node first, which
+  /// answers at once whether it leads or knows who does.
+  public var seeds: [String] { [advertise] + join }
+
+  /// Voters until there are this many; stand-bys after that (they replicate, and are
+  /// promoted when a voter is removed).
+  public static let voters = 3
+}

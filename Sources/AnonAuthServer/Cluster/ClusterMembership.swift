@@ -1,0 +1,79 @@
+import AnonAuthDqlite
+import AnonAuthService
+import Foundation
+
+/// Brings this node into the cluster at start: node 1 on an empty directory bootstraps;
+/// any other node asks the leader to ADD it, then ASSIGNs it a role (a voter while there
+/// are fewer than three, a stand-by after). A node already a member (a restart) just
+/// comes back. Blocking: it runs once, on the starting thread, before the store opens.
+enum ClusterMembership {
+  /// How long a connection used for membership waits: promoting a voter waits for it to
+  /// catch up with the leader's log.
+  static let timeoutMs = 30_000
+
+  /// - Throws: `ConfigError` when the cluster refuses this node (its id is taken by
+  ///   another address) or no leader answered within `deadlineSeconds`.
+  static func join(_ config: ClusterConfig, logger: Logger, deadlineSeconds: Double = 120) throws(ConfigError)
+  {
+    let connector = DqliteConnector(seeds: config.seeds, timeoutMs: timeoutMs)
+    let deadline = Date().addingTimeInterval(deadlineSeconds)
+    var lastLog = Date.distantPast
+    while true {
+      do {
+        let leader = try connector.connectToLeader()
+        defer { leader.close() }
+        let members = try leader.cluster()
+        let voters = members.filter { $0.role == .voter && $0.id != config.id }.count
+        let role: DqliteRole = voters < ClusterConfig.voters ? .voter : .standBy
+        if let me = members.first(where: { $0.id == config.id }) {
+          guard me.address == config.advertise else {
+            throw ConfigError(
+              "--cluster-id \(config.id) is already in the cluster at \(me.address), not \(config.advertise): "
+                + "give this node a new id, or remove the old one first (see the README's runbook)")
+          }
+          if me.role == .spare {
+            try leader.assign(id: config.id, role: role)
+            logger.info("cluster: role assigned", ["id": .int(Int64(config.id)), "role": .string("\(role)")])
+          }
+          return
+        }
+        try leader.add(id: config.id, address: config.advertise)
+        try leader.assign(id: config.id, role: role)
+        logger.info(
+          "cluster: joined",
+          ["id": .int(Int64(config.id)), "role": .string("\(role)"), "via": .string(leader.address)])
+        return
+      } catch let error as ConfigError {
+        throw error
+      } catch {
+        if Date() > deadline {
+          throw ConfigError("cluster: no leader answered within \(Int(deadlineSeconds)) s: \(error)")
+        }
+        if Date().timeIntervalSince(lastLog) > 5 {
+          logger.warning("cluster: waiting for a leader", ["error": .string("\(error)")])
+          lastLog = Date()
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+      }
+    }
+  }
+
+  /// Node 1 on an empty directory would bootstrap a cluster of its own: if the nodes in
+  /// `--cluster-join` already have a leader, that is a second, diverging cluster, so the
+  /// start is refused instead.
+  static func refuseSecondBootstrap(_ config: ClusterConfig, directory: String) throws(ConfigError) {
+    guard config.id == 1, !config.join.isEmpty, !hasRaftState(directory) else { return }
+    let others = DqliteConnector(seeds: config.join, timeoutMs: 1_000)
+    if let leader = try? others.findLeader() {
+      throw ConfigError(
+        "cluster: node 1's data directory is empty but the cluster it would join exists "
+          + "(leader \(leader.address)): start this node with a new --cluster-id so that it joins instead")
+    }
+  }
+
+  /// Whether the node's directory holds Raft metadata from an earlier run.
+  static func hasRaftState(_ directory: String) -> Bool {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    return names.contains { $0.hasPrefix("metadata") }
+  }
+}

@@ -1,0 +1,78 @@
+import AnonAuthDqlite
+import AnonAuthService
+import Foundation
+
+/// This daemon's dqlite node and its watcher, from start to stop.
+final class ClusterNode: Sendable {
+  let config: ClusterConfig
+  let directory: String
+  let monitor: ClusterMonitor
+  private let node: DqliteNode
+
+  private init(config: ClusterConfig, directory: String, node: DqliteNode, monitor: ClusterMonitor) {
+    self.config = config
+    self.directory = directory
+    self.node = node
+    self.monitor = monitor
+  }
+
+  /// Starts the node in `<data-dir>/cluster`, brings it into the cluster and starts
+  /// watching the leader. Blocks until this node is a member.
+  static func start(_ config: ClusterConfig, dataDir: String, logger: Logger) throws(ConfigError)
+    -> ClusterNode
+  {
+    let directory = dataDir + "/cluster"
+    do {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw ConfigError("cluster: cannot make \(directory): \(error.localizedDescription)")
+    }
+    try ClusterMembership.refuseSecondBootstrap(config, directory: directory)
+    let restarted = ClusterMembership.hasRaftState(directory)
+    let node: DqliteNode
+    do {
+      node = try DqliteNode(
+        id: config.id, address: config.advertise, bindAddress: config.listen, directory: directory)
+      try node.start()
+    } catch {
+      throw ConfigError("cluster: node \(config.id) on \(config.listen): \(error)")
+    }
+    logger.info(
+      "cluster: node started",
+      [
+        "id": .int(Int64(config.id)), "listen": .string(config.listen),
+        "advertise": .string(config.advertise),
+        "join": .string(config.join.joined(separator: ",")), "restarted": .bool(restarted),
+      ])
+    do {
+      try ClusterMembership.join(config, logger: logger)
+    } catch {
+      node.stop()
+      throw error
+    }
+    let monitor = ClusterMonitor(config: config)
+    monitor.start()
+    return ClusterNode(config: config, directory: directory, node: node, monitor: monitor)
+  }
+
+  /// Hands leadership to another voter if this node leads (so that the others need not
+  /// wait for an election timeout), then stops the node.
+  func stop(logger: Logger) {
+    monitor.stop()
+    let snapshot = monitor.snapshot
+    if snapshot.leader?.id == config.id,
+      let heir = snapshot.members.first(where: { $0.role == .voter && $0.id != config.id })
+    {
+      do {
+        let connection = try DqliteConnection(address: config.advertise, timeoutMs: 5_000)
+        defer { connection.close() }
+        try connection.transfer(to: heir.id)
+        logger.info("cluster: leadership handed over", ["to": .int(Int64(heir.id))])
+      } catch {
+        logger.warning("cluster: leadership hand-over failed", ["error": .string("\(error)")])
+      }
+    }
+    node.stop()
+  }
+}

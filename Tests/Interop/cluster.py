@@ -1,0 +1,266 @@
+"""Three real daemons on loopback ports, each with its own data dir and dqlite node, one
+replicated store: the harness of test_cluster.py and Scripts/cluster_failover.py. Their
+clients retry a call that failed for want of a leader or a node, on the next node, as the
+README asks of clients of a cluster."""
+
+import os
+import random
+import socket
+import tempfile
+import threading
+import time
+
+import dqlite_wire
+from conftest import Daemon, call
+
+PROJECT = "demo-project"
+ACCOUNT = "/anonauth.v1.AccountService/"
+ADMIN = "/anonauth.v1.AdminService/"
+UNAVAILABLE = 14
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Cluster:
+    """Nodes 1..3; node 1 bootstraps and the others join it."""
+
+    def __init__(self, size=3, extra=()):
+        self.root = tempfile.mkdtemp(prefix="anonauth-cluster-")
+        self.master_key = os.path.join(self.root, "master.key")
+        with open(self.master_key, "wb") as f:
+            f.write(os.urandom(32))
+        os.chmod(self.master_key, 0o600)
+        self.extra = list(extra)
+        self.addresses = {i: f"127.0.0.1:{free_port()}" for i in range(1, size + 1)}
+        self.dirs = {i: os.path.join(self.root, f"node-{i}") for i in self.addresses}
+        self.daemons = {}
+        for i in self.addresses:
+            self.start(i)
+
+    def start(self, i):
+        os.makedirs(self.dirs[i], mode=0o700, exist_ok=True)
+        others = [a for j, a in self.addresses.items() if j != i]
+        self.daemons[i] = Daemon(data_dir=self.dirs[i], extra=[
+            "--master-key-file", self.master_key, "--cluster-id", str(i), "--cluster-listen", self.addresses[i],
+            "--cluster-join", ",".join(others), *self.extra])
+        return self.daemons[i]
+
+    def kill(self, i):
+        daemon = self.daemons.pop(i)
+        daemon.proc.kill()
+        daemon.proc.wait(timeout=10)
+
+    def stop(self, i):
+        return self.daemons.pop(i).stop()
+
+    def stop_all(self):
+        codes = [self.stop(i) for i in sorted(self.daemons)]
+        return codes
+
+    def leader(self, within=15):
+        """The id of the node that leads, once one does."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            found = dqlite_wire.find_leader([self.addresses[i] for i in sorted(self.daemons)])
+            if found:
+                return next(i for i, a in self.addresses.items() if a == found[1])
+            time.sleep(0.1)
+        raise AssertionError("no leader")
+
+    def accounts_on(self, i):
+        """Accounts in node i's own copy: leadership is handed to it first, since only a
+        leader answers queries."""
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                current = self.leader()
+                if current != i:
+                    node = dqlite_wire.Node(self.addresses[current])
+                    try:
+                        node.transfer(i)
+                    finally:
+                        node.close()
+                node = dqlite_wire.Node(self.addresses[i])
+                try:
+                    return node.count("anonauth", "accounts")
+                finally:
+                    node.close()
+            except (OSError, dqlite_wire.DqliteError, AssertionError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+
+
+class RetryingClient:
+    """Calls any live node; a call that failed for want of a leader (UNAVAILABLE) or of a
+    node (connection lost) is tried again, on the next node for the latter."""
+
+    def __init__(self, cluster, pb, start=0):
+        self.cluster, self.pb = cluster, pb
+        self.turn = start
+        self.sock = None
+        self.retries = 0
+
+    def _connect(self):
+        ids = sorted(self.cluster.daemons)
+        self.turn += 1
+        daemon = self.cluster.daemons[ids[self.turn % len(ids)]]
+        self.sock = daemon.connect()
+        self.sock.settimeout(15)
+        self.api = {"x-api-key": daemon.client_json["api_key"]}
+        self.admin = {"authorization": "Bearer " + daemon.client_json["admin_key"]}
+
+    def close(self):
+        if self.sock:
+            self.sock.close()
+            self.sock = None
+
+    def call(self, method, request, response, admin=False, give_up=30):
+        """(status, reply). `self.lost` tells afterwards whether a connection was lost
+        during the call: the node may have processed it without answering."""
+        deadline = time.monotonic() + give_up
+        self.lost = False
+        while True:
+            try:
+                if self.sock is None:
+                    self._connect()
+                status, reply = call(self.sock, self.pb, method, request, response,
+                                     metadata=self.admin if admin else self.api)
+                if status.code != UNAVAILABLE:
+                    return status, reply
+            except (OSError, EOFError, KeyError, ValueError, AssertionError):
+                # A dead node, or a GoAway from a draining one instead of the reply.
+                self.lost = self.sock is not None
+                self.close()
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{method} failed for {give_up} s")
+            self.retries += 1
+            time.sleep(0.05)
+
+    def account(self, method, request, response=None):
+        return self.call(ACCOUNT + method, request, response or self.pb.account.AuthResponse)
+
+    def admin_call(self, method, request, response):
+        return self.call(ADMIN + method, request, response, admin=True)
+
+
+class Load:
+    """Sign-ups, links and refreshes from several clients until stopped; what was
+    acknowledged is kept, and when the last write succeeded."""
+
+    def __init__(self, cluster, pb, clients=4):
+        self.cluster, self.pb = cluster, pb
+        self.lock = threading.Lock()
+        self.anonymous, self.email, self.families = [], {}, {}
+        self.failures = []
+        self.last_write = time.monotonic()
+        self.stop = threading.Event()
+        self.serial = iter(range(1, 10**9))
+        self.threads = [threading.Thread(target=self._run, args=(n,)) for n in range(clients)]
+
+    def start(self):
+        # The per-IP sign-up quota would stop a load that all comes from 127.0.0.1.
+        client = RetryingClient(self.cluster, self.pb)
+        config = self.pb.admin.ProjectConfig(project_id=PROJECT, sign_up_quota_per_hour=1_000_000)
+        status, _ = client.admin_call("UpdateProjectConfig", self.pb.admin.UpdateProjectConfigRequest(
+            config=config, update_mask=["sign_up_quota_per_hour"]), self.pb.admin.ProjectConfig)
+        client.close()
+        assert status.code == 0, status
+        for t in self.threads:
+            t.start()
+
+    def finish(self):
+        self.stop.set()
+        for t in self.threads:
+            t.join(timeout=60)
+        assert not any(t.is_alive() for t in self.threads)
+        assert self.failures == [], self.failures[:3]
+
+    def _acked(self):
+        with self.lock:
+            self.last_write = time.monotonic()
+
+    def _run(self, n):
+        pb = self.pb
+        client = RetryingClient(self.cluster, pb, start=n)
+        try:
+            while not self.stop.is_set():
+                with self.lock:
+                    k = next(self.serial)
+                kind = random.choice(["anonymous", "refresh", "refresh", "link"])
+                if kind == "refresh" and not self.families:
+                    kind = "anonymous"
+                if kind == "anonymous":
+                    status, reply = client.account("SignUp", pb.account.SignUpRequest(
+                        anonymous=pb.account.AnonymousSignUp()))
+                    self._check(status)
+                    with self.lock:
+                        self.anonymous.append(reply.local_id)
+                        self.families[reply.local_id] = reply.refresh_token
+                    self._acked()
+                elif kind == "refresh":
+                    with self.lock:
+                        uid = random.choice(sorted(self.families))
+                        token = self.families.pop(uid)  # one client at a time per family
+                    status, reply = client.account("RefreshToken", pb.account.RefreshTokenRequest(
+                        refresh_token=token))
+                    self._check(status)
+                    with self.lock:
+                        self.families[uid] = reply.refresh_token if status.code == 0 else token
+                    self._acked()
+                else:
+                    status, reply = client.account("SignUp", pb.account.SignUpRequest(
+                        anonymous=pb.account.AnonymousSignUp()))
+                    self._check(status)
+                    with self.lock:
+                        self.anonymous.append(reply.local_id)
+                    credential = pb.account.Credential(provider_id="password", email=f"c{n}-{k}@example.com",
+                                                       password="correct horse")
+                    status, linked = client.account("LinkWithCredential", pb.account.LinkWithCredentialRequest(
+                        id_token=reply.id_token, credential=credential))
+                    if status.code != 0 and client.lost:
+                        continue  # the first attempt was processed, its answer lost: not acknowledged
+                    self._check(status)
+                    with self.lock:
+                        self.email[linked.local_id] = credential.email
+                    self._acked()
+        except AssertionError as error:
+            with self.lock:
+                self.failures.append(str(error))
+        finally:
+            client.close()
+
+    def _check(self, status):
+        if status.code != 0:
+            raise AssertionError(f"call failed: {status}")
+
+    def verify(self):
+        """Every acknowledged sign-up and link is there, and every family's last
+        acknowledged refresh token still refreshes."""
+        pb = self.pb
+        client = RetryingClient(self.cluster, pb)
+        try:
+            listed, page = {}, ""
+            while True:
+                status, reply = client.admin_call("ListAccounts", pb.admin.ListAccountsRequest(
+                    project_id=PROJECT, page_size=1000, page_token=page), pb.admin.ListAccountsResponse)
+                assert status.code == 0, status
+                listed.update((a.local_id, a.email) for a in reply.accounts)
+                page = reply.next_page_token
+                if not page:
+                    break
+            missing = [uid for uid in self.anonymous if uid not in listed]
+            assert missing == [], f"{len(missing)} acknowledged sign-ups lost: {missing[:5]}"
+            for uid, email in self.email.items():
+                assert listed.get(uid) == email, f"acknowledged link lost: {uid} {email}"
+            for uid, token in list(self.families.items()):
+                status, reply = client.account("RefreshToken", pb.account.RefreshTokenRequest(refresh_token=token))
+                assert status.code == 0, f"{uid}: its last acknowledged refresh token fails: {status}"
+                self.families[uid] = reply.refresh_token
+            return len(listed)
+        finally:
+            client.close()
