@@ -51,6 +51,7 @@ class Cluster:
 
     def kill(self, i):
         daemon = self.daemons.pop(i)
+        self.killed_rpc = daemon.rpc
         daemon.proc.kill()
         daemon.proc.wait(timeout=10)
 
@@ -107,6 +108,8 @@ class RetryingClient:
 
     def _connect(self):
         ids = sorted(self.cluster.daemons)
+        if not ids:
+            raise OSError("no daemon runs")
         self.turn += 1
         daemon = self.cluster.daemons[ids[self.turn % len(ids)]]
         self.sock = daemon.connect()

@@ -7,9 +7,12 @@ account). Then a rolling restart of all three with zero failed calls.
 
 Scripts/cluster_failover.py runs the kill rounds many times and reports each."""
 
+import json
+import subprocess
 import time
 
 from cluster import Cluster, Load, RetryingClient
+from test_ops_and_cli import CLI
 
 
 def test_losing_the_leader_loses_no_acknowledged_write_and_the_node_catches_up(pb):
@@ -19,14 +22,31 @@ def test_losing_the_leader_loses_no_acknowledged_write_and_the_node_catches_up(p
         load.start()
         time.sleep(2)
         leader = cluster.leader()
+        cluster.kill(leader)  # returns once the process is gone
         killed_at = time.monotonic()
-        cluster.kill(leader)
         # Writes resume: the load's last acknowledged write is after the kill, soon.
         while load.last_write < killed_at and time.monotonic() - killed_at < 15:
             time.sleep(0.05)
         resumed = load.last_write - killed_at
         assert resumed > 0, "no write succeeded within 15 s of the kill"
         assert resumed < 10, f"writes resumed {resumed:.1f} s after the kill"
+        # The CLI given every node's address skips the dead one; the members and the new
+        # leader as the survivors see them.
+        survivor = cluster.daemons[min(cluster.daemons)]
+        addresses = ",".join(f"{h}:{p}" for h, p in [cluster.killed_rpc, survivor.rpc])
+        deadline = time.monotonic() + 15
+        while True:
+            shown = subprocess.run(
+                [CLI, "admin", "cluster", "--json", "--data-dir", survivor.dir, "--rpc", addresses],
+                capture_output=True, text=True, timeout=60)
+            if shown.returncode == 0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert shown.returncode == 0, shown.stderr
+        members = json.loads(shown.stdout)
+        assert members["engine"] == "dqlite" and len(members["nodes"]) == 3, members
+        assert members["leader_id"] not in (0, leader), members
+        assert [n["role"] for n in members["nodes"]] == ["voter"] * 3, members
         time.sleep(1)
         cluster.start(leader)
         time.sleep(1)

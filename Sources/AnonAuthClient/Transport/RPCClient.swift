@@ -6,26 +6,48 @@ import Synchronization
 /// A client of the AnonAuth RPC: one TLS connection that multiplexes every call, made
 /// on first use and made again after the server says `GoAway` or the connection drops.
 ///
-/// Calls are `async`; each has a deadline, sent to the server as `timeout_ms` and also
-/// enforced here.
+/// Given several endpoints (the daemons of a replicated deployment), it uses one at a
+/// time and moves to the next when a connection cannot be made or is lost before a call
+/// was processed; such a call is sent again there. Calls are `async`; each has a deadline,
+/// sent to the server as `timeout_ms` and also enforced here, across every attempt.
 public final class RPCClient: Sendable {
-  public let endpoint: ClientEndpoint
+  /// The endpoints in order of preference; the first is where calls go while it answers.
+  public let endpoints: [ClientEndpoint]
   private let context: TLSContext
-  private let address: SocketAddress
-  private let current = Mutex<ConnectionHandle?>(nil)
+  private let addresses: [SocketAddress]
+  /// The connection in use and the index of its endpoint.
+  private let current = Mutex<(handle: ConnectionHandle, index: Int)?>(nil)
+  /// The endpoint the next connection goes to.
+  private let next = Mutex<Int>(0)
   /// The deadline of calls that give none.
   public let defaultTimeoutMs: UInt32
 
+  /// The first endpoint: the only one of a client made with one.
+  public var endpoint: ClientEndpoint { endpoints[0] }
+
   /// - Throws: `RPCClientError` for a bad address or an unusable CA file.
-  public init(endpoint: ClientEndpoint, defaultTimeoutMs: UInt32 = 30_000) throws(RPCClientError) {
-    self.endpoint = endpoint
+  public convenience init(endpoint: ClientEndpoint, defaultTimeoutMs: UInt32 = 30_000) throws(RPCClientError)
+  {
+    try self.init(endpoints: [endpoint], defaultTimeoutMs: defaultTimeoutMs)
+  }
+
+  /// - Parameter endpoints: at least one; the TLS trust (CA file, `insecure`) of the first
+  ///   applies to all, each keeps its own host and server name.
+  /// - Throws: `RPCClientError` for no endpoint, a bad address or an unusable CA file.
+  public init(endpoints: [ClientEndpoint], defaultTimeoutMs: UInt32 = 30_000) throws(RPCClientError) {
+    guard let first = endpoints.first else { throw .badAddress("(no endpoint)") }
+    self.endpoints = endpoints
     self.defaultTimeoutMs = defaultTimeoutMs
-    do {
-      address = try SocketAddress(host: endpoint.host, port: endpoint.port)
-    } catch {
-      throw .badAddress("\(endpoint.host):\(endpoint.port)")
+    var addresses: [SocketAddress] = []
+    for endpoint in endpoints {
+      do {
+        addresses.append(try SocketAddress(host: endpoint.host, port: endpoint.port))
+      } catch {
+        throw .badAddress("\(endpoint.host):\(endpoint.port)")
+      }
     }
-    context = try ClientTLSContexts.context(caFile: endpoint.caFile, insecure: endpoint.insecure)
+    self.addresses = addresses
+    context = try ClientTLSContexts.context(caFile: first.caFile, insecure: first.insecure)
     // OpenSSL writes to sockets with write(2): a peer's reset must not kill the process.
     signal(SIGPIPE, SIG_IGN)
   }
@@ -81,6 +103,7 @@ public final class RPCClient: Sendable {
       do {
         connection = try connectionForCall()
       } catch {
+        if attempt < maxAttempts { continue }
         throw RPCError(code: .unavailable, reason: "UNAVAILABLE", message: "\(error)")
       }
       let result: Result<Reply, ClientConnection.CallFailure> = await withCheckedContinuation {
@@ -94,36 +117,55 @@ public final class RPCClient: Sendable {
       switch result {
       case .success(let reply):
         return reply
+      case .failure(.failed(let error))
+      where error.reason == Reason.shuttingDown.name && attempt < maxAttempts:
+        // Refused unprocessed by a draining daemon: another endpoint takes it.
+        forget(connection)
       case .failure(.failed(let error)):
         throw error
       case .failure(.notProcessed(let why)):
         forget(connection)
-        if attempt >= 3 { throw RPCError(code: .unavailable, reason: "UNAVAILABLE", message: why) }
+        if attempt >= maxAttempts { throw RPCError(code: .unavailable, reason: "UNAVAILABLE", message: why) }
       }
     }
   }
+
+  /// Tries each endpoint at least once, and one alone three times.
+  private var maxAttempts: Int { max(3, endpoints.count + 1) }
 
   /// Closes the connection; calls in flight fail with `UNAVAILABLE`.
   public func close() {
     let connection = current.withLock { current -> ConnectionHandle? in
       defer { current = nil }
-      return current
+      return current?.handle
     }
     connection?.execute { $0.close() }
   }
 
+  /// Drops a connection that failed and moves the next connection to the next endpoint.
   private func forget(_ connection: ConnectionHandle) {
     current.withLock { current in
-      if current?.id == connection.id { current = nil }
+      guard let existing = current, existing.handle.id == connection.id else { return }
+      current = nil
+      next.withLock { $0 = (existing.index + 1) % endpoints.count }
     }
   }
 
   private func connectionForCall() throws -> ConnectionHandle {
     try current.withLock { current in
-      if let existing = current, existing.isUsable { return existing }
+      if let existing = current, existing.handle.isUsable { return existing.handle }
+      let index = next.withLock { $0 }
+      let endpoint = endpoints[index]
+      let address = addresses[index]
       let loop = try ClientEventLoop.get()
       Socket.raiseDescriptorLimit()
-      let fd = try Socket.connect(to: address)
+      let fd: Int32
+      do {
+        fd = try Socket.connect(to: address)
+      } catch {
+        next.withLock { $0 = (index + 1) % endpoints.count }
+        throw error
+      }
       let tls = try TLSConnection(
         fd: fd, context: context, loop: loop, peer: address, maxFrameSize: endpoint.maxFrameSize,
         connecting: true, serverName: endpoint.serverName ?? endpoint.host)
@@ -132,7 +174,7 @@ public final class RPCClient: Sendable {
       tls.delegate = connection
       let bound = ConnectionHandle(bound: LoopBound(connection, loop: loop), flags: flags)
       bound.execute { $0.tls.start() }
-      current = bound
+      current = (bound, index)
       return bound
     }
   }

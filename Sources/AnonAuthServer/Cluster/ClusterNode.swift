@@ -3,7 +3,7 @@ import AnonAuthService
 import Foundation
 
 /// This daemon's dqlite node and its watcher, from start to stop.
-final class ClusterNode: Sendable {
+public final class ClusterNode: Sendable {
   let config: ClusterConfig
   let directory: String
   let monitor: ClusterMonitor

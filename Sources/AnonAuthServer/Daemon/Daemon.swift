@@ -144,7 +144,7 @@ public enum Daemon {
       runsScheduledPasses: { monitor?.isLeader ?? true })
     ServiceRoutes.register(
       in: &router, environment: environment, health: health, cleanup: cleanup,
-      backupDirectory: dataDir.path + "/backups")
+      backupDirectory: dataDir.path + "/backups", cluster: clusterNode)
     if config.testHooks { TestHooks.register(in: &router) }
 
     let server = RPCServer(

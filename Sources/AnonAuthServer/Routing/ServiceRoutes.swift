@@ -7,7 +7,7 @@ public enum ServiceRoutes {
   public static func register(
     in router: inout Router, environment env: ServiceEnvironment, health: HealthService,
     cleanup: CleanupWorker,
-    backupDirectory: String
+    backupDirectory: String, cluster: ClusterNode? = nil
   ) {
     router.unary(HealthService.name, "Check") { (request: CheckRequest, context) in
       health.check(request, context: context)
@@ -61,5 +61,6 @@ public enum ServiceRoutes {
     router.unary(AdminService.name, "Backup", authenticate: adminKey, admin.backup)
     router.unary(AdminService.name, "ImportAccounts", authenticate: adminKey, admin.importAccounts)
     router.unary(AdminService.name, "ExportAccounts", authenticate: adminKey, admin.exportAccounts)
+    ClusterRoutes.register(in: &router, node: cluster, authenticate: adminKey)
   }
 }

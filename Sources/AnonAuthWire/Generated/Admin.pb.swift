@@ -3690,6 +3690,332 @@ extension ExportAccountsResponse: ProtoCBridged {
   }
 }
 
+// MARK: - anonauth.v1.DescribeClusterRequest
+
+/// `anonauth.v1.DescribeClusterRequest` in `anonauth/v1/admin.proto`.
+public struct DescribeClusterRequest: Sendable, Hashable {
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+}
+
+extension DescribeClusterRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.DescribeClusterRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension DescribeClusterRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__DescribeClusterRequest
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__describe_cluster_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__describe_cluster_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__describe_cluster_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__describe_cluster_request__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__describe_cluster_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    arena.setUnknownFields(self.unknownFields, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.ClusterNode
+
+/// `anonauth.v1.ClusterNode` in `anonauth/v1/admin.proto`.
+public struct ClusterNode: Sendable, Hashable {
+  public var id: UInt64 = 0
+  /// HOST:PORT other nodes reach it on (--cluster-advertise).
+  public var address: String = ""
+  /// "voter", "stand-by" or "spare".
+  public var role: String = ""
+  public var leader: Bool = false
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(id: UInt64 = 0, address: String = "", role: String = "", leader: Bool = false) {
+    self.id = id
+    self.address = address
+    self.role = role
+    self.leader = leader
+  }
+}
+
+extension ClusterNode: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.ClusterNode"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension ClusterNode: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__ClusterNode
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__cluster_node__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__cluster_node__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__cluster_node__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__cluster_node__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__cluster_node__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.id = self.id
+    message.pointee.address = arena.string(self.address, number: 2, spill: &spill)
+    message.pointee.role = arena.string(self.role, number: 3, spill: &spill)
+    message.pointee.leader = self.leader ? 1 : 0
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.id = fields.id
+    self.address = reader.string(fields.address)
+    self.role = reader.string(fields.role)
+    self.leader = fields.leader != 0
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.DescribeClusterResponse
+
+/// `anonauth.v1.DescribeClusterResponse` in `anonauth/v1/admin.proto`.
+public struct DescribeClusterResponse: Sendable, Hashable {
+  /// "dqlite" for the replicated store.
+  public var engine: String = ""
+  /// The node of the daemon that answered.
+  public var nodeId: UInt64 = 0
+  public var leaderId: UInt64 = 0
+  public var nodes: [ClusterNode] = []
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(
+    engine: String = "",
+    nodeId: UInt64 = 0,
+    leaderId: UInt64 = 0,
+    nodes: [ClusterNode] = []
+  ) {
+    self.engine = engine
+    self.nodeId = nodeId
+    self.leaderId = leaderId
+    self.nodes = nodes
+  }
+}
+
+extension DescribeClusterResponse: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.DescribeClusterResponse"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension DescribeClusterResponse: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__DescribeClusterResponse
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__describe_cluster_response__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__describe_cluster_response__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__describe_cluster_response__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__describe_cluster_response__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__describe_cluster_response__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.engine = arena.string(self.engine, number: 1, spill: &spill)
+    message.pointee.node_id = self.nodeId
+    message.pointee.leader_id = self.leaderId
+    (message.pointee.n_nodes, message.pointee.nodes) = arena.messages(self.nodes)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.engine = reader.string(fields.engine)
+    self.nodeId = fields.node_id
+    self.leaderId = fields.leader_id
+    self.nodes = try reader.messages(fields.nodes, count: fields.n_nodes, as: ClusterNode.self)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.RemoveClusterNodeRequest
+
+/// `anonauth.v1.RemoveClusterNodeRequest` in `anonauth/v1/admin.proto`.
+public struct RemoveClusterNodeRequest: Sendable, Hashable {
+  public var id: UInt64 = 0
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(id: UInt64 = 0) {
+    self.id = id
+  }
+}
+
+extension RemoveClusterNodeRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.RemoveClusterNodeRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension RemoveClusterNodeRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__RemoveClusterNodeRequest
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__remove_cluster_node_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__remove_cluster_node_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__remove_cluster_node_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__remove_cluster_node_request__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__remove_cluster_node_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    message.pointee.id = self.id
+    arena.setUnknownFields(self.unknownFields, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.id = fields.id
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
 // MARK: - anonauth.v1.AccountFilter
 
 /// `anonauth.v1.AccountFilter` in `anonauth/v1/admin.proto`. A struct rather than a Swift enum:

@@ -10,7 +10,9 @@ struct Connection {
   ]
   static let help = """
     Connection options (default: read DATA_DIR/client.json):
-      --rpc HOST:PORT       the daemon's RPC address (or ANONAUTH_RPC)
+      --rpc HOST:PORT[,HOST:PORT...]
+                            the daemon's RPC address (or ANONAUTH_RPC); several for a
+                            replicated deployment: a call not processed by one goes to the next
       --ca-file FILE        PEM certificate(s) to trust, e.g. the --dev certificate (or
                             ANONAUTH_CA_FILE; default: client.json's, else the system's CAs)
       --server-name NAME    the name the server's certificate must carry (default: the
@@ -48,9 +50,15 @@ struct Connection {
     let caFile = arguments["ca-file"] ?? env["ANONAUTH_CA_FILE"] ?? file["ca_file"]
     let timeout = arguments["timeout-ms"].flatMap { UInt32($0) } ?? 10_000
     do {
-      var endpoint = try ClientEndpoint(address: rpc, caFile: caFile, insecure: arguments.has("insecure"))
-      endpoint.serverName = arguments["server-name"]
-      client = try RPCClient(endpoint: endpoint, defaultTimeoutMs: timeout)
+      var endpoints: [ClientEndpoint] = []
+      for address in rpc.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) })
+      where !address.isEmpty {
+        var endpoint = try ClientEndpoint(
+          address: address, caFile: caFile, insecure: arguments.has("insecure"))
+        endpoint.serverName = arguments["server-name"]
+        endpoints.append(endpoint)
+      }
+      client = try RPCClient(endpoints: endpoints, defaultTimeoutMs: timeout)
     } catch {
       throw .usage(error.description)
     }

@@ -33,6 +33,8 @@ enum AdminCommand {
                                               users from firebase auth:export (JSON or CSV),
                                               uids and password hashes kept, 1000 per call
       export-firebase FILE                    every account, hashes included, in the same JSON
+      cluster [--remove ID]                   the replicated store's nodes, roles and leader;
+                                              --remove takes a node that is gone for good out
 
     The project defaults to client.json's project_id. The admin key is read from a file,
     never from the command line (where `ps` would show it): --admin-key-file FILE, else the
@@ -145,6 +147,8 @@ enum AdminCommand {
       try await runCleanup(c)
     case "usage":
       try await usage(c)
+    case "cluster":
+      try await cluster(c)
     case "rotate-signing-key":
       let r: RotateSigningKeyResponse = try await c.call("RotateSigningKey", RotateSigningKeyRequest())
       out(c, ["kid": .string(r.kid)], r.kid)
@@ -397,6 +401,33 @@ enum AdminCommand {
       "scheduled_deletion_at_ms": .int(info.scheduledDeletionAtMs),
       "providers": .array(info.providers.map { .string($0.providerId) }),
     ])
+  }
+
+  /// `admin cluster`: the members as a table (or JSON), after an optional removal.
+  static func cluster(_ c: Context) async throws(CLIError) {
+    let r: DescribeClusterResponse
+    if let text = c.arguments["remove"] {
+      guard let id = UInt64(text), id > 0 else { throw .usage("admin cluster --remove: expected a node id") }
+      r = try await c.call("RemoveClusterNode", RemoveClusterNodeRequest(id: id))
+    } else {
+      r = try await c.call("DescribeCluster", DescribeClusterRequest())
+    }
+    let nodes: [JSONOut] = r.nodes.map { node in
+      .object([
+        "id": .int(Int64(node.id)), "address": .string(node.address), "role": .string(node.role),
+        "leader": .bool(node.leader),
+      ])
+    }
+    let table = Table.render(
+      headers: ["ID", "ADDRESS", "ROLE", "LEADER"],
+      rows: r.nodes.map { ["\($0.id)", $0.address, $0.role, $0.leader ? "yes" : ""] })
+    out(
+      c,
+      [
+        "engine": .string(r.engine), "node_id": .int(Int64(r.nodeId)), "leader_id": .int(Int64(r.leaderId)),
+        "nodes": .array(nodes),
+      ],
+      table + "answered by node \(r.nodeId)")
   }
 
   static func out(_ c: Context, _ fields: [String: JSONOut], _ text: String) {

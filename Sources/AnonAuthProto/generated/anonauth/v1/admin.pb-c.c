@@ -1903,6 +1903,186 @@ void   anonauth__v1__export_accounts_response__free_unpacked
   assert(message->base.descriptor == &anonauth__v1__export_accounts_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   anonauth__v1__describe_cluster_request__init
+                     (Anonauth__V1__DescribeClusterRequest         *message)
+{
+  static const Anonauth__V1__DescribeClusterRequest init_value = ANONAUTH__V1__DESCRIBE_CLUSTER_REQUEST__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__describe_cluster_request__get_packed_size
+                     (const Anonauth__V1__DescribeClusterRequest *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__describe_cluster_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__describe_cluster_request__pack
+                     (const Anonauth__V1__DescribeClusterRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__describe_cluster_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__describe_cluster_request__pack_to_buffer
+                     (const Anonauth__V1__DescribeClusterRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__describe_cluster_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__DescribeClusterRequest *
+       anonauth__v1__describe_cluster_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__DescribeClusterRequest *)
+     protobuf_c_message_unpack (&anonauth__v1__describe_cluster_request__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__describe_cluster_request__free_unpacked
+                     (Anonauth__V1__DescribeClusterRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__describe_cluster_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__cluster_node__init
+                     (Anonauth__V1__ClusterNode         *message)
+{
+  static const Anonauth__V1__ClusterNode init_value = ANONAUTH__V1__CLUSTER_NODE__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__cluster_node__get_packed_size
+                     (const Anonauth__V1__ClusterNode *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__cluster_node__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__cluster_node__pack
+                     (const Anonauth__V1__ClusterNode *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__cluster_node__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__cluster_node__pack_to_buffer
+                     (const Anonauth__V1__ClusterNode *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__cluster_node__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__ClusterNode *
+       anonauth__v1__cluster_node__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__ClusterNode *)
+     protobuf_c_message_unpack (&anonauth__v1__cluster_node__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__cluster_node__free_unpacked
+                     (Anonauth__V1__ClusterNode *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__cluster_node__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__describe_cluster_response__init
+                     (Anonauth__V1__DescribeClusterResponse         *message)
+{
+  static const Anonauth__V1__DescribeClusterResponse init_value = ANONAUTH__V1__DESCRIBE_CLUSTER_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__describe_cluster_response__get_packed_size
+                     (const Anonauth__V1__DescribeClusterResponse *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__describe_cluster_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__describe_cluster_response__pack
+                     (const Anonauth__V1__DescribeClusterResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__describe_cluster_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__describe_cluster_response__pack_to_buffer
+                     (const Anonauth__V1__DescribeClusterResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__describe_cluster_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__DescribeClusterResponse *
+       anonauth__v1__describe_cluster_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__DescribeClusterResponse *)
+     protobuf_c_message_unpack (&anonauth__v1__describe_cluster_response__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__describe_cluster_response__free_unpacked
+                     (Anonauth__V1__DescribeClusterResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__describe_cluster_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__remove_cluster_node_request__init
+                     (Anonauth__V1__RemoveClusterNodeRequest         *message)
+{
+  static const Anonauth__V1__RemoveClusterNodeRequest init_value = ANONAUTH__V1__REMOVE_CLUSTER_NODE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__remove_cluster_node_request__get_packed_size
+                     (const Anonauth__V1__RemoveClusterNodeRequest *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__remove_cluster_node_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__remove_cluster_node_request__pack
+                     (const Anonauth__V1__RemoveClusterNodeRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__remove_cluster_node_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__remove_cluster_node_request__pack_to_buffer
+                     (const Anonauth__V1__RemoveClusterNodeRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__remove_cluster_node_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__RemoveClusterNodeRequest *
+       anonauth__v1__remove_cluster_node_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__RemoveClusterNodeRequest *)
+     protobuf_c_message_unpack (&anonauth__v1__remove_cluster_node_request__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__remove_cluster_node_request__free_unpacked
+                     (Anonauth__V1__RemoveClusterNodeRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__remove_cluster_node_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descriptors[13] =
 {
   {
@@ -4575,6 +4755,216 @@ const ProtobufCMessageDescriptor anonauth__v1__export_accounts_response__descrip
   (ProtobufCMessageInit) anonauth__v1__export_accounts_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+#define anonauth__v1__describe_cluster_request__field_descriptors NULL
+#define anonauth__v1__describe_cluster_request__field_indices_by_name NULL
+#define anonauth__v1__describe_cluster_request__number_ranges NULL
+const ProtobufCMessageDescriptor anonauth__v1__describe_cluster_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.DescribeClusterRequest",
+  "DescribeClusterRequest",
+  "Anonauth__V1__DescribeClusterRequest",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__DescribeClusterRequest),
+  0,
+  anonauth__v1__describe_cluster_request__field_descriptors,
+  anonauth__v1__describe_cluster_request__field_indices_by_name,
+  0,  anonauth__v1__describe_cluster_request__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__describe_cluster_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__cluster_node__field_descriptors[4] =
+{
+  {
+    "id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ClusterNode, id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "address",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ClusterNode, address),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "role",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ClusterNode, role),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "leader",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ClusterNode, leader),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__cluster_node__field_indices_by_name[] = {
+  1,   /* field[1] = address */
+  0,   /* field[0] = id */
+  3,   /* field[3] = leader */
+  2,   /* field[2] = role */
+};
+static const ProtobufCIntRange anonauth__v1__cluster_node__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__cluster_node__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.ClusterNode",
+  "ClusterNode",
+  "Anonauth__V1__ClusterNode",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__ClusterNode),
+  4,
+  anonauth__v1__cluster_node__field_descriptors,
+  anonauth__v1__cluster_node__field_indices_by_name,
+  1,  anonauth__v1__cluster_node__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__cluster_node__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__describe_cluster_response__field_descriptors[4] =
+{
+  {
+    "engine",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__DescribeClusterResponse, engine),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "node_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__DescribeClusterResponse, node_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "leader_id",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__DescribeClusterResponse, leader_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "nodes",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Anonauth__V1__DescribeClusterResponse, n_nodes),
+    offsetof(Anonauth__V1__DescribeClusterResponse, nodes),
+    &anonauth__v1__cluster_node__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__describe_cluster_response__field_indices_by_name[] = {
+  0,   /* field[0] = engine */
+  2,   /* field[2] = leader_id */
+  1,   /* field[1] = node_id */
+  3,   /* field[3] = nodes */
+};
+static const ProtobufCIntRange anonauth__v1__describe_cluster_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__describe_cluster_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.DescribeClusterResponse",
+  "DescribeClusterResponse",
+  "Anonauth__V1__DescribeClusterResponse",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__DescribeClusterResponse),
+  4,
+  anonauth__v1__describe_cluster_response__field_descriptors,
+  anonauth__v1__describe_cluster_response__field_indices_by_name,
+  1,  anonauth__v1__describe_cluster_response__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__describe_cluster_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__remove_cluster_node_request__field_descriptors[1] =
+{
+  {
+    "id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__RemoveClusterNodeRequest, id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__remove_cluster_node_request__field_indices_by_name[] = {
+  0,   /* field[0] = id */
+};
+static const ProtobufCIntRange anonauth__v1__remove_cluster_node_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__remove_cluster_node_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.RemoveClusterNodeRequest",
+  "RemoveClusterNodeRequest",
+  "Anonauth__V1__RemoveClusterNodeRequest",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__RemoveClusterNodeRequest),
+  1,
+  anonauth__v1__remove_cluster_node_request__field_descriptors,
+  anonauth__v1__remove_cluster_node_request__field_indices_by_name,
+  1,  anonauth__v1__remove_cluster_node_request__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__remove_cluster_node_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue anonauth__v1__account_filter__enum_values_by_number[3] =
 {
   { "ALL", "ANONAUTH__V1__ACCOUNT_FILTER__ALL", 0 },
@@ -4633,7 +5023,7 @@ const ProtobufCEnumDescriptor anonauth__v1__import_conflict__descriptor =
   anonauth__v1__import_conflict__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor anonauth__v1__admin_service__method_descriptors[20] =
+static const ProtobufCMethodDescriptor anonauth__v1__admin_service__method_descriptors[22] =
 {
   { "CreateProject", &anonauth__v1__create_project_request__descriptor, &anonauth__v1__project_config__descriptor },
   { "GetProjectConfig", &anonauth__v1__get_project_config_request__descriptor, &anonauth__v1__project_config__descriptor },
@@ -4655,12 +5045,15 @@ static const ProtobufCMethodDescriptor anonauth__v1__admin_service__method_descr
   { "Backup", &anonauth__v1__backup_request__descriptor, &anonauth__v1__backup_response__descriptor },
   { "ImportAccounts", &anonauth__v1__import_accounts_request__descriptor, &anonauth__v1__import_accounts_response__descriptor },
   { "ExportAccounts", &anonauth__v1__export_accounts_request__descriptor, &anonauth__v1__export_accounts_response__descriptor },
+  { "DescribeCluster", &anonauth__v1__describe_cluster_request__descriptor, &anonauth__v1__describe_cluster_response__descriptor },
+  { "RemoveClusterNode", &anonauth__v1__remove_cluster_node_request__descriptor, &anonauth__v1__describe_cluster_response__descriptor },
 };
 const unsigned anonauth__v1__admin_service__method_indices_by_name[] = {
   17,        /* Backup */
   3,        /* CreateApiKey */
   0,        /* CreateProject */
   10,        /* DeleteAccounts */
+  20,        /* DescribeCluster */
   9,        /* DisableAccount */
   19,        /* ExportAccounts */
   8,        /* GetAccount */
@@ -4670,6 +5063,7 @@ const unsigned anonauth__v1__admin_service__method_indices_by_name[] = {
   7,        /* ListAccounts */
   4,        /* ListApiKeys */
   13,        /* PreviewCleanup */
+  21,        /* RemoveClusterNode */
   5,        /* RevokeApiKey */
   11,        /* RevokeRefreshTokens */
   16,        /* RotateSigningKey */
@@ -4685,7 +5079,7 @@ const ProtobufCServiceDescriptor anonauth__v1__admin_service__descriptor =
   "AdminService",
   "Anonauth__V1__AdminService",
   "anonauth.v1",
-  20,
+  22,
   anonauth__v1__admin_service__method_descriptors,
   anonauth__v1__admin_service__method_indices_by_name
 };
@@ -4848,6 +5242,22 @@ void anonauth__v1__admin_service__export_accounts(ProtobufCService *service,
 {
   assert(service->descriptor == &anonauth__v1__admin_service__descriptor);
   service->invoke(service, 19, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void anonauth__v1__admin_service__describe_cluster(ProtobufCService *service,
+                                                   const Anonauth__V1__DescribeClusterRequest *input,
+                                                   Anonauth__V1__DescribeClusterResponse_Closure closure,
+                                                   void *closure_data)
+{
+  assert(service->descriptor == &anonauth__v1__admin_service__descriptor);
+  service->invoke(service, 20, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void anonauth__v1__admin_service__remove_cluster_node(ProtobufCService *service,
+                                                      const Anonauth__V1__RemoveClusterNodeRequest *input,
+                                                      Anonauth__V1__DescribeClusterResponse_Closure closure,
+                                                      void *closure_data)
+{
+  assert(service->descriptor == &anonauth__v1__admin_service__descriptor);
+  service->invoke(service, 21, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void anonauth__v1__admin_service__init (Anonauth__V1__AdminService_Service *service,
                                         Anonauth__V1__AdminService_ServiceDestroy destroy)

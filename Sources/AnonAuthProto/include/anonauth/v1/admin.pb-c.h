@@ -59,6 +59,10 @@ typedef struct Anonauth__V1__ImportAccountsResponse Anonauth__V1__ImportAccounts
 typedef struct Anonauth__V1__ExportAccountsRequest Anonauth__V1__ExportAccountsRequest;
 typedef struct Anonauth__V1__ExportedAccount Anonauth__V1__ExportedAccount;
 typedef struct Anonauth__V1__ExportAccountsResponse Anonauth__V1__ExportAccountsResponse;
+typedef struct Anonauth__V1__DescribeClusterRequest Anonauth__V1__DescribeClusterRequest;
+typedef struct Anonauth__V1__ClusterNode Anonauth__V1__ClusterNode;
+typedef struct Anonauth__V1__DescribeClusterResponse Anonauth__V1__DescribeClusterResponse;
+typedef struct Anonauth__V1__RemoveClusterNodeRequest Anonauth__V1__RemoveClusterNodeRequest;
 
 
 /* --- enums --- */
@@ -763,6 +767,64 @@ struct  Anonauth__V1__ExportAccountsResponse
 #define ANONAUTH__V1__EXPORT_ACCOUNTS_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__export_accounts_response__descriptor) \
     , 0,NULL, (char *)protobuf_c_empty_string }
+
+
+struct  Anonauth__V1__DescribeClusterRequest
+{
+  ProtobufCMessage base;
+};
+#define ANONAUTH__V1__DESCRIBE_CLUSTER_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__describe_cluster_request__descriptor) \
+     }
+
+
+struct  Anonauth__V1__ClusterNode
+{
+  ProtobufCMessage base;
+  uint64_t id;
+  /*
+   * HOST:PORT other nodes reach it on (--cluster-advertise).
+   */
+  char *address;
+  /*
+   * "voter", "stand-by" or "spare".
+   */
+  char *role;
+  protobuf_c_boolean leader;
+};
+#define ANONAUTH__V1__CLUSTER_NODE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__cluster_node__descriptor) \
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+
+
+struct  Anonauth__V1__DescribeClusterResponse
+{
+  ProtobufCMessage base;
+  /*
+   * "dqlite" for the replicated store.
+   */
+  char *engine;
+  /*
+   * The node of the daemon that answered.
+   */
+  uint64_t node_id;
+  uint64_t leader_id;
+  size_t n_nodes;
+  Anonauth__V1__ClusterNode **nodes;
+};
+#define ANONAUTH__V1__DESCRIBE_CLUSTER_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__describe_cluster_response__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, 0, 0,NULL }
+
+
+struct  Anonauth__V1__RemoveClusterNodeRequest
+{
+  ProtobufCMessage base;
+  uint64_t id;
+};
+#define ANONAUTH__V1__REMOVE_CLUSTER_NODE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__remove_cluster_node_request__descriptor) \
+    , 0 }
 
 
 /* Anonauth__V1__ProjectConfig methods */
@@ -1566,6 +1628,82 @@ Anonauth__V1__ExportAccountsResponse *
 void   anonauth__v1__export_accounts_response__free_unpacked
                      (Anonauth__V1__ExportAccountsResponse *message,
                       ProtobufCAllocator *allocator);
+/* Anonauth__V1__DescribeClusterRequest methods */
+void   anonauth__v1__describe_cluster_request__init
+                     (Anonauth__V1__DescribeClusterRequest         *message);
+size_t anonauth__v1__describe_cluster_request__get_packed_size
+                     (const Anonauth__V1__DescribeClusterRequest   *message);
+size_t anonauth__v1__describe_cluster_request__pack
+                     (const Anonauth__V1__DescribeClusterRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__describe_cluster_request__pack_to_buffer
+                     (const Anonauth__V1__DescribeClusterRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__DescribeClusterRequest *
+       anonauth__v1__describe_cluster_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__describe_cluster_request__free_unpacked
+                     (Anonauth__V1__DescribeClusterRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__ClusterNode methods */
+void   anonauth__v1__cluster_node__init
+                     (Anonauth__V1__ClusterNode         *message);
+size_t anonauth__v1__cluster_node__get_packed_size
+                     (const Anonauth__V1__ClusterNode   *message);
+size_t anonauth__v1__cluster_node__pack
+                     (const Anonauth__V1__ClusterNode   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__cluster_node__pack_to_buffer
+                     (const Anonauth__V1__ClusterNode   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__ClusterNode *
+       anonauth__v1__cluster_node__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__cluster_node__free_unpacked
+                     (Anonauth__V1__ClusterNode *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__DescribeClusterResponse methods */
+void   anonauth__v1__describe_cluster_response__init
+                     (Anonauth__V1__DescribeClusterResponse         *message);
+size_t anonauth__v1__describe_cluster_response__get_packed_size
+                     (const Anonauth__V1__DescribeClusterResponse   *message);
+size_t anonauth__v1__describe_cluster_response__pack
+                     (const Anonauth__V1__DescribeClusterResponse   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__describe_cluster_response__pack_to_buffer
+                     (const Anonauth__V1__DescribeClusterResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__DescribeClusterResponse *
+       anonauth__v1__describe_cluster_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__describe_cluster_response__free_unpacked
+                     (Anonauth__V1__DescribeClusterResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__RemoveClusterNodeRequest methods */
+void   anonauth__v1__remove_cluster_node_request__init
+                     (Anonauth__V1__RemoveClusterNodeRequest         *message);
+size_t anonauth__v1__remove_cluster_node_request__get_packed_size
+                     (const Anonauth__V1__RemoveClusterNodeRequest   *message);
+size_t anonauth__v1__remove_cluster_node_request__pack
+                     (const Anonauth__V1__RemoveClusterNodeRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__remove_cluster_node_request__pack_to_buffer
+                     (const Anonauth__V1__RemoveClusterNodeRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__RemoveClusterNodeRequest *
+       anonauth__v1__remove_cluster_node_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__remove_cluster_node_request__free_unpacked
+                     (Anonauth__V1__RemoveClusterNodeRequest *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Anonauth__V1__ProjectConfig_Closure)
@@ -1697,6 +1835,18 @@ typedef void (*Anonauth__V1__ExportedAccount_Closure)
 typedef void (*Anonauth__V1__ExportAccountsResponse_Closure)
                  (const Anonauth__V1__ExportAccountsResponse *message,
                   void *closure_data);
+typedef void (*Anonauth__V1__DescribeClusterRequest_Closure)
+                 (const Anonauth__V1__DescribeClusterRequest *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__ClusterNode_Closure)
+                 (const Anonauth__V1__ClusterNode *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__DescribeClusterResponse_Closure)
+                 (const Anonauth__V1__DescribeClusterResponse *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__RemoveClusterNodeRequest_Closure)
+                 (const Anonauth__V1__RemoveClusterNodeRequest *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -1784,6 +1934,14 @@ struct Anonauth__V1__AdminService_Service
                           const Anonauth__V1__ExportAccountsRequest *input,
                           Anonauth__V1__ExportAccountsResponse_Closure closure,
                           void *closure_data);
+  void (*describe_cluster)(Anonauth__V1__AdminService_Service *service,
+                           const Anonauth__V1__DescribeClusterRequest *input,
+                           Anonauth__V1__DescribeClusterResponse_Closure closure,
+                           void *closure_data);
+  void (*remove_cluster_node)(Anonauth__V1__AdminService_Service *service,
+                              const Anonauth__V1__RemoveClusterNodeRequest *input,
+                              Anonauth__V1__DescribeClusterResponse_Closure closure,
+                              void *closure_data);
 };
 typedef void (*Anonauth__V1__AdminService_ServiceDestroy)(Anonauth__V1__AdminService_Service *);
 void anonauth__v1__admin_service__init (Anonauth__V1__AdminService_Service *service,
@@ -1811,7 +1969,9 @@ void anonauth__v1__admin_service__init (Anonauth__V1__AdminService_Service *serv
       function_prefix__ ## rotate_signing_key,\
       function_prefix__ ## backup,\
       function_prefix__ ## import_accounts,\
-      function_prefix__ ## export_accounts  }
+      function_prefix__ ## export_accounts,\
+      function_prefix__ ## describe_cluster,\
+      function_prefix__ ## remove_cluster_node  }
 void anonauth__v1__admin_service__create_project(ProtobufCService *service,
                                                  const Anonauth__V1__CreateProjectRequest *input,
                                                  Anonauth__V1__ProjectConfig_Closure closure,
@@ -1892,6 +2052,14 @@ void anonauth__v1__admin_service__export_accounts(ProtobufCService *service,
                                                   const Anonauth__V1__ExportAccountsRequest *input,
                                                   Anonauth__V1__ExportAccountsResponse_Closure closure,
                                                   void *closure_data);
+void anonauth__v1__admin_service__describe_cluster(ProtobufCService *service,
+                                                   const Anonauth__V1__DescribeClusterRequest *input,
+                                                   Anonauth__V1__DescribeClusterResponse_Closure closure,
+                                                   void *closure_data);
+void anonauth__v1__admin_service__remove_cluster_node(ProtobufCService *service,
+                                                      const Anonauth__V1__RemoveClusterNodeRequest *input,
+                                                      Anonauth__V1__DescribeClusterResponse_Closure closure,
+                                                      void *closure_data);
 
 /* --- descriptors --- */
 
@@ -1940,6 +2108,10 @@ extern const ProtobufCMessageDescriptor anonauth__v1__import_accounts_response__
 extern const ProtobufCMessageDescriptor anonauth__v1__export_accounts_request__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__exported_account__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__export_accounts_response__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__describe_cluster_request__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__cluster_node__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__describe_cluster_response__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__remove_cluster_node_request__descriptor;
 extern const ProtobufCServiceDescriptor anonauth__v1__admin_service__descriptor;
 
 PROTOBUF_C__END_DECLS
