@@ -84,7 +84,7 @@ enum OnlineBackup {
 
   /// Refuses to overwrite: an existing file could be a live store, and a stale `-wal`
   /// beside a new file would be replayed into it.
-  private static func checkDestination(
+  static func checkDestination(
     _ destination: String, pagesPerStep: Int32
   ) throws(StoreError) {
     guard pagesPerStep > 0 else {
@@ -95,7 +95,7 @@ enum OnlineBackup {
     }
   }
 
-  private static func moveIntoPlace(_ partial: String, _ destination: String) throws(StoreError) {
+  static func moveIntoPlace(_ partial: String, _ destination: String) throws(StoreError) {
     guard rename(partial, destination) == 0 else {
       let reason = String(cString: strerror(errno))
       try? FileManager.default.removeItem(atPath: partial)

@@ -159,11 +159,15 @@ public final class Store: Sendable {
   ) async throws -> UInt64 {
     let source = options.path
     let busyTimeoutMs = options.busyTimeoutMs
+    let cluster = options.cluster
     return try await withCheckedThrowingContinuation { continuation in
       backupQueue.async {
         continuation.resume(
           with: Result { () throws(StoreError) -> UInt64 in
-            try OnlineBackup.copy(
+            if let cluster {
+              return try ClusterBackup.copy(cluster, to: path, busyTimeoutMs: busyTimeoutMs)
+            }
+            return try OnlineBackup.copy(
               from: source, to: path, pagesPerStep: pagesPerStep, busyTimeoutMs: busyTimeoutMs,
               progress: progress)
           })

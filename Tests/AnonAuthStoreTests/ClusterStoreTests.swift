@@ -83,4 +83,19 @@ struct ClusterStoreTests {
     #expect(acknowledged.withLock { $0 }.isSubset(of: names))
     await store.close()
   }
+
+  @Test("a backup of the replicated store is one SQLite file that opens as a single-file store")
+  func backup() async throws {
+    let nodes = try Self.threeNodes()
+    let store = try Self.open(nodes)
+    for index in 0..<300 { try await store.insertItem("b\(index)") }
+    let path = nodes.root + "/backup.sqlite"
+    let bytes = try await store.backup(to: path)
+    #expect(bytes > 0)
+    await #expect(throws: StoreError.self) { try await store.backup(to: path) }  // never overwrites
+    await store.close()
+    let copy = try Store.open(options: StoreOptions(path: path), migrations: TestSchema.all)
+    #expect(try await copy.itemCount() == 300)
+    await copy.close()
+  }
 }

@@ -8,11 +8,15 @@ account). Then a rolling restart of all three with zero failed calls.
 Scripts/cluster_failover.py runs the kill rounds many times and reports each."""
 
 import json
+import os
 import subprocess
 import time
 
 from cluster import Cluster, Load, RetryingClient
+from conftest import ROOT
 from test_ops_and_cli import CLI
+
+ANONAUTHD = os.environ.get("ANONAUTHD", str(ROOT / ".build/debug/anonauthd"))
 
 
 def test_losing_the_leader_loses_no_acknowledged_write_and_the_node_catches_up(pb):
@@ -112,3 +116,39 @@ def assert_ready(daemon):
 
 def jwks(daemon):
     return get(daemon, "/.well-known/jwks.json")[1]
+
+
+def test_recovery_after_losing_the_majority_keeps_the_survivors_data(pb):
+    """Nodes 2 and 3 are lost for good: node 1 alone cannot elect itself. The runbook's
+    --cluster-recover makes it the only member, and it serves every account it had."""
+    cluster = Cluster()
+    try:
+        client = RetryingClient(cluster, pb)
+        uids = []
+        for _ in range(20):
+            status, reply = client.account("SignUp", pb.account.SignUpRequest(anonymous=pb.account.AnonymousSignUp()))
+            assert status.code == 0, status
+            uids.append(reply.local_id)
+        client.close()
+        for i in list(cluster.daemons):
+            cluster.kill(i)
+        recovered = subprocess.run(
+            [ANONAUTHD, "--dev", "--data-dir", cluster.dirs[1], "--master-key-file", cluster.master_key,
+             "--cluster-id", "1", "--cluster-listen", cluster.addresses[1],
+             "--cluster-recover", f"1={cluster.addresses[1]}"],
+            capture_output=True, text=True, timeout=60)
+        assert recovered.returncode == 0, recovered.stderr
+        assert "membership recovered" in recovered.stderr
+        cluster.addresses = {1: cluster.addresses[1]}
+        cluster.start(1)
+        client = RetryingClient(cluster, pb)
+        for uid in uids:
+            status, reply = client.admin_call("GetAccount", pb.admin.GetAccountRequest(
+                project_id="demo-project", local_id=uid), pb.account.AccountInfo)
+            assert status.code == 0, (uid, status)
+        status, _ = client.account("SignUp", pb.account.SignUpRequest(anonymous=pb.account.AnonymousSignUp()))
+        assert status.code == 0, status
+        client.close()
+    finally:
+        for i in list(cluster.daemons):
+            cluster.kill(i)

@@ -62,6 +62,16 @@ public final class DqliteConnection {
     try expectEmpty(.transfer(id: id))
   }
 
+  /// The database's files as the leader has them now: the main file and its WAL, a
+  /// consistent copy that SQLite opens (and checkpoints) like any other. The whole
+  /// database travels in one message, held in memory here.
+  public func dump(_ name: String) throws(DqliteError) -> [(name: String, bytes: [UInt8])] {
+    try socket.send(try DqliteRequest.dump(name: name).encoded())
+    let (header, body) = try readResponse(maxBodyBytes: DqliteHeader.maxDumpBodyBytes)
+    try DqliteResponse.check(header, body, expect: .files)
+    return try DqliteResponse.files(body)
+  }
+
   // MARK: SQL
 
   /// Opens (creating if need be) the replicated database `name`; its id is used by every
@@ -170,9 +180,11 @@ public final class DqliteConnection {
     return try readResponse()
   }
 
-  private func readResponse() throws(DqliteError) -> (DqliteHeader, [UInt8]) {
+  private func readResponse(
+    maxBodyBytes: Int = DqliteHeader.maxBodyBytes
+  ) throws(DqliteError) -> (DqliteHeader, [UInt8]) {
     do {
-      let header = try DqliteHeader(try socket.receive(8))
+      let header = try DqliteHeader(try socket.receive(8), maxBodyBytes: maxBodyBytes)
       let body = try socket.receive(header.bodyBytes)
       return (header, body)
     } catch {

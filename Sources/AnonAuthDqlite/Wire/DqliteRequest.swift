@@ -15,6 +15,7 @@ enum DqliteRequest {
   case remove(id: UInt64)
   case cluster
   case transfer(id: UInt64)
+  case dump(name: String)
 
   var typeCode: UInt8 {
     switch self {
@@ -33,6 +34,7 @@ enum DqliteRequest {
     case .remove: 14
     case .cluster: 16
     case .transfer: 17
+    case .dump: 15
     }
   }
 
@@ -69,6 +71,7 @@ enum DqliteRequest {
     case .assign(let id, let role):
       encoder.uint64(id)
       encoder.uint64(role.rawValue)
+    case .dump(let name): try encoder.text(name)
     case .cluster:
       // Format 1: each node with its role.
       encoder.uint64(1)

@@ -9,6 +9,8 @@ struct DqliteHeader: Equatable {
   /// not make the client allocate without bound. Query results arrive in batches far
   /// below this.
   static let maxBodyBytes = 64 << 20
+  /// A `DUMP` answers with the whole database in one message.
+  static let maxDumpBodyBytes = 16 << 30
 
   init(bodyBytes: Int, type: UInt8, schema: UInt8) {
     self.bodyBytes = bodyBytes
@@ -16,10 +18,10 @@ struct DqliteHeader: Equatable {
     self.schema = schema
   }
 
-  init(_ bytes: [UInt8]) throws(DqliteError) {
+  init(_ bytes: [UInt8], maxBodyBytes: Int = Self.maxBodyBytes) throws(DqliteError) {
     guard bytes.count == 8 else { throw .malformed("header is \(bytes.count) bytes") }
     let words = UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24
-    guard UInt64(words) * 8 <= UInt64(Self.maxBodyBytes) else {
+    guard UInt64(words) * 8 <= UInt64(maxBodyBytes) else {
       throw .malformed("body of \(words) words is over the limit")
     }
     self.init(bodyBytes: Int(words) * 8, type: bytes[4], schema: bytes[5])
@@ -37,6 +39,7 @@ enum DqliteResponseType: UInt8 {
   case result = 6
   case rows = 7
   case empty = 8
+  case files = 9
 }
 
 /// A node of the cluster as the leader knows it.
@@ -134,6 +137,23 @@ enum DqliteResponse {
       nodes.append(DqliteNodeInfo(id: id, address: address, role: role))
     }
     return nodes
+  }
+
+  /// A `DUMP`'s files (the database and its WAL): each a name, a size, and the bytes, which
+  /// the node keeps word-aligned.
+  static func files(_ body: [UInt8]) throws(DqliteError) -> [(name: String, bytes: [UInt8])] {
+    var decoder = WireDecoder(body)
+    let count = try decoder.uint64("file count")
+    guard count <= 16 else { throw .malformed("file count \(count)") }
+    var files: [(name: String, bytes: [UInt8])] = []
+    for _ in 0..<count {
+      let name = try decoder.text("file name")
+      let size = try decoder.uint64("file size")
+      guard size <= UInt64(decoder.remaining) else { throw .malformed("file \(name) longer than the body") }
+      files.append((name, Array(try decoder.bytes(Int(size), "file"))))
+      try decoder.alignToWord("file")
+    }
+    return files
   }
 
   static let doneMarker: UInt64 = 0xFFFF_FFFF_FFFF_FFFF

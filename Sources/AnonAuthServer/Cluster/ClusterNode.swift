@@ -56,6 +56,32 @@ public final class ClusterNode: Sendable {
     return ClusterNode(config: config, directory: directory, node: node, monitor: monitor)
   }
 
+  /// `--cluster-recover`: forces the Raft membership of this node's data to `members` (all
+  /// voters), for a cluster that lost its majority. Every node must be stopped; this node
+  /// should hold the most recent log of the survivors, and its `cluster` directory is then
+  /// copied to the others (README runbook).
+  static func recover(
+    _ config: ClusterConfig, members: [(id: UInt64, address: String)], dataDir: String, logger: Logger
+  ) throws(ConfigError) {
+    let directory = dataDir + "/cluster"
+    guard ClusterMembership.hasRaftState(directory) else {
+      throw ConfigError("--cluster-recover: \(directory) holds no cluster data to recover")
+    }
+    do {
+      try DqliteNode.recover(
+        id: config.id, address: config.advertise, directory: directory,
+        members: members.map { DqliteNodeInfo(id: $0.id, address: $0.address, role: .voter) })
+    } catch {
+      throw ConfigError("--cluster-recover: \(error)")
+    }
+    logger.info(
+      "cluster: membership recovered; copy this node's cluster directory to the other members, then start them all",
+      [
+        "directory": .string(directory),
+        "members": .string(members.map { "\($0.id)=\($0.address)" }.joined(separator: ",")),
+      ])
+  }
+
   /// Hands leadership to another voter if this node leads (so that the others need not
   /// wait for an election timeout), then stops the node.
   func stop(logger: Logger) {

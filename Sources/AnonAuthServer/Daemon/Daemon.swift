@@ -71,6 +71,10 @@ public enum Daemon {
       logger.warning(
         "data dir folder open to group or others, owned by another user", ["item": .string(item)])
     }
+    if let cluster = config.cluster, let members = config.clusterRecover {
+      try ClusterNode.recover(cluster, members: members, dataDir: dataDir.path, logger: logger)
+      return 0
+    }
     let masterKey = secrets.masterKey
     let ipPolicy: EndUserIPPolicy
     switch EndUserIPPolicy.parse(config.trustedProxies) {

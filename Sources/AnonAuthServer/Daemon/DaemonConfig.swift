@@ -26,6 +26,8 @@ public struct DaemonConfig: Sendable {
   public var rpc: RPCServerConfig
   /// Set, the store is replicated on a dqlite cluster this daemon's node belongs to.
   public var cluster: ClusterConfig?
+  /// `--cluster-recover`: the members to force on this node's Raft configuration, then exit.
+  public var clusterRecover: [(id: UInt64, address: String)]?
   /// Every setting's resolved text, for `--print-config`.
   public let resolved: [(setting: Setting, value: String?, source: String)]
 
@@ -195,6 +197,23 @@ public struct DaemonConfig: Sendable {
     cleanupBatchSize = Int(try number("cleanup-batch-size", 1...10_000))
 
     cluster = try Self.cluster(values)
+    if let text = values["cluster-recover"], !text.isEmpty {
+      guard cluster != nil else {
+        throw ConfigError("--cluster-recover needs --cluster-id and --cluster-listen")
+      }
+      var members: [(id: UInt64, address: String)] = []
+      for entry in text.split(separator: ",") {
+        let parts = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, let id = UInt64(parts[0]), id > 0, Self.isHostPort(parts[1]) else {
+          throw ConfigError("--cluster-recover: expected ID=HOST:PORT,..., got \"\(entry)\"")
+        }
+        members.append((id, parts[1]))
+      }
+      guard members.contains(where: { $0.id == cluster?.id }) else {
+        throw ConfigError("--cluster-recover: the members must include this node (--cluster-id)")
+      }
+      clusterRecover = members
+    }
     if cluster != nil && masterKeyFile == nil {
       throw ConfigError("--cluster-id needs --master-key-file (the same key on every node), even with --dev")
     }

@@ -86,6 +86,10 @@ public struct Setting: Sendable {
     Setting(
       "cluster-join", "", "replicated store: comma-separated HOST:PORT of nodes already in the cluster"),
     Setting(
+      "cluster-recover", nil,
+      "recovery after a lost majority: ID=HOST:PORT,... the surviving members; rewrites this node's "
+        + "membership to them and exits (every node stopped first; see the README's runbook)"),
+    Setting(
       "test-hooks", "false", "testing only: adds anonauth.test.TestService/Sleep (never in production)",
       isSwitch: true),
   ]

@@ -82,6 +82,9 @@ public struct ServiceEnvironment: Sendable {
     } catch let error as StoreError where error.kind == .unavailable {
       logger.error("store write failed", ["error": .string("\(error)")])
       throw Self.noLeader
+    } catch let error as StoreError where error.kind == .invalidArgument && error.message.contains("NUL") {
+      // The replicated store's wire carries text NUL-terminated: such a value is refused.
+      throw RPCError(.malformedRequest, "a text field holds a NUL character, which the store cannot keep")
     } catch let error as StoreError where [.full, .readOnly, .io, .corrupt].contains(error.kind) {
       logger.error("store write failed", ["error": .string("\(error)")])
       let why =
