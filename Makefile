@@ -10,7 +10,7 @@ DEB_PACKAGES := pkg-config libssl-dev openssl libsqlite3-dev libprotobuf-c-dev l
                 protobuf-c-compiler protobuf-compiler python3 python3-venv faketime debootstrap
 
 .PHONY: run test deps build build-release proto check-proto lint format interop-deps \
-        test-swift test-interop deploy-smoke test-deploy bench fuzz clean
+        test-swift test-interop deploy-smoke test-deploy bench cluster-proof fuzz clean
 
 run: deps build
 	.build/debug/anonauthd --dev --data-dir $(DATA_DIR)
@@ -70,6 +70,13 @@ test-interop: build interop-deps
 
 bench: deps build-release
 	python3 Scripts/bench.py --markdown
+
+# The replicated store's long proof: ROUNDS kill -9 rounds of the leader, a rolling
+# restart, and the cluster's figures against the single file, with release binaries.
+ROUNDS ?= 10
+cluster-proof: deps build-release interop-deps
+	ANONAUTHD=$(CURDIR)/.build/release/anonauthd ANONAUTH_CLI=$(CURDIR)/.build/release/anonauth \
+	  $(PY) Scripts/cluster_proof.py --rounds $(ROUNDS)
 
 # libFuzzer over every parser hostile bytes reach; `make test` replays the corpus and
 # every input a run found (Tests/Fuzz/). FUZZ_SECONDS per target, FUZZ_TARGETS to pick,

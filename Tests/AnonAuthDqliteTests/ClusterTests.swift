@@ -6,8 +6,10 @@ import Testing
 /// with writes acknowledged, the survivors electing another, and the stopped node coming
 /// back with everything it missed.
 @Suite(.serialized) struct ClusterTests {
-  @Test func threeVotersSurviveLosingTheLeaderAndTheLeaderCatchesUp() throws {
-    let harness = try LoopbackNodes()
+  /// Numeric addresses, and names that each node resolves (as pods know each other).
+  @Test(arguments: [nil, "localhost"])
+  func threeVotersSurviveLosingTheLeaderAndTheLeaderCatchesUp(hostName: String?) throws {
+    let harness = try LoopbackNodes(hostName: hostName)
     for id: UInt64 in 1...3 { try harness.start(id) }
     let seeds = harness.seeds
     let connector = DqliteConnector(seeds: seeds, timeoutMs: 1_000)

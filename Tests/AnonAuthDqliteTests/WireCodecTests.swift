@@ -111,6 +111,8 @@ import Testing
       try DqliteResponse.check(header, encoder.body, expect: .result)
     }
     #expect(DqliteError.failure(code: 10250, message: "not leader").isLeadershipLost)
+    #expect(DqliteError.failure(code: 12, message: "no database opened").isLeadershipLost)
+    #expect(!DqliteError.failure(code: 12, message: "no statement with the given id").isLeadershipLost)
     #expect(!DqliteError.failure(code: 2067, message: "").isLeadershipLost)
   }
 

@@ -72,19 +72,23 @@ class Cluster:
             time.sleep(0.1)
         raise AssertionError("no leader")
 
+    def lead(self, i):
+        """Hands leadership to node i (through the Python dqlite client)."""
+        current = self.leader()
+        if current != i:
+            node = dqlite_wire.Node(self.addresses[current])
+            try:
+                node.transfer(i)
+            finally:
+                node.close()
+
     def accounts_on(self, i):
         """Accounts in node i's own copy: leadership is handed to it first, since only a
         leader answers queries."""
         deadline = time.monotonic() + 20
         while True:
             try:
-                current = self.leader()
-                if current != i:
-                    node = dqlite_wire.Node(self.addresses[current])
-                    try:
-                        node.transfer(i)
-                    finally:
-                        node.close()
+                self.lead(i)
                 node = dqlite_wire.Node(self.addresses[i])
                 try:
                     return node.count("anonauth", "accounts")
@@ -123,8 +127,9 @@ class RetryingClient:
             self.sock = None
 
     def call(self, method, request, response, admin=False, give_up=30):
-        """(status, reply). `self.lost` tells afterwards whether a connection was lost
-        during the call: the node may have processed it without answering."""
+        """(status, reply). `self.lost` tells afterwards whether an attempt may have been
+        processed without its answer arriving (a lost connection, or STORE_UNAVAILABLE from
+        a leader lost during the commit)."""
         deadline = time.monotonic() + give_up
         self.lost = False
         while True:
@@ -135,12 +140,16 @@ class RetryingClient:
                                      metadata=self.admin if admin else self.api)
                 if status.code != UNAVAILABLE:
                     return status, reply
-            except (OSError, EOFError, KeyError, ValueError, AssertionError):
+                # STORE_UNAVAILABLE: a write cut off when the leader went may have committed.
+                self.lost = True
+                last = f"{status.reason}: {status.message}"
+            except (OSError, EOFError, KeyError, ValueError, AssertionError) as error:
                 # A dead node, or a GoAway from a draining one instead of the reply.
+                last = repr(error)
                 self.lost = self.sock is not None
                 self.close()
             if time.monotonic() > deadline:
-                raise AssertionError(f"{method} failed for {give_up} s")
+                raise AssertionError(f"{method} failed for {give_up} s; last: {last}")
             self.retries += 1
             time.sleep(0.05)
 
@@ -163,6 +172,7 @@ class Load:
         self.last_write = time.monotonic()
         self.stop = threading.Event()
         self.serial = iter(range(1, 10**9))
+        self.tag = os.urandom(4).hex()  # emails unique across loads on one cluster
         self.threads = [threading.Thread(target=self._run, args=(n,)) for n in range(clients)]
 
     def start(self):
@@ -221,7 +231,7 @@ class Load:
                     self._check(status)
                     with self.lock:
                         self.anonymous.append(reply.local_id)
-                    credential = pb.account.Credential(provider_id="password", email=f"c{n}-{k}@example.com",
+                    credential = pb.account.Credential(provider_id="password", email=f"c{n}-{k}-{self.tag}@example.com",
                                                        password="correct horse")
                     status, linked = client.account("LinkWithCredential", pb.account.LinkWithCredentialRequest(
                         id_token=reply.id_token, credential=credential))

@@ -13,7 +13,7 @@ import subprocess
 import time
 
 from cluster import Cluster, Load, RetryingClient
-from conftest import ROOT
+from conftest import ROOT, Daemon
 from test_ops_and_cli import CLI
 
 ANONAUTHD = os.environ.get("ANONAUTHD", str(ROOT / ".build/debug/anonauthd"))
@@ -149,6 +149,77 @@ def test_recovery_after_losing_the_majority_keeps_the_survivors_data(pb):
         status, _ = client.account("SignUp", pb.account.SignUpRequest(anonymous=pb.account.AnonymousSignUp()))
         assert status.code == 0, status
         client.close()
+    finally:
+        for i in list(cluster.daemons):
+            cluster.kill(i)
+
+
+def test_a_member_whose_data_is_gone_is_refused_and_rejoins_under_a_new_id(pb):
+    """A voter that lost its Raft log must not vote again under its id: the daemon
+    refuses to start (exit 2); removed, it joins again under a new id."""
+    import shutil
+    cluster = Cluster()
+    try:
+        cluster.stop(3)
+        shutil.rmtree(os.path.join(cluster.dirs[3], "cluster"))
+        others = ",".join(cluster.addresses[i] for i in (1, 2))
+        flags = ["--dev", "--data-dir", cluster.dirs[3], "--listen", "127.0.0.1:0", "--ops-listen", "127.0.0.1:0",
+                 "--master-key-file", cluster.master_key, "--cluster-listen", cluster.addresses[3],
+                 "--cluster-join", others]
+        refused = subprocess.run([ANONAUTHD, *flags, "--cluster-id", "3"], capture_output=True, text=True,
+                                 timeout=60)
+        assert refused.returncode == 2, refused.stderr
+        assert "is a member but its data directory is empty" in refused.stderr
+        survivor = cluster.daemons[1]
+        removed = subprocess.run([CLI, "admin", "cluster", "--remove", "3", "--json", "--data-dir", survivor.dir],
+                                 capture_output=True, text=True, timeout=60)
+        assert removed.returncode == 0, removed.stderr
+        assert [n["id"] for n in json.loads(removed.stdout)["nodes"]] == [1, 2]
+        cluster.addresses[4] = cluster.addresses.pop(3)
+        cluster.dirs[4] = cluster.dirs.pop(3)
+        cluster.start(4)
+        shown = subprocess.run([CLI, "admin", "cluster", "--json", "--data-dir", survivor.dir],
+                               capture_output=True, text=True, timeout=60)
+        members = json.loads(shown.stdout)["nodes"]
+        assert [(n["id"], n["role"]) for n in members] == [(1, "voter"), (2, "voter"), (4, "voter")], members
+    finally:
+        for i in list(cluster.daemons):
+            cluster.kill(i)
+
+
+def test_a_single_file_store_moves_onto_a_new_cluster_whole(pb):
+    """Node 1 started with --cluster-id next to an existing anonauth.db copies it onto the
+    new cluster: accounts, projects, keys and refresh families carry over, and the file is
+    renamed so that it is never copied twice."""
+    single = Daemon()
+    client = RetryingClient(type("One", (), {"daemons": {1: single}})(), pb)
+    uids, tokens = [], []
+    for _ in range(30):
+        status, reply = client.account("SignUp", pb.account.SignUpRequest(anonymous=pb.account.AnonymousSignUp()))
+        assert status.code == 0, status
+        uids.append(reply.local_id)
+        tokens.append(reply.refresh_token)
+    client.close()
+    assert single.stop() == 0
+    master_key = os.path.join(single.dir, "master.key")  # --dev made it; the cluster needs it named
+    cluster = Cluster(size=1)  # the harness's own node 1 is replaced by the seeded one
+    try:
+        cluster.kill(1)
+        cluster.dirs[1] = single.dir
+        cluster.master_key = master_key
+        cluster.start(1)
+        assert not os.path.exists(os.path.join(single.dir, "anonauth.db"))
+        assert os.path.exists(os.path.join(single.dir, "anonauth.db.copied-to-cluster"))
+        client = RetryingClient(cluster, pb)
+        for uid in uids:
+            status, _ = client.admin_call("GetAccount", pb.admin.GetAccountRequest(
+                project_id="demo-project", local_id=uid), pb.account.AccountInfo)
+            assert status.code == 0, (uid, status)
+        for token in tokens[:5]:
+            status, _ = client.account("RefreshToken", pb.account.RefreshTokenRequest(refresh_token=token))
+            assert status.code == 0, status
+        client.close()
+        assert "single-file store copied" in cluster.daemons[1].log_lines_text()
     finally:
         for i in list(cluster.daemons):
             cluster.kill(i)

@@ -10,7 +10,19 @@ final class DqliteSocket {
   /// Connects to "host:port" ("[v6]:port" for an IPv6 literal); a DNS name is resolved
   /// and each of its addresses tried in turn.
   init(address: String, timeoutMs: Int) throws(DqliteError) {
-    let (host, port) = try Self.split(address)
+    fd = try Self.connectedDescriptor(to: address, timeoutMs: timeoutMs)
+    var one: Int32 = 1
+    _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    var timeout = timeval(tv_sec: timeoutMs / 1000, tv_usec: (timeoutMs % 1000) * 1000)
+    _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+  }
+
+  /// A blocking, close-on-exec TCP socket connected to `address`, which may name a host:
+  /// also what the embedded node's Raft transport connects with (libdqlite's own takes
+  /// numeric addresses only).
+  static func connectedDescriptor(to address: String, timeoutMs: Int) throws(DqliteError) -> Int32 {
+    let (host, port) = try split(address)
     var hints = addrinfo()
     hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
     hints.ai_family = AF_UNSPEC
@@ -30,19 +42,12 @@ final class DqliteSocket {
         lastError = "socket: \(String(cString: strerror(errno)))"
         continue
       }
-      if let failure = Self.connect(candidate, current.pointee.ai_addr, current.pointee.ai_addrlen, timeoutMs)
-      {
+      if let failure = connect(candidate, current.pointee.ai_addr, current.pointee.ai_addrlen, timeoutMs) {
         lastError = failure
         Glibc.close(candidate)
         continue
       }
-      fd = candidate
-      var one: Int32 = 1
-      _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-      var timeout = timeval(tv_sec: timeoutMs / 1000, tv_usec: (timeoutMs % 1000) * 1000)
-      _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-      _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-      return
+      return candidate
     }
     throw .io("connect \(address): \(lastError)")
   }

@@ -39,6 +39,18 @@ public final class DqliteNode: Sendable {
     if let networkLatencyMs {
       _ = dqlite_node_set_network_latency_ms(node, networkLatencyMs)
     }
+    // Nodes advertise names (a pod's DNS name); libdqlite's own connect takes numbers only.
+    _ = dqlite_node_set_connect_func(
+      node,
+      { _, address, fd in
+        guard let address, let fd else { return 1 }
+        guard
+          let connected = try? DqliteSocket.connectedDescriptor(
+            to: String(cString: address), timeoutMs: 5_000)
+        else { return 1 }
+        fd.pointee = connected
+        return 0
+      }, nil)
     self.id = id
     self.address = address
     handle = Mutex(node)

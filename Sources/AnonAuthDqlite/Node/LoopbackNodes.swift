@@ -9,7 +9,12 @@ public final class LoopbackNodes {
   public private(set) var nodes: [UInt64: DqliteNode] = [:]
   public private(set) var addresses: [UInt64: String] = [:]
 
-  public init() throws {
+  /// Set, nodes advertise "NAME:port" (bound on 127.0.0.1): the address a node resolves
+  /// to reach another, as pods reach each other by DNS name.
+  public let hostName: String?
+
+  public init(hostName: String? = nil) throws {
+    self.hostName = hostName
     root = FileManager.default.temporaryDirectory.appendingPathComponent("dqlite-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
   }
@@ -22,11 +27,13 @@ public final class LoopbackNodes {
   /// Starts node `id` (on the address it had before, if it ran before).
   @discardableResult
   public func start(_ id: UInt64) throws -> DqliteNode {
-    let address = try addresses[id] ?? "127.0.0.1:\(Self.freePort())"
+    let address = try addresses[id] ?? "\(hostName ?? "127.0.0.1"):\(Self.freePort())"
     addresses[id] = address
     let directory = "\(root)/node-\(id)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let node = try DqliteNode(id: id, address: address, directory: directory, networkLatencyMs: 5)
+    let port = address[address.index(after: address.lastIndex(of: ":") ?? address.startIndex)...]
+    let node = try DqliteNode(
+      id: id, address: address, bindAddress: "127.0.0.1:\(port)", directory: directory, networkLatencyMs: 5)
     try node.start()
     nodes[id] = node
     return node

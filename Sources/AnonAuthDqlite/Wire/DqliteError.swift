@@ -30,9 +30,12 @@ public enum DqliteError: Error, Sendable, Equatable, CustomStringConvertible {
 
   /// True when the failure means the request reached a node that is not the leader, or a
   /// leader that lost its leadership while handling it.
+  ///
+  /// A node that stopped leading also drops the databases its client connections opened:
+  /// their next request gets SQLITE_NOTFOUND "no database opened", the same signal.
   public var isLeadershipLost: Bool {
-    if case .failure(let code, _) = self { return Self.leadershipCodes.contains(code) }
-    return false
+    guard case .failure(let code, let message) = self else { return false }
+    return Self.leadershipCodes.contains(code) || (code == 12 && message.contains("no database opened"))
   }
 
   /// True when the connection must be dropped: nothing more can be read from it reliably.

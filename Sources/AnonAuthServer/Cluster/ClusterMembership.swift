@@ -11,10 +11,13 @@ enum ClusterMembership {
   /// catch up with the leader's log.
   static let timeoutMs = 30_000
 
+  /// - Parameter restarted: the node's directory held Raft state before it started.
   /// - Throws: `ConfigError` when the cluster refuses this node (its id is taken by
-  ///   another address) or no leader answered within `deadlineSeconds`.
-  static func join(_ config: ClusterConfig, logger: Logger, deadlineSeconds: Double = 120) throws(ConfigError)
-  {
+  ///   another address, or it is a member whose data is gone); `NoLeaderError` when no
+  ///   leader answered within `deadlineSeconds`.
+  static func join(
+    _ config: ClusterConfig, restarted: Bool, logger: Logger, deadlineSeconds: Double = 120
+  ) throws {
     let connector = DqliteConnector(seeds: config.seeds, timeoutMs: timeoutMs)
     let deadline = Date().addingTimeInterval(deadlineSeconds)
     var lastLog = Date.distantPast
@@ -30,6 +33,15 @@ enum ClusterMembership {
             throw ConfigError(
               "--cluster-id \(config.id) is already in the cluster at \(me.address), not \(config.advertise): "
                 + "give this node a new id, or remove the old one first (see the README's runbook)")
+          }
+          // A member that lost its Raft log would vote again having forgotten what it
+          // acknowledged: the cluster could lose writes. Node 1 bootstraps alone, so only
+          // another id can get here on an empty directory.
+          guard restarted || config.id == 1 else {
+            throw ConfigError(
+              "cluster: node \(config.id) is a member but its data directory is empty (a lost disk?): "
+                + "remove it (anonauth admin cluster --remove \(config.id)) and start this node with a new "
+                + "--cluster-id; never reuse the id")
           }
           if me.role == .spare {
             try leader.assign(id: config.id, role: role)
@@ -47,15 +59,22 @@ enum ClusterMembership {
         throw error
       } catch {
         if Date() > deadline {
-          throw ConfigError("cluster: no leader answered within \(Int(deadlineSeconds)) s: \(error)")
+          throw NoLeaderError(message: "cluster: could not join within \(Int(deadlineSeconds)) s: \(error)")
         }
         if Date().timeIntervalSince(lastLog) > 5 {
-          logger.warning("cluster: waiting for a leader", ["error": .string("\(error)")])
+          logger.warning("cluster: cannot join yet; retrying", ["error": .string("\(error)")])
           lastLog = Date()
         }
         Thread.sleep(forTimeInterval: 0.2)
       }
     }
+  }
+
+  /// Joining timed out: not a bad setting (exit 2, never restarted) but a cluster not yet
+  /// there (exit 1, restarted by the supervisor).
+  struct NoLeaderError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
   }
 
   /// Node 1 on an empty directory would bootstrap a cluster of its own: if the nodes in

@@ -1,5 +1,6 @@
 import AnonAuthDqlite
 import AnonAuthService
+import AnonAuthStore
 import Foundation
 
 /// This daemon's dqlite node and its watcher, from start to stop.
@@ -7,18 +8,24 @@ public final class ClusterNode: Sendable {
   let config: ClusterConfig
   let directory: String
   let monitor: ClusterMonitor
+  /// The node's directory held Raft state before this start (false: a new member, or
+  /// node 1 bootstrapping a new cluster).
+  let restarted: Bool
   private let node: DqliteNode
 
-  private init(config: ClusterConfig, directory: String, node: DqliteNode, monitor: ClusterMonitor) {
+  private init(
+    config: ClusterConfig, directory: String, restarted: Bool, node: DqliteNode, monitor: ClusterMonitor
+  ) {
     self.config = config
     self.directory = directory
+    self.restarted = restarted
     self.node = node
     self.monitor = monitor
   }
 
   /// Starts the node in `<data-dir>/cluster`, brings it into the cluster and starts
   /// watching the leader. Blocks until this node is a member.
-  static func start(_ config: ClusterConfig, dataDir: String, logger: Logger) throws(ConfigError)
+  static func start(_ config: ClusterConfig, dataDir: String, logger: Logger) throws
     -> ClusterNode
   {
     let directory = dataDir + "/cluster"
@@ -46,14 +53,15 @@ public final class ClusterNode: Sendable {
         "join": .string(config.join.joined(separator: ",")), "restarted": .bool(restarted),
       ])
     do {
-      try ClusterMembership.join(config, logger: logger)
+      try ClusterMembership.join(config, restarted: restarted, logger: logger)
     } catch {
       node.stop()
       throw error
     }
     let monitor = ClusterMonitor(config: config)
     monitor.start()
-    return ClusterNode(config: config, directory: directory, node: node, monitor: monitor)
+    return ClusterNode(
+      config: config, directory: directory, restarted: restarted, node: node, monitor: monitor)
   }
 
   /// `--cluster-recover`: forces the Raft membership of this node's data to `members` (all
@@ -80,6 +88,51 @@ public final class ClusterNode: Sendable {
         "directory": .string(directory),
         "members": .string(members.map { "\($0.id)=\($0.address)" }.joined(separator: ",")),
       ])
+  }
+
+  /// Moves a single-file store in the data dir onto the cluster when node 1 bootstraps
+  /// next to it, then renames the file so that it is never copied twice; refuses to go on
+  /// when an earlier copy did not finish; says so when the file is left unused.
+  func seedFromSingleFile(_ path: String, logger: Logger) throws {
+    guard FileManager.default.fileExists(atPath: path) else { return }
+    guard config.id == 1 else {
+      logger.warning(
+        "cluster: \(path) is not used: the store is the cluster's (node 1 seeds a new cluster from its own file)"
+      )
+      return
+    }
+    guard !restarted else {
+      throw ConfigError(
+        "cluster: \(path) is still here beside a cluster that was started before: an earlier copy onto the "
+          + "cluster did not finish. Stop, delete \(directory), and start again to copy it afresh; or move the "
+          + "file away to keep the cluster as it is")
+    }
+    logger.info("cluster: copying the single-file store onto the new cluster", ["file": .string(path)])
+    var lastLogged = 0
+    let rows: Int
+    do {
+      rows = try ClusterSeed.copy(
+        from: path, to: ClusterStoreOptions(seeds: config.seeds), migrations: AnonAuthSchema.migrations
+      ) { table, copied in
+        if copied - lastLogged >= 100_000 || copied < lastLogged {
+          logger.info("cluster: copying", ["table": .string(table), "rows": .int(Int64(copied))])
+          lastLogged = copied
+        }
+      }
+    } catch {
+      throw ConfigError(
+        "cluster: copying \(path) onto the cluster failed (\(error)); the new cluster holds part of it: "
+          + "stop, delete \(directory) and start again")
+    }
+    let kept = path + ".copied-to-cluster"
+    do {
+      try FileManager.default.moveItem(atPath: path, toPath: kept)
+      try? FileManager.default.removeItem(atPath: path + "-shm")
+    } catch {
+      throw ConfigError(
+        "cluster: copied, but cannot rename \(path) to \(kept): \(error.localizedDescription)")
+    }
+    logger.info("cluster: single-file store copied", ["rows": .int(Int64(rows)), "kept_as": .string(kept)])
   }
 
   /// Hands leadership to another voter if this node leads (so that the others need not

@@ -92,6 +92,7 @@ public enum Daemon {
     var clusterNode: ClusterNode?
     if let cluster = config.cluster {
       let node = try ClusterNode.start(cluster, dataDir: dataDir.path, logger: logger)
+      try node.seedFromSingleFile(dataDir.path + "/anonauth.db", logger: logger)
       storeOptions.path = node.directory + "/anonauth.db"
       storeOptions.cluster = ClusterStoreOptions(seeds: cluster.seeds)
       clusterNode = node

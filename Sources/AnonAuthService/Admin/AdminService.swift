@@ -55,7 +55,7 @@ public struct AdminService: Sendable {
       if env.directory.project(request.projectId) != nil {
         throw RPCError(.projectExists, "project \"\(request.projectId)\" exists")
       }
-      throw RPCError(.internalError, "the store failed")
+      throw env.storeFailure(error, "admin: store failed")
     }
   }
 
@@ -82,7 +82,7 @@ public struct AdminService: Sendable {
     } catch let error as RPCError {
       throw error
     } catch {
-      throw RPCError(.internalError, "the store failed")
+      throw env.storeFailure(error, "admin: store failed")
     }
     guard let (current, next) = changed else {
       throw RPCError(.projectNotFound, "no project \"\(config.projectId)\"")
@@ -103,7 +103,7 @@ public struct AdminService: Sendable {
     do {
       response.apiKey = try await env.directory.createAPIKey(projectID: request.projectId)
     } catch {
-      throw RPCError(.internalError, "the store failed")
+      throw env.storeFailure(error, "admin: store failed")
     }
     return response
   }
@@ -125,7 +125,7 @@ public struct AdminService: Sendable {
     do {
       removed = try await env.directory.revokeAPIKey(projectID: request.projectId, apiKey: request.apiKey)
     } catch {
-      throw RPCError(.internalError, "the store failed")
+      throw env.storeFailure(error, "admin: store failed")
     }
     guard removed else { throw RPCError(.apiKeyInvalid, "no such API key in this project") }
     return RevokeApiKeyResponse()
@@ -169,8 +169,7 @@ public struct AdminService: Sendable {
     do {
       response.kid = try await env.minter.rotate()
     } catch {
-      env.logger.error("key rotation failed", ["error": .string("\(error)")])
-      throw RPCError(.internalError, "key rotation failed")
+      throw env.storeFailure(error, "key rotation failed")
     }
     env.logger.info("signing key rotated", ["kid": .string(response.kid)])
     return response

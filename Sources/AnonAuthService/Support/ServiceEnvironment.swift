@@ -72,31 +72,48 @@ public struct ServiceEnvironment: Sendable {
   public static let defaultPasswordQueue = 64
 
   /// Runs a write job; a documented `RPCError` thrown inside passes through; a store that
-  /// cannot take writes now (disk full, read-only, I/O error) is `STORE_UNAVAILABLE`, so
-  /// clients retry; anything else is logged and becomes `INTERNAL`.
+  /// cannot take writes now (disk full, read-only, I/O error, no cluster leader) is
+  /// `STORE_UNAVAILABLE`, so clients retry; anything else is logged and becomes `INTERNAL`.
   func write<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) async throws(RPCError) -> T {
     do {
       return try await store.write(job)
-    } catch let error as RPCError {
-      throw error
-    } catch let error as StoreError where error.kind == .unavailable {
-      logger.error("store write failed", ["error": .string("\(error)")])
-      throw Self.noLeader
-    } catch let error as StoreError where error.kind == .invalidArgument && error.message.contains("NUL") {
+    } catch {
+      throw storeFailure(error, "store write failed")
+    }
+  }
+
+  func read<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) async throws(RPCError) -> T {
+    do {
+      return try await store.read(job)
+    } catch {
+      throw storeFailure(error, "store read failed")
+    }
+  }
+
+  /// What a call gets for an error out of the store (directly, or through the project
+  /// directory or the token minter), logged under `what` unless it is the caller's own.
+  func storeFailure(_ error: any Error, _ what: String) -> RPCError {
+    switch error {
+    case let error as RPCError:
+      return error
+    case let error as StoreError where error.kind == .invalidArgument && error.message.contains("NUL"):
       // The replicated store's wire carries text NUL-terminated: such a value is refused.
-      throw RPCError(.malformedRequest, "a text field holds a NUL character, which the store cannot keep")
-    } catch let error as StoreError where [.full, .readOnly, .io, .corrupt].contains(error.kind) {
-      logger.error("store write failed", ["error": .string("\(error)")])
+      return RPCError(.malformedRequest, "a text field holds a NUL character, which the store cannot keep")
+    case let error as StoreError where error.kind == .unavailable:
+      logger.error(what, ["error": .string("\(error)")])
+      return Self.noLeader
+    case let error as StoreError where [.full, .readOnly, .io, .corrupt].contains(error.kind):
+      logger.error(what, ["error": .string("\(error)")])
       let why =
         switch error.kind {
         case .full: "the data disk is full"
         case .corrupt: "the store failed its integrity check"
         default: "the store cannot be written (\(error.kind))"
         }
-      throw RPCError(.storeUnavailable, "\(why): nothing was changed, reads still work; retry later")
-    } catch {
-      logger.error("store write failed", ["error": .string("\(error)")])
-      throw RPCError(.internalError, "the store failed")
+      return RPCError(.storeUnavailable, "\(why): nothing was changed, reads still work; retry later")
+    default:
+      logger.error(what, ["error": .string("\(error)")])
+      return RPCError(.internalError, "the store failed")
     }
   }
 
@@ -105,20 +122,6 @@ public struct ServiceEnvironment: Sendable {
   static let noLeader = RPCError(
     .storeUnavailable,
     "the replicated store has no leader in reach (an election may be running); retry shortly")
-
-  func read<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) async throws(RPCError) -> T {
-    do {
-      return try await store.read(job)
-    } catch let error as RPCError {
-      throw error
-    } catch let error as StoreError where error.kind == .unavailable {
-      logger.error("store read failed", ["error": .string("\(error)")])
-      throw Self.noLeader
-    } catch {
-      logger.error("store read failed", ["error": .string("\(error)")])
-      throw RPCError(.internalError, "the store failed")
-    }
-  }
 
   /// The project named by the call's `x-api-key`, also reported for the call's log line.
   func project(_ context: CallContext) throws(RPCError) -> ProjectRecord {

@@ -427,7 +427,7 @@ enum AdminCommand {
         "engine": .string(r.engine), "node_id": .int(Int64(r.nodeId)), "leader_id": .int(Int64(r.leaderId)),
         "nodes": .array(nodes),
       ],
-      table + "answered by node \(r.nodeId)")
+      table + "\nanswered by node \(r.nodeId)")
   }
 
   static func out(_ c: Context, _ fields: [String: JSONOut], _ text: String) {
