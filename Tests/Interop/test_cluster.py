@@ -13,7 +13,7 @@ import subprocess
 import time
 
 from cluster import Cluster, Load, RetryingClient
-from conftest import ROOT, Daemon
+from conftest import ROOT, Daemon, call
 from test_ops_and_cli import CLI
 
 ANONAUTHD = os.environ.get("ANONAUTHD", str(ROOT / ".build/debug/anonauthd"))
@@ -220,6 +220,44 @@ def test_a_single_file_store_moves_onto_a_new_cluster_whole(pb):
             assert status.code == 0, status
         client.close()
         assert "single-file store copied" in cluster.daemons[1].log_lines_text()
+    finally:
+        for i in list(cluster.daemons):
+            cluster.kill(i)
+
+
+def test_a_minority_refuses_writes_instead_of_diverging(pb):
+    """Two of three nodes gone: the one left cannot commit (Raft needs a majority), so
+    its writes answer STORE_UNAVAILABLE and its /readyz turns 503; nothing it was asked
+    to write appears once the others are back."""
+    cluster = Cluster()
+    try:
+        client = RetryingClient(cluster, pb)
+        status, _ = client.account("SignUp", pb.account.SignUpRequest(anonymous=pb.account.AnonymousSignUp()))
+        assert status.code == 0, status
+        client.close()
+        for i in (2, 3):
+            cluster.kill(i)
+        alone = cluster.daemons[1]
+        deadline = time.monotonic() + 30
+        while get(alone, "/readyz")[0] != 503 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert get(alone, "/readyz")[0] == 503
+        sock = alone.connect()
+        try:
+            sock.settimeout(30)
+            status, _ = call(sock, pb, "/anonauth.v1.AccountService/SignUp",
+                             pb.account.SignUpRequest(anonymous=pb.account.AnonymousSignUp()),
+                             pb.account.AuthResponse, metadata={"x-api-key": alone.client_json["api_key"]})
+        finally:
+            sock.close()
+        assert (status.code, status.reason) == (14, "STORE_UNAVAILABLE"), status
+        for i in (2, 3):
+            cluster.start(i)
+        client = RetryingClient(cluster, pb)
+        status, reply = client.admin_call("ListAccounts", pb.admin.ListAccountsRequest(
+            project_id="demo-project", page_size=100), pb.admin.ListAccountsResponse)
+        client.close()
+        assert status.code == 0 and len(reply.accounts) == 1, (status, len(reply.accounts))
     finally:
         for i in list(cluster.daemons):
             cluster.kill(i)
