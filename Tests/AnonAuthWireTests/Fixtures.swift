@@ -218,6 +218,19 @@ enum Fixtures {
     Sample(ExportAccountsRequest(projectId: "demo-project", pageSize: 1000, pageToken: "dWlk")),
     Sample(exportedAccount),
     Sample(ExportAccountsResponse(accounts: [exportedAccount, ExportedAccount()], nextPageToken: "dWlk")),
+    Sample(DescribeClusterRequest()),
+    Sample(
+      ClusterNode(
+        id: 1, address: "anonauth-0.anonauth-headless.default.svc.cluster.local:9001", role: "voter",
+        leader: true)),
+    Sample(
+      DescribeClusterResponse(
+        engine: "dqlite", nodeId: 2, leaderId: 1,
+        nodes: [
+          ClusterNode(id: 1, address: "10.0.0.1:9001", role: "voter", leader: true),
+          ClusterNode(id: 4, role: "stand-by"),
+        ])),
+    Sample(RemoveClusterNodeRequest(id: UInt64.max)),
 
     // anonauth/v1/token.proto
     Sample(VerifyIdTokenRequest(idToken: "eyJ.id.token", checkRevoked: true)),

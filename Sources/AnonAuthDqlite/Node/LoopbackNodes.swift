@@ -33,7 +33,7 @@ public final class LoopbackNodes {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let port = address[address.index(after: address.lastIndex(of: ":") ?? address.startIndex)...]
     let node = try DqliteNode(
-      id: id, address: address, bindAddress: "127.0.0.1:\(port)", directory: directory, networkLatencyMs: 5)
+      id: id, address: address, bindAddress: "127.0.0.1:\(port)", directory: directory)
     try node.start()
     nodes[id] = node
     return node
