@@ -66,6 +66,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("ROUNDS", "10")))
     parser.add_argument("--seconds", type=int, default=int(os.environ.get("BENCH_SECONDS", "10")))
     parser.add_argument("--skip-bench", action="store_true", help="only the kill rounds and the rolling restart")
+    parser.add_argument("--bench-only", action="store_true", help="only the figures")
     args = parser.parse_args()
     pb = load_pb()
     seconds = str(args.seconds)
@@ -73,6 +74,8 @@ def main():
 
     if not args.skip_bench:
         figures(pb, seconds)
+    if args.bench_only:
+        return
     cluster = Cluster(extra=["--log-level", "warn", "--max-connections-per-ip", "100000"])
     try:
         raise_quota(cluster, pb)

@@ -42,6 +42,13 @@ public final class Database {
     try connection.executeScript(sql)
   }
 
+  /// Transaction control statements (no arguments) in order, stopping at the first that
+  /// fails: the writer's savepoints and commits, which the replicated engine sends as one
+  /// request instead of one each.
+  func executeControl(_ statements: String...) throws(StoreError) {
+    try connection.executeControl(statements)
+  }
+
   /// Rows changed by the last INSERT, UPDATE or DELETE on this connection.
   public var changes: Int { connection.changes }
 

@@ -120,43 +120,56 @@ final class Writer: @unchecked Sendable {
 
   /// One transaction for the whole batch, one savepoint per job: a job that throws takes
   /// back only its own changes, and only a successful COMMIT acknowledges anyone.
+  ///
+  /// The control statements between two jobs go together (`RELEASE` with the next
+  /// `SAVEPOINT`, the last `RELEASE` with `COMMIT`): on the replicated store each request
+  /// is a round trip to the leader. If such a pair fails, nothing of the batch is kept.
   private func commit(_ jobs: [WriteJob]) {
     do {
-      try database.execute("BEGIN IMMEDIATE")
+      try database.executeControl("BEGIN IMMEDIATE", "SAVEPOINT \(Self.savepoint)")
     } catch {
+      if database.isInTransaction { try? database.execute("ROLLBACK") }
       counters.recordTransactionFailure()
       fail(jobs, error)
       return
     }
     var done: [(job: WriteJob, acknowledge: @Sendable () -> Void)] = []
     var failed = 0
+    // When the request that holds COMMIT starts: the commit-time histogram's start.
+    var start = DispatchTime.now().uptimeNanoseconds
     for (index, job) in jobs.enumerated() {
-      switch runInSavepoint(job) {
+      let isLast = index == jobs.count - 1
+      let next = isLast ? "COMMIT" : "SAVEPOINT \(Self.savepoint)"
+      let outcome = run(job)
+      if isLast { start = DispatchTime.now().uptimeNanoseconds }
+      switch outcome {
       case .success(let acknowledge):
+        do {
+          try database.executeControl("RELEASE \(Self.savepoint)", next)
+        } catch {
+          abandon(done.map(\.job) + [job], failed: failed, error, requeue: jobs[(index + 1)...])
+          return
+        }
         done.append((job, acknowledge))
       case .failure(let error) where database.isInTransaction:
         job.fail(error)
         failed += 1
+        do {
+          try database.executeControl("ROLLBACK TO \(Self.savepoint)", "RELEASE \(Self.savepoint)", next)
+        } catch {
+          // The job's changes could not be taken back alone: take back the whole batch
+          // rather than commit half a job.
+          abandon(done.map(\.job), failed: failed, error, requeue: jobs[(index + 1)...])
+          return
+        }
       case .failure(let error):
-        // SQLite rolled the whole transaction back (disk full, I/O error): the earlier
-        // jobs' changes are gone with it. The jobs not yet run go back to the queue.
+        // The engine rolled the whole transaction back (disk full, I/O error, a lost
+        // leader): the earlier jobs' changes are gone with it. The jobs not yet run go
+        // back to the queue.
         job.fail(error)
-        counters.recordTransactionFailure()
-        fail(done.map(\.job), error)
-        counters.recordFailures(failed + 1)
-        requeue(jobs[(index + 1)...])
+        abandon(done.map(\.job), failed: failed + 1, error, requeue: jobs[(index + 1)...])
         return
       }
-    }
-    let start = DispatchTime.now().uptimeNanoseconds
-    do {
-      try database.execute("COMMIT")
-    } catch {
-      if database.isInTransaction { try? database.execute("ROLLBACK") }
-      counters.recordTransactionFailure()
-      fail(done.map(\.job), error)
-      counters.recordFailures(failed)
-      return
     }
     let end = DispatchTime.now().uptimeNanoseconds
     counters.recordCommit(
@@ -166,29 +179,28 @@ final class Writer: @unchecked Sendable {
     for entry in done { entry.acknowledge() }
   }
 
-  private func runInSavepoint(_ job: WriteJob) -> Result<@Sendable () -> Void, any Error> {
-    do {
-      try database.execute("SAVEPOINT \(Self.savepoint)")
-    } catch {
-      return .failure(error)
-    }
+  /// Runs a job inside the open savepoint; it succeeds only without a deferred
+  /// foreign-key violation left behind.
+  private func run(_ job: WriteJob) -> Result<@Sendable () -> Void, any Error> {
     do {
       let acknowledge = try job.perform(database)
       if database.hasDeferredForeignKeyViolations { throw StoreError.deferredForeignKey }
-      try database.execute("RELEASE \(Self.savepoint)")
       return .success(acknowledge)
     } catch {
-      guard database.isInTransaction else { return .failure(error) }
-      do {
-        try database.execute("ROLLBACK TO \(Self.savepoint)")
-        try database.execute("RELEASE \(Self.savepoint)")
-      } catch {
-        // The job's changes could not be taken back alone: take back the whole batch
-        // rather than commit half a job.
-        try? database.execute("ROLLBACK")
-      }
       return .failure(error)
     }
+  }
+
+  /// The batch's transaction is lost or must be: every job that had succeeded fails with
+  /// `error` (nothing of theirs is kept), and the jobs not yet run go back to the queue.
+  private func abandon(
+    _ succeeded: [WriteJob], failed: Int, _ error: any Error, requeue remaining: ArraySlice<WriteJob>
+  ) {
+    if database.isInTransaction { try? database.execute("ROLLBACK") }
+    counters.recordTransactionFailure()
+    fail(succeeded, error)
+    counters.recordFailures(failed)
+    requeue(remaining)
   }
 
   private func fail(_ jobs: [WriteJob], _ error: any Error) {

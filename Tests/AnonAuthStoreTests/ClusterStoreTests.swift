@@ -98,4 +98,28 @@ struct ClusterStoreTests {
     #expect(try await copy.itemCount() == 300)
     await copy.close()
   }
+
+  @Test("a transaction larger than the page cache commits (libdqlite 1.11.1 failed it with a short read)")
+  func largeTransaction() async throws {
+    let nodes = try LoopbackNodes()
+    try nodes.start(1)
+    var options = StoreOptions(path: nodes.root + "/unused.sqlite")
+    options.cluster = ClusterStoreOptions(seeds: nodes.seeds)
+    let store = try Store.open(options: options, migrations: TestSchema.all)
+    // About 16 MB of pages a transaction, each far past SQLite's default 2 MB cache, so
+    // without cache_spill=OFF pages spill mid-way; each also passes dqlite's checkpoint
+    // threshold (1,000 frames), so the next one starts on an empty WAL: the case that
+    // failed.
+    for round in 0..<3 {
+      try await store.write { database in
+        for index in 0..<1_000 {
+          try database.execute(
+            "INSERT INTO items(name, data) VALUES (?, ?)",
+            [.text("big-\(round)-\(index)"), .blob([UInt8](repeating: UInt8(index % 251), count: 16_000))])
+        }
+      }
+    }
+    #expect(try await store.itemCount() == 3_000)
+    await store.close()
+  }
 }

@@ -13,10 +13,9 @@ public enum SignUpQuota {
   public static func admit(_ db: Database, project: ProjectRecord, ipKey: String, nowMs: Int64) throws {
     let since = nowMs - windowMs
     try QuotaRepository.prune(db, projectID: project.projectID, ipKey: ipKey, beforeMs: since)
-    let quota =
-      try QuotaRepository.scheduled(db, projectID: project.projectID, nowMs: nowMs)
-      ?? project.effectiveSignUpQuotaPerHour
-    let window = try QuotaRepository.window(db, projectID: project.projectID, ipKey: ipKey, sinceMs: since)
+    let window = try QuotaRepository.standing(
+      db, projectID: project.projectID, ipKey: ipKey, sinceMs: since, nowMs: nowMs)
+    let quota = window.scheduled ?? project.effectiveSignUpQuotaPerHour
     if window.count >= quota {
       // A place is free once enough sign-ups have turned an hour old to bring the count
       // under the quota: the (count - quota)-th oldest is the one to wait for (the oldest

@@ -95,6 +95,30 @@ final class ClusterConnection: SQLConnection {
     }
   }
 
+  /// One `EXEC_SQL` for all of them; the transaction's state follows each verb. When it
+  /// fails part-way, which statements ran is not known: the next `isInTransaction` asks.
+  func executeControl(_ statements: [String]) throws(StoreError) {
+    let sql = statements.joined(separator: "; ")
+    let verbs = statements.map(Self.transactionVerb)
+    do throws(StoreError) {
+      try retryingWhileBusy(verbs.first == .begin) { () throws(StoreError) in
+        let (connection, database) = try connected(sql)
+        do throws(DqliteError) {
+          _ = try connection.execSQL(database: database, sql: sql)
+        } catch {
+          if verbs.contains(.begin) && !error.breaksConnection && !error.isLeadershipLost {
+            transactionOpen = true
+          }
+          throw failed(error, sql: sql)
+        }
+      }
+    } catch {
+      if transactionOpen { transactionUncertain = true }
+      throw error
+    }
+    for verb in verbs { track(verb) }
+  }
+
   var isInTransaction: Bool {
     guard transactionOpen else { return false }
     guard transactionUncertain else { return true }
@@ -131,6 +155,11 @@ final class ClusterConnection: SQLConnection {
       let connection = try connector.connectToLeader()
       let database = try connection.open(databaseName)
       _ = try connection.execSQL(database: database, sql: "PRAGMA foreign_keys=ON")
+      // A transaction must never spill pages into the WAL before it commits: libdqlite
+      // 1.11.1 then fails its own reads of them with SQLITE_IOERR_SHORT_READ when the WAL
+      // was empty at its start (fixed upstream after 1.11.1). Seen here as "disk I/O
+      // error" on group-committed batches of 128 sign-ups and more.
+      _ = try connection.execSQL(database: database, sql: "PRAGMA cache_spill=OFF")
       if isReadOnly { _ = try connection.execSQL(database: database, sql: "PRAGMA query_only=ON") }
       statements = [:]
       link = (connection, database)

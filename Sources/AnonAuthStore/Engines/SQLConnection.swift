@@ -9,6 +9,10 @@ protocol SQLConnection: AnyObject {
   func queryOne(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> Row?
   func forEach(_ sql: String, _ arguments: [SQLValue], body: (Row) throws -> Void) throws
   func executeScript(_ sql: String) throws(StoreError)
+  /// Statements without arguments (transaction control: BEGIN, SAVEPOINT, RELEASE,
+  /// COMMIT), in order, stopping at the first failure; one round trip on the replicated
+  /// engine.
+  func executeControl(_ statements: [String]) throws(StoreError)
   var changes: Int { get }
   var lastInsertRowID: Int64 { get }
   var isInTransaction: Bool { get }

@@ -93,6 +93,11 @@ final class SQLiteConnection: SQLConnection {
     if let bodyError { throw bodyError }
   }
 
+  /// Each statement prepared once and cached, as `execute` does.
+  func executeControl(_ statements: [String]) throws(StoreError) {
+    for statement in statements { try execute(statement, []) }
+  }
+
   /// Runs SQL that may hold several statements (migrations), through `sqlite3_exec`.
   /// Nothing is cached and no arguments can be bound: not for values from input.
   func executeScript(_ sql: String) throws(StoreError) {

@@ -1,15 +1,21 @@
 /// SQL for the per-IP sign-up quota: a sliding window of admitted sign-ups and the
 /// temporary quota schedules.
 public enum QuotaRepository {
-  /// Sign-ups admitted for this IP key since `sinceMs`, and the oldest of them.
-  public static func window(
-    _ db: Database, projectID: String, ipKey: String, sinceMs: Int64
-  ) throws -> (count: Int64, oldestMs: Int64?) {
+  /// Sign-ups admitted for this IP key since `sinceMs` with the oldest of them, and the
+  /// scheduled quota in force at `nowMs` (the latest started wins), if any: one statement,
+  /// since on the replicated store each is a round trip to the leader.
+  public static func standing(
+    _ db: Database, projectID: String, ipKey: String, sinceMs: Int64, nowMs: Int64
+  ) throws -> (count: Int64, oldestMs: Int64?, scheduled: Int64?) {
     let row = try db.queryOne(
-      "SELECT count(*), min(at_ms) FROM sign_up_events WHERE project_id = ? AND ip_key = ? AND at_ms > ?",
-      [.text(projectID), .text(ipKey), .integer(sinceMs)])
-    guard let row else { return (0, nil) }
-    return (try row.int64(0), try row.optionalInt64(1))
+      """
+      SELECT count(*), min(at_ms),
+        (SELECT quota FROM scheduled_quotas WHERE project_id = ?1 AND start_ms <= ?4 AND end_ms > ?4
+         ORDER BY start_ms DESC, id DESC LIMIT 1)
+      FROM sign_up_events WHERE project_id = ?1 AND ip_key = ?2 AND at_ms > ?3
+      """, [.text(projectID), .text(ipKey), .integer(sinceMs), .integer(nowMs)])
+    guard let row else { return (0, nil, nil) }
+    return (try row.int64(0), try row.optionalInt64(1), try row.optionalInt64(2))
   }
 
   /// The time of the window's sign-up at `offset` (0: the oldest), if there is one.
@@ -64,15 +70,5 @@ public enum QuotaRepository {
     try db.execute(
       "INSERT INTO scheduled_quotas (project_id, quota, start_ms, end_ms) VALUES (?,?,?,?)",
       [.text(projectID), .integer(quota), .integer(startMs), .integer(endMs)])
-  }
-
-  /// The scheduled quota in force at `nowMs` (the latest started wins), if any.
-  public static func scheduled(_ db: Database, projectID: String, nowMs: Int64) throws -> Int64? {
-    try db.queryOne(
-      """
-      SELECT quota FROM scheduled_quotas WHERE project_id = ? AND start_ms <= ? AND end_ms > ?
-      ORDER BY start_ms DESC, id DESC LIMIT 1
-      """, [.text(projectID), .integer(nowMs), .integer(nowMs)]
-    ).map { try $0.int64(0) }
   }
 }
