@@ -11,8 +11,6 @@ final class DqliteSocket {
   /// and each of its addresses tried in turn.
   init(address: String, timeoutMs: Int) throws(DqliteError) {
     fd = try Self.connectedDescriptor(to: address, timeoutMs: timeoutMs)
-    var one: Int32 = 1
-    _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     var timeout = timeval(tv_sec: timeoutMs / 1000, tv_usec: (timeoutMs % 1000) * 1000)
     _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -47,6 +45,10 @@ final class DqliteSocket {
         Glibc.close(candidate)
         continue
       }
+      // Requests and Raft messages are small and answered at once: Nagle's algorithm
+      // against delayed ACKs would add tens of milliseconds to each exchange.
+      var one: Int32 = 1
+      _ = setsockopt(candidate, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
       return candidate
     }
     throw .io("connect \(address): \(lastError)")
