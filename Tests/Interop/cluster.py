@@ -43,6 +43,10 @@ class Cluster:
 
     def start(self, i):
         os.makedirs(self.dirs[i], mode=0o700, exist_ok=True)
+        # The daemon's log is rewritten at each start: the earlier run's is kept beside it.
+        log = os.path.join(self.root, os.path.basename(self.dirs[i]) + ".log")
+        if os.path.exists(log):
+            os.replace(log, f"{log}.{int(time.time() * 1000)}")
         others = [a for j, a in self.addresses.items() if j != i]
         self.daemons[i] = Daemon(data_dir=self.dirs[i], extra=[
             "--master-key-file", self.master_key, "--cluster-id", str(i), "--cluster-listen", self.addresses[i],

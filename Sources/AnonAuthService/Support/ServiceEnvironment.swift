@@ -102,6 +102,11 @@ public struct ServiceEnvironment: Sendable {
     case let error as StoreError where error.kind == .unavailable:
       logger.error(what, ["error": .string("\(error)")])
       return Self.noLeader
+    case let error as StoreError where error.kind == .busy:
+      // Another daemon's writer held the replicated store's write lock past the busy
+      // timeout: a retry goes through.
+      logger.error(what, ["error": .string("\(error)")])
+      return RPCError(.storeUnavailable, "the store is busy: nothing was changed; retry shortly")
     case let error as StoreError where [.full, .readOnly, .io, .corrupt].contains(error.kind):
       logger.error(what, ["error": .string("\(error)")])
       let why =
