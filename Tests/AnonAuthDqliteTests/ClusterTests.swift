@@ -12,7 +12,7 @@ import Testing
     let harness = try LoopbackNodes(hostName: hostName)
     for id: UInt64 in 1...3 { try harness.start(id) }
     let seeds = harness.seeds
-    let connector = DqliteConnector(seeds: seeds, timeoutMs: 1_000)
+    let connector = DqliteConnector(seeds: seeds, timeoutMs: 10_000)
     let first = try LoopbackNodes.eventually { try connector.connectToLeader() }
     for id: UInt64 in 2...3 {
       try first.add(id: id, address: harness.addresses[id] ?? "")
@@ -52,7 +52,7 @@ import Testing
       let leader = try connector.connectToLeader()
       defer { leader.close() }
       if try leader.leader()?.id != leaderID { try leader.transfer(to: leaderID) }
-      let back = try DqliteConnection(address: harness.addresses[leaderID] ?? "", timeoutMs: 1_000)
+      let back = try DqliteConnection(address: harness.addresses[leaderID] ?? "", timeoutMs: 10_000)
       defer { back.close() }
       guard try back.leader()?.id == leaderID else { throw DqliteError.noLeader("not yet") }
       let rows = try back.queryAll(database: try back.open("store"), sql: "SELECT count(*) FROM t")

@@ -12,7 +12,9 @@ struct ClusterStoreTests {
   private static func threeNodes() throws -> LoopbackNodes {
     let nodes = try LoopbackNodes()
     for id: UInt64 in 1...3 { try nodes.start(id) }
-    let leader = try LoopbackNodes.eventually { try DqliteConnector(seeds: nodes.seeds).connectToLeader() }
+    let leader = try LoopbackNodes.eventually {
+      try DqliteConnector(seeds: nodes.seeds, timeoutMs: 10_000).connectToLeader()
+    }
     defer { leader.close() }
     for id: UInt64 in 2...3 {
       try leader.add(id: id, address: nodes.addresses[id] ?? "")
@@ -23,7 +25,7 @@ struct ClusterStoreTests {
 
   private static func open(_ nodes: LoopbackNodes, seeds: [String]? = nil) throws -> Store {
     var options = StoreOptions(path: nodes.root + "/unused.sqlite")
-    options.cluster = ClusterStoreOptions(seeds: seeds ?? nodes.seeds, timeoutMs: 1_000)
+    options.cluster = ClusterStoreOptions(seeds: seeds ?? nodes.seeds, timeoutMs: 10_000)
     return try Store.open(options: options, migrations: TestSchema.all)
   }
 
