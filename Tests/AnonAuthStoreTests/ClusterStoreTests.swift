@@ -124,4 +124,15 @@ struct ClusterStoreTests {
     #expect(try await store.itemCount() == 3_000)
     await store.close()
   }
+
+  @Test("the replicated engine tells transaction control apart: what opens, commits or takes back")
+  func transactionVerbs() {
+    #expect(ClusterConnection.transactionVerbs("BEGIN IMMEDIATE; SAVEPOINT a") == [.begin, .none])
+    #expect(ClusterConnection.transactionVerbs("RELEASE a; COMMIT") == [.none, .commit])
+    #expect(
+      ClusterConnection.transactionVerbs("ROLLBACK TO a; RELEASE a; SAVEPOINT a") == [.none, .none, .none])
+    #expect(ClusterConnection.transactionVerbs("rollback") == [.rollback])
+    #expect(ClusterConnection.transactionVerbs("end\ntransaction") == [.commit])
+    #expect(ClusterConnection.transactionVerbs("INSERT INTO items(name) VALUES ('commit')") == [.none])
+  }
 }

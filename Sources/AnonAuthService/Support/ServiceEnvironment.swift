@@ -96,6 +96,10 @@ public struct ServiceEnvironment: Sendable {
     switch error {
     case let error as RPCError:
       return error
+    case is CancellationError:
+      // The call was cancelled (its connection closed, its deadline passed): its answer,
+      // if any is still sent, is not a failure of the store.
+      return RPCError(.deadlineExceeded, "the call was cancelled")
     case let error as StoreError where error.kind == .invalidArgument && error.message.contains("NUL"):
       // The replicated store's wire carries text NUL-terminated: such a value is refused.
       return RPCError(.malformedRequest, "a text field holds a NUL character, which the store cannot keep")

@@ -198,6 +198,18 @@ final class ClusterConnection: SQLConnection {
     if error.breaksConnection || error.isLeadershipLost {
       drop()
       transactionOpen = false
+    } else if case .failure(let code, let message) = error, code & 0xff != 19,
+      Self.transactionVerbs(sql).contains(.commit)
+    {
+      // A COMMIT the leader could not finish for any reason but a constraint (a lost or
+      // handed-over leadership shows as odd codes then): whether the Raft entry was
+      // applied is not known. The link is dropped, which rolls back whatever is left,
+      // and the caller is told the outcome is unknown.
+      drop()
+      transactionOpen = false
+      return StoreError(
+        kind: .unavailable, message: "the leader could not finish the commit (dqlite \(code): \(message)); "
+          + "whether it was applied is unknown", sql: sql)
     } else if transactionOpen {
       transactionUncertain = true
     }
@@ -229,18 +241,25 @@ final class ClusterConnection: SQLConnection {
 
   // MARK: Transactions
 
-  enum TransactionVerb { case none, begin, end }
+  enum TransactionVerb { case none, begin, commit, rollback }
 
-  /// BEGIN opens a transaction; COMMIT, END and ROLLBACK (not ROLLBACK TO) close it.
+  /// BEGIN opens a transaction; COMMIT and END commit it; ROLLBACK (not ROLLBACK TO)
+  /// takes it back.
   static func transactionVerb(_ sql: String) -> TransactionVerb {
     let words = sql.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == ";" })
       .prefix(2).map { $0.uppercased() }
     switch words.first {
     case "BEGIN": return .begin
-    case "COMMIT", "END": return .end
-    case "ROLLBACK": return words.count > 1 && words[1] == "TO" ? .none : .end
+    case "COMMIT", "END": return .commit
+    case "ROLLBACK": return words.count > 1 && words[1] == "TO" ? .none : .rollback
     default: return .none
     }
+  }
+
+  /// The verb of each statement of `sql` (statements split at semicolons: control
+  /// statements hold no quoted text).
+  static func transactionVerbs(_ sql: String) -> [TransactionVerb] {
+    sql.split(separator: ";").map { transactionVerb(String($0)) }
   }
 
   private func track(_ verb: TransactionVerb) {
@@ -248,7 +267,7 @@ final class ClusterConnection: SQLConnection {
     case .begin:
       transactionOpen = true
       transactionUncertain = false
-    case .end:
+    case .commit, .rollback:
       transactionOpen = false
       transactionUncertain = false
     case .none: break
