@@ -208,7 +208,8 @@ final class ClusterConnection: SQLConnection {
       drop()
       transactionOpen = false
       return StoreError(
-        kind: .unavailable, message: "the leader could not finish the commit (dqlite \(code): \(message)); "
+        kind: .unavailable,
+        message: "the leader could not finish the commit (dqlite \(code): \(message)); "
           + "whether it was applied is unknown", sql: sql)
     } else if transactionOpen {
       transactionUncertain = true
