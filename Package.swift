@@ -89,7 +89,10 @@ let package = Package(
     // replay of their corpus in `make test`.
     .target(
       name: "AnonAuthFuzz",
-      dependencies: ["AnonAuthWire", "AnonAuthCrypto", "AnonAuthNet", "AnonAuthService", "AnonAuthServer"],
+      dependencies: [
+        "AnonAuthWire", "AnonAuthCrypto", "AnonAuthNet", "AnonAuthService", "AnonAuthServer",
+        "AnonAuthDqlite",
+      ],
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "anonauth-fuzz", dependencies: ["AnonAuthFuzz"],

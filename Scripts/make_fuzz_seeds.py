@@ -60,6 +60,30 @@ def write(target, name, data):
     (folder / name).write_bytes(data if isinstance(data, bytes) else data.encode())
 
 
+def dqlite_text(s):
+    raw = s.encode() + b"\0"
+    return raw + b"\0" * (-len(raw) % 8)
+
+
+def dqlite_message(kind, body):
+    return struct.pack("<IBBH", len(body) // 8, kind, 0, 0) + body
+
+
+def dqlite():
+    """A dqlite node's responses: rows in two batches' shapes, the node list, a failure,
+    a dump's files."""
+    q = lambda n: struct.pack("<Q", n)
+    row = bytes([0x31]) + b"\0" * 7 + q(42) + dqlite_text("zoe")
+    write("dqlite", "rows", dqlite_message(7, q(2) + dqlite_text("id") + dqlite_text("name") + row
+                                            + b"\xee" * 8))
+    write("dqlite", "servers", dqlite_message(3, q(2) + q(1) + dqlite_text("127.0.0.1:9001") + q(0)
+                                               + q(2) + dqlite_text("node-2.example:9001") + q(1)))
+    write("dqlite", "failure", dqlite_message(0, q(2067) + dqlite_text("UNIQUE constraint failed: t.k")))
+    write("dqlite", "files", dqlite_message(9, q(1) + dqlite_text("anonauth") + q(8) + b"SQLite f"))
+    write("dqlite", "blob-past-end", dqlite_message(7, q(1) + dqlite_text("b") + bytes([4]) + b"\0" * 7
+                                                     + q(1 << 40) + b"\xff" * 8))
+
+
 def frames():
     check = "/anonauth.v1.HealthService/Check"
     write("frame", "call", b"\x00" + framed(call(1, check)))
@@ -162,6 +186,7 @@ def phc_and_config():
 
 if __name__ == "__main__":
     frames()
+    dqlite()
     requests()
     tokens_and_keys()
     json_values()

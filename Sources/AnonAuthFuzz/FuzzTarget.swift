@@ -1,3 +1,5 @@
+import AnonAuthDqlite
+
 /// One parser that hostile bytes can reach, as libFuzzer drives it and as `make test`
 /// replays its corpus. Each target must return normally for every input: a trap, an
 /// overflow or an AddressSanitizer report is a finding.
@@ -22,6 +24,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   case config
   /// Firebase's password hash parameters: the console's block, JSON, and the sealed form.
   case hashConfig = "hash-config"
+  /// A dqlite node's responses, as the replicated store's client decodes them.
+  case dqlite
 
   /// Runs the target on one input.
   public func run(_ data: [UInt8]) {
@@ -36,6 +40,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .phc: PHCFuzz.run(data)
     case .config: ConfigFuzz.run(data)
     case .hashConfig: HashConfigFuzz.run(data)
+    case .dqlite: DqliteResponseFuzzing.decode(data)
     }
   }
 }
