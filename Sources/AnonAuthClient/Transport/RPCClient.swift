@@ -15,10 +15,8 @@ public final class RPCClient: Sendable {
   public let endpoints: [ClientEndpoint]
   private let context: TLSContext
   private let addresses: [SocketAddress]
-  /// The connection in use and the index of its endpoint.
-  private let current = Mutex<(handle: ConnectionHandle, index: Int)?>(nil)
-  /// The endpoint the next connection goes to.
-  private let next = Mutex<Int>(0)
+  /// The connection in use, and the endpoint it (or the next one made) goes to.
+  private let current = Mutex<(handle: ConnectionHandle?, endpoint: Int)>((nil, 0))
   /// The deadline of calls that give none.
   public let defaultTimeoutMs: UInt32
 
@@ -136,8 +134,8 @@ public final class RPCClient: Sendable {
   /// Closes the connection; calls in flight fail with `UNAVAILABLE`.
   public func close() {
     let connection = current.withLock { current -> ConnectionHandle? in
-      defer { current = nil }
-      return current?.handle
+      defer { current.handle = nil }
+      return current.handle
     }
     connection?.execute { $0.close() }
   }
@@ -145,16 +143,15 @@ public final class RPCClient: Sendable {
   /// Drops a connection that failed and moves the next connection to the next endpoint.
   private func forget(_ connection: ConnectionHandle) {
     current.withLock { current in
-      guard let existing = current, existing.handle.id == connection.id else { return }
-      current = nil
-      next.withLock { $0 = (existing.index + 1) % endpoints.count }
+      guard current.handle?.id == connection.id else { return }
+      current = (nil, (current.endpoint + 1) % endpoints.count)
     }
   }
 
   private func connectionForCall() throws -> ConnectionHandle {
     try current.withLock { current in
-      if let existing = current, existing.handle.isUsable { return existing.handle }
-      let index = next.withLock { $0 }
+      if let existing = current.handle, existing.isUsable { return existing }
+      let index = current.endpoint
       let endpoint = endpoints[index]
       let address = addresses[index]
       let loop = try ClientEventLoop.get()
@@ -163,7 +160,7 @@ public final class RPCClient: Sendable {
       do {
         fd = try Socket.connect(to: address)
       } catch {
-        next.withLock { $0 = (index + 1) % endpoints.count }
+        current.endpoint = (index + 1) % endpoints.count
         throw error
       }
       let tls = try TLSConnection(
@@ -174,7 +171,7 @@ public final class RPCClient: Sendable {
       tls.delegate = connection
       let bound = ConnectionHandle(bound: LoopBound(connection, loop: loop), flags: flags)
       bound.execute { $0.tls.start() }
-      current = (bound, index)
+      current.handle = bound
       return bound
     }
   }
