@@ -79,6 +79,12 @@ public final class DqliteNode: Sendable {
 
   deinit { stop() }
 
+  /// Whether `address` is one a node can be given or reached on: "host:port" (a name, an
+  /// IPv4 address, or an IPv6 one in brackets) with a port from 1 to 65535.
+  public static func isValidAddress(_ address: String) -> Bool {
+    (try? DqliteSocket.split(address)) != nil
+  }
+
   /// Forces a new membership on a node whose cluster lost its majority (see the README's
   /// runbook). The node must be stopped everywhere; this rewrites its Raft configuration.
   public static func recover(

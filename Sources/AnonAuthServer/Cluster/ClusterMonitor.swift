@@ -18,6 +18,9 @@ public final class ClusterMonitor: Sendable {
   public let config: ClusterConfig
   private let connector: DqliteConnector
   private let state = Mutex(Snapshot())
+  /// Used only by `check`, which runs on one thread at a time (the starting thread, then
+  /// the monitor's own).
+  private let link = Mutex<DqliteConnection?>(nil)
   private let stopped = Atomic<Bool>(false)
   private let intervalMs: Int
 
@@ -49,17 +52,34 @@ public final class ClusterMonitor: Sendable {
     thread.start()
   }
 
-  public func stop() { stopped.store(true, ordering: .relaxed) }
+  public func stop() {
+    stopped.store(true, ordering: .relaxed)
+    link.withLock { link in
+      link?.close()
+      link = nil
+    }
+  }
 
+  /// One check, on the connection to the leader kept from the last one: a new
+  /// connection (and a leader search) only when that one broke or its node stopped leading.
   private func check() {
     var next = Snapshot(checkedAt: DispatchTime.now().uptimeNanoseconds)
-    if let connection = try? connector.connectToLeader() {
-      defer { connection.close() }
-      if let leader = try? connection.leader(), let members = try? connection.cluster() {
-        next.members = members.sorted { $0.id < $1.id }
-        next.leader =
-          members.first { $0.id == leader.id }
-          ?? DqliteNodeInfo(id: leader.id, address: leader.address, role: .voter)
+    link.withLock { link in
+      for _ in 0..<2 {
+        if link == nil { link = try? connector.connectToLeader() }
+        guard let connection = link else { break }
+        if let leader = try? connection.leader(), leader.address == connection.address,
+          let members = try? connection.cluster()
+        {
+          next.members = members.sorted { $0.id < $1.id }
+          next.leader =
+            members.first { $0.id == leader.id }
+            ?? DqliteNodeInfo(id: leader.id, address: leader.address, role: .voter)
+          break
+        }
+        // Broken, or no longer the leader: look for the leader once more now.
+        connection.close()
+        link = nil
       }
     }
     state.withLock { $0 = next }

@@ -1,3 +1,4 @@
+import AnonAuthDqlite
 import AnonAuthNet
 import AnonAuthService
 import Foundation
@@ -204,7 +205,7 @@ public struct DaemonConfig: Sendable {
       var members: [(id: UInt64, address: String)] = []
       for entry in text.split(separator: ",") {
         let parts = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parts.count == 2, let id = UInt64(parts[0]), id > 0, Self.isHostPort(parts[1]) else {
+        guard parts.count == 2, let id = UInt64(parts[0]), id > 0, DqliteNode.isValidAddress(parts[1]) else {
           throw ConfigError("--cluster-recover: expected ID=HOST:PORT,..., got \"\(entry)\"")
         }
         members.append((id, parts[1]))
@@ -251,7 +252,7 @@ public struct DaemonConfig: Sendable {
         ("cluster-join", $0)
       })
     {
-      guard Self.isHostPort(address) else {
+      guard DqliteNode.isValidAddress(address) else {
         throw ConfigError("--\(name): expected HOST:PORT, got \"\(address)\"")
       }
     }
@@ -260,13 +261,6 @@ public struct DaemonConfig: Sendable {
         "--cluster-listen \(listen) is not an address others can reach: add --cluster-advertise")
     }
     return ClusterConfig(id: id, listen: listen, advertise: advertise, join: join)
-  }
-
-  private static func isHostPort(_ text: String) -> Bool {
-    guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
-      let port = Int(text[text.index(after: colon)...])
-    else { return false }
-    return (1...65535).contains(port)
   }
 
   /// `--help`: every setting with its variable and default.
