@@ -23,13 +23,12 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "Tests" / "Interop"))
 
-from cluster import Cluster, Load  # noqa: E402
+from cluster import Cluster, Load, rolling_restart  # noqa: E402
 from conftest import Daemon, load_pb  # noqa: E402
 
 CLI = os.environ.get("ANONAUTH_CLI", str(ROOT / ".build/debug/anonauth"))
@@ -149,15 +148,7 @@ def rounds(cluster, pb, count):
               f"max {max(failovers):.2f} s (goal: calls resume within 10 s: "
               f"{'met' if max(failovers) < 10 else 'NOT MET'})", flush=True)
 
-    load = Load(cluster, pb, clients=3)
-    load.start()
-    time.sleep(1)
-    for i in sorted(cluster.addresses):
-        assert cluster.stop(i) == 0
-        cluster.start(i)
-        time.sleep(1)
-    load.finish()
-    load.verify()
+    load = rolling_restart(cluster, pb)
     print(f"rolling restart of all three: {len(load.anonymous)} sign-ups, {len(load.email)} links, "
           f"0 failed calls (retrying clients)", flush=True)
 

@@ -5,13 +5,19 @@ import Testing
 /// The client against one real node: every request the store uses, and the failures it
 /// must tell apart.
 @Suite(.serialized) struct SingleNodeTests {
-  @Test func sqlRoundTripsThroughANode() throws {
+  /// A node of its own, a connection to it (it leads at once) and the database "store".
+  static func oneNode() throws -> (LoopbackNodes, DqliteConnection, UInt32) {
     let harness = try LoopbackNodes()
     try harness.start(1)
     let connection = try LoopbackNodes.eventually {
       try DqliteConnector(seeds: harness.seeds).connectToLeader()
     }
-    let database = try connection.open("store")
+    return (harness, connection, try connection.open("store"))
+  }
+
+  @Test func sqlRoundTripsThroughANode() throws {
+    let (harness, connection, database) = try Self.oneNode()
+    defer { withExtendedLifetime(harness) {} }
     _ = try connection.execSQL(
       database: database, sql: "CREATE TABLE t (k TEXT PRIMARY KEY, n INTEGER, r REAL, b BLOB)")
     let inserted = try connection.execSQL(
@@ -42,12 +48,8 @@ import Testing
   }
 
   @Test func aTransactionSpansRequestsAndRollsBackWhole() throws {
-    let harness = try LoopbackNodes()
-    try harness.start(1)
-    let connection = try LoopbackNodes.eventually {
-      try DqliteConnector(seeds: harness.seeds).connectToLeader()
-    }
-    let database = try connection.open("store")
+    let (harness, connection, database) = try Self.oneNode()
+    defer { withExtendedLifetime(harness) {} }
     _ = try connection.execSQL(database: database, sql: "CREATE TABLE t (k INTEGER PRIMARY KEY)")
     _ = try connection.execSQL(database: database, sql: "BEGIN")
     _ = try connection.execSQL(database: database, sql: "INSERT INTO t VALUES (1)")
@@ -63,12 +65,8 @@ import Testing
   }
 
   @Test func aLargeResultArrivesInBatchesAndAnEarlyStopKeepsTheConnectionInStep() throws {
-    let harness = try LoopbackNodes()
-    try harness.start(1)
-    let connection = try LoopbackNodes.eventually {
-      try DqliteConnector(seeds: harness.seeds).connectToLeader()
-    }
-    let database = try connection.open("store")
+    let (harness, connection, database) = try Self.oneNode()
+    defer { withExtendedLifetime(harness) {} }
     _ = try connection.execSQL(
       database: database,
       sql: """

@@ -281,3 +281,18 @@ class Load:
             return len(listed)
         finally:
             client.close()
+
+
+def rolling_restart(cluster, pb, clients=3):
+    """SIGTERM and start again each node in turn under load from retrying clients; every
+    call must succeed and every acknowledged write be there. Returns the load."""
+    load = Load(cluster, pb, clients=clients)
+    load.start()
+    time.sleep(1)
+    for i in sorted(cluster.addresses):
+        assert cluster.stop(i) == 0
+        cluster.start(i)
+        time.sleep(1)
+    load.finish()
+    load.verify()
+    return load

@@ -12,7 +12,7 @@ import os
 import subprocess
 import time
 
-from cluster import Cluster, Load, RetryingClient
+from cluster import Cluster, Load, RetryingClient, rolling_restart
 from conftest import ROOT, Daemon, call
 from test_ops_and_cli import CLI
 
@@ -71,15 +71,7 @@ def test_losing_the_leader_loses_no_acknowledged_write_and_the_node_catches_up(p
 def test_a_rolling_restart_fails_no_call_of_a_retrying_client(pb):
     cluster = Cluster()
     try:
-        load = Load(cluster, pb, clients=3)
-        load.start()
-        time.sleep(1)
-        for i in sorted(cluster.addresses):
-            assert cluster.stop(i) == 0
-            cluster.start(i)
-            time.sleep(1)
-        load.finish()
-        load.verify()
+        load = rolling_restart(cluster, pb)
         assert load.anonymous, "no load ran"
         # Keys, projects and API keys made through one node reach the others.
         client = RetryingClient(cluster, pb)
