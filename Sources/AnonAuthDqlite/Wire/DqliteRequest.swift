@@ -1,7 +1,6 @@
 /// The client requests AnonAuth sends, with their type codes from dqlite's wire protocol.
 enum DqliteRequest {
   case leader
-  case client(id: UInt64)
   case open(name: String, flags: UInt64, vfs: String)
   case prepare(database: UInt32, sql: String)
   case exec(database: UInt32, statement: UInt32, parameters: [DqliteValue])
@@ -9,7 +8,6 @@ enum DqliteRequest {
   case finalize(database: UInt32, statement: UInt32)
   case execSQL(database: UInt32, sql: String, parameters: [DqliteValue])
   case querySQL(database: UInt32, sql: String, parameters: [DqliteValue])
-  case interrupt(database: UInt32)
   case add(id: UInt64, address: String)
   case assign(id: UInt64, role: DqliteRole)
   case remove(id: UInt64)
@@ -20,7 +18,6 @@ enum DqliteRequest {
   var typeCode: UInt8 {
     switch self {
     case .leader: 0
-    case .client: 1
     case .open: 3
     case .prepare: 4
     case .exec: 5
@@ -28,7 +25,6 @@ enum DqliteRequest {
     case .finalize: 7
     case .execSQL: 8
     case .querySQL: 9
-    case .interrupt: 10
     case .add: 12
     case .assign: 13
     case .remove: 14
@@ -44,7 +40,7 @@ enum DqliteRequest {
     var schema: UInt8 = 0
     switch self {
     case .leader: encoder.uint64(0)
-    case .client(let id), .remove(let id), .transfer(let id): encoder.uint64(id)
+    case .remove(let id), .transfer(let id): encoder.uint64(id)
     case .open(let name, let flags, let vfs):
       try encoder.text(name)
       encoder.uint64(flags)
@@ -64,7 +60,6 @@ enum DqliteRequest {
       encoder.uint64(UInt64(database))
       try encoder.text(sql)
       try encoder.parameters(parameters)
-    case .interrupt(let database): encoder.uint64(UInt64(database))
     case .add(let id, let address):
       encoder.uint64(id)
       try encoder.text(address)
