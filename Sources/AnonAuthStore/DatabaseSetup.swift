@@ -15,6 +15,10 @@ extension Database {
     }
     try execute("PRAGMA synchronous=\(synchronous.rawValue)")
     try execute("PRAGMA foreign_keys=ON")
+    // Every write job runs in its own savepoint, and SQLite keeps a copy of each page a
+    // savepoint changes (the statement journal). In a temporary file, that is a pwrite(2)
+    // per page per job; in memory, a copy.
+    try execute("PRAGMA temp_store=MEMORY")
     try useLargerCache()
   }
 
