@@ -4,8 +4,9 @@ each with one refresh token, written straight into a stopped daemon's SQLite fil
 
     python3 Scripts/load_accounts.py DATA_DIR N [--due M] [--project demo-project]
 
-Uids are 28 random characters of [A-Za-z0-9] and token hashes random 32 bytes, as the
-daemon makes them, so the B-trees are keyed as in production. Accounts were created over
+Uids are 28 random characters of [A-Za-z0-9] and token keys an 8-byte issue stamp then 32
+random bytes (family ids the first 16 bytes in hex), as the daemon makes them, so the
+B-trees are keyed as in production. Accounts were created over
 the last 29 days (none due for clean-up yet); `--due M` adds M more that were created 40
 days ago and are due now, for the clean-up benchmark. The daemon's indexes are dropped
 for the load and made again after it (same SQL, from sqlite_master)."""
@@ -70,8 +71,8 @@ def main():
                 deletion = 0
             uid = ids[i]
             accounts.append((args.project, uid, 1, created, created, deletion))
-            tokens.append((rng.randbytes(32), args.project, uid, rng.randbytes(16).hex(), created, created // 1000,
-                           "anonymous"))
+            key = created.to_bytes(6, "big") + rng.randbytes(34)
+            tokens.append((key, args.project, uid, key[:16].hex(), created, created // 1000, "anonymous"))
         tokens.sort()
         db.execute("BEGIN")
         db.executemany("INSERT INTO accounts (project_id, local_id, is_anonymous, created_at_ms, last_sign_in_at_ms, "

@@ -39,9 +39,9 @@ public struct AccountService: Sendable {
     }
     let ipKey = try quotaIPKey(context)
     let localID = try Self.newLocalID()
-    let refresh = try RefreshTokenFactory.make()
     let now = env.clock.nowMs()
-    let familyID = Base64URL.encode(Array(refresh.hash.prefix(16)))
+    let refresh = try RefreshTokenFactory.make(nowMs: now)
+    let familyID = RefreshTokenFactory.familyID(forKey: refresh.hash)
     var account = AccountRecord(
       projectID: project.projectID, localID: localID, isAnonymous: true, createdAtMs: now)
     let token = RefreshTokenRecord(
@@ -85,8 +85,8 @@ public struct AccountService: Sendable {
       throw RPCError(.invalidRefreshToken, "the refresh token is not valid")
     }
     let presentedHash = RefreshTokenFactory.hash(request.refreshToken)
-    let fresh = try RefreshTokenFactory.make()
     let clock = env.clock
+    let fresh = try RefreshTokenFactory.make(nowMs: clock.nowMs())
     let grace = env.refreshReuseGraceMs
     let masterKey = env.masterKey
     let projectID = project.projectID

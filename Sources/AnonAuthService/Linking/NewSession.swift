@@ -12,7 +12,7 @@ struct NewSession: Sendable {
   let provider: String
 
   init(provider: String, nowMs: Int64) throws(RPCError) {
-    let made = try RefreshTokenFactory.make()
+    let made = try RefreshTokenFactory.make(nowMs: nowMs)
     token = made.token
     hash = made.hash
     self.nowMs = nowMs
@@ -28,7 +28,7 @@ struct NewSession: Sendable {
   func record(projectID: String, localID: String, validSince: Int64 = 0) -> RefreshTokenRecord {
     RefreshTokenRecord(
       tokenHash: hash, projectID: projectID, localID: localID,
-      familyID: Base64URL.encode(Array(hash.prefix(16))),
+      familyID: RefreshTokenFactory.familyID(forKey: hash),
       issuedAtMs: max(nowMs, validSince * 1000), authTime: authTime, signInProvider: provider)
   }
 }
