@@ -207,6 +207,11 @@ def test_a_single_file_store_moves_onto_a_new_cluster_whole(pb):
             status, _ = client.admin_call("GetAccount", pb.admin.GetAccountRequest(
                 project_id="demo-project", local_id=uid), pb.account.AccountInfo)
             assert status.code == 0, (uid, status)
+        # The per-kind counts are made again from the copied accounts, not copied on top
+        # of what the triggers counted while the accounts arrived.
+        status, listed = client.admin_call("ListAccounts", pb.admin.ListAccountsRequest(
+            project_id="demo-project", page_size=1), pb.admin.ListAccountsResponse)
+        assert status.code == 0 and listed.total == len(uids), (status, listed.total)
         for token in tokens[:5]:
             status, _ = client.account("RefreshToken", pb.account.RefreshTokenRequest(refresh_token=token))
             assert status.code == 0, status
