@@ -13,18 +13,22 @@ public final class Store: Sendable {
   public let schemaVersion: Int
   private let writer: Writer
   private let readers: ReaderPool
+  /// The single-file engine's background checkpoints (nil on the replicated engine,
+  /// whose nodes checkpoint their own copies).
+  private let checkpointer: Checkpointer?
   let counters: StoreCounters
   /// Backups run one at a time, on a queue of their own: they sleep between steps.
   private let backupQueue = DispatchQueue(label: "anonauth.store.backup")
 
   private init(
     options: StoreOptions, schemaVersion: Int, writer: Writer, readers: ReaderPool,
-    counters: StoreCounters
+    checkpointer: Checkpointer?, counters: StoreCounters
   ) {
     self.options = options
     self.schemaVersion = schemaVersion
     self.writer = writer
     self.readers = readers
+    self.checkpointer = checkpointer
     self.counters = counters
   }
 
@@ -32,6 +36,7 @@ public final class Store: Sendable {
   /// their own threads, once the last reference goes.
   deinit {
     readers.close {}
+    checkpointer?.close {}
     writer.close {}
   }
 
@@ -46,10 +51,12 @@ public final class Store: Sendable {
     let writerConnection: Database
     let version: Int
     let readerConnections: [Database]
+    let checkpointer: Checkpointer?
     do throws(StoreError) {
       (writerConnection, version) = try openWriter(options, migrations)
       do throws(StoreError) {
         readerConnections = try openReaders(options)
+        checkpointer = try openCheckpointer(options, writer: writerConnection)
       } catch {
         writerConnection.close()
         throw error
@@ -64,8 +71,30 @@ public final class Store: Sendable {
         Reader(database: connection, label: "anonauth.store.reader.\(index)")
       })
     writer.start(name: "anonauth.store.writer")
+    checkpointer?.start(name: "anonauth.store.checkpoint")
     return Store(
-      options: options, schemaVersion: version, writer: writer, readers: readers, counters: counters)
+      options: options, schemaVersion: version, writer: writer, readers: readers, checkpointer: checkpointer,
+      counters: counters)
+  }
+
+  /// A connection of its own for checkpoints, and the writer's WAL hook that wakes it
+  /// (instead of SQLite's automatic checkpoint inside the writer's commits). Only for
+  /// the single file.
+  private static func openCheckpointer(
+    _ options: StoreOptions, writer: Database
+  ) throws(StoreError) -> Checkpointer? {
+    guard options.cluster == nil, let writerLink = writer.connection as? SQLiteConnection else { return nil }
+    let connection = try connect(options, readOnly: false)
+    do throws(StoreError) {
+      // A checkpoint syncs the database file as the connection that runs it is told to.
+      try connection.execute("PRAGMA synchronous=\(options.synchronous.rawValue)")
+    } catch {
+      connection.close()
+      throw error
+    }
+    let checkpointer = Checkpointer(database: connection)
+    writerLink.onWALCommit { pages in checkpointer.committed(walPages: pages) }
+    return checkpointer
   }
 
   /// The writer comes first: it creates the file and switches it to WAL, which a
@@ -184,6 +213,11 @@ public final class Store: Sendable {
     await withCheckedContinuation { continuation in
       readers.close { continuation.resume() }
     }
+    if let checkpointer {
+      await withCheckedContinuation { continuation in
+        checkpointer.close { continuation.resume() }
+      }
+    }
     await withCheckedContinuation { continuation in
       writer.close { continuation.resume() }
     }
@@ -200,6 +234,9 @@ public final class Store: Sendable {
   public var metrics: StoreMetrics {
     var metrics = counters.snapshot()
     metrics.queuedWrites = writer.queuedCount
+    metrics.checkpoints = checkpointer?.passes.load(ordering: .relaxed) ?? 0
+    metrics.writerCheckpoints = checkpointer?.writerPasses.load(ordering: .relaxed) ?? 0
+    metrics.limitCheckpoints = checkpointer?.limitPasses.load(ordering: .relaxed) ?? 0
     return metrics
   }
 }

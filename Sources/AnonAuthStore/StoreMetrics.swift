@@ -16,6 +16,12 @@ public struct StoreMetrics: Sendable, Hashable {
   /// Writes waiting for the writer right now: a queue that keeps growing means the disk
   /// cannot keep up.
   public var queuedWrites: Int = 0
+  /// WAL checkpoints run by the background checkpointer; by the writer finishing what a
+  /// background pass left (a few pages each); and by the writer because the WAL outgrew
+  /// its limit (a count that keeps rising means the background ones cannot keep up).
+  public var checkpoints: Int = 0
+  public var writerCheckpoints: Int = 0
+  public var limitCheckpoints: Int = 0
   /// Jobs per committed transaction: how much group commit saves.
   public var batchSizes = HistogramSnapshot(bounds: StoreCounters.batchSizeBounds)
   /// Seconds spent in COMMIT (the fsync with `synchronous=FULL`), per transaction.

@@ -22,6 +22,15 @@ enum StoreMetricsText {
       # HELP anonauth_store_commit_seconds_total Time spent committing.
       # TYPE anonauth_store_commit_seconds_total counter
       anonauth_store_commit_seconds_total \(Double(m.commitNanoseconds) / 1e9)
+      # HELP anonauth_store_checkpoints_total WAL checkpoints by the background checkpointer.
+      # TYPE anonauth_store_checkpoints_total counter
+      anonauth_store_checkpoints_total \(m.checkpoints)
+      # HELP anonauth_store_writer_checkpoints_total WAL checkpoints the writer ran itself: the rest of a background pass, or past the limit.
+      # TYPE anonauth_store_writer_checkpoints_total counter
+      anonauth_store_writer_checkpoints_total \(m.writerCheckpoints)
+      # HELP anonauth_store_wal_limit_checkpoints_total WAL checkpoints the writer ran because the WAL outgrew its limit.
+      # TYPE anonauth_store_wal_limit_checkpoints_total counter
+      anonauth_store_wal_limit_checkpoints_total \(m.limitCheckpoints)
 
       """
     out += PrometheusHistogram.render(

@@ -41,6 +41,26 @@ final class SQLiteConnection: SQLConnection {
   /// Only reached when the last reference goes, so no other thread is using the handle.
   deinit { close() }
 
+  /// What `onWALCommit` installed, kept alive for as long as SQLite may call it.
+  private var walHook: WALHook?
+
+  /// Replaces SQLite's automatic checkpoint: after each commit `body` gets the WAL's size
+  /// in pages, on this connection's thread; when it returns true, this connection runs
+  /// a PASSIVE checkpoint itself, there and then (what the automatic one would do).
+  func onWALCommit(_ body: @escaping (Int32) -> Bool) {
+    let hook = WALHook(body)
+    walHook = hook
+    sqlite3_wal_hook(
+      handle,
+      { context, db, _, pages in
+        guard let context, let db else { return SQLITE_OK }
+        if Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue().body(pages) {
+          sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        }
+        return SQLITE_OK
+      }, Unmanaged.passUnretained(hook).toOpaque())
+  }
+
   /// Finalizes every cached statement, then closes the connection. Idempotent.
   func close() {
     guard !isClosed else { return }
@@ -217,3 +237,9 @@ final class SQLiteConnection: SQLConnection {
 /// A connection belongs to one thread: this keeps anyone from declaring otherwise.
 @available(*, unavailable)
 extension SQLiteConnection: Sendable {}
+
+/// The closure behind a connection's WAL hook, boxed so that SQLite can hold a pointer.
+private final class WALHook {
+  let body: (Int32) -> Bool
+  init(_ body: @escaping (Int32) -> Bool) { self.body = body }
+}
