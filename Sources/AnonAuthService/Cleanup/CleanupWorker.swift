@@ -61,15 +61,19 @@ public final class CleanupWorker: Sendable {
     while maxAccounts == 0 || total < maxAccounts {
       let now = env.clock.nowMs()
       let limit = maxAccounts == 0 ? batchSize : min(batchSize, maxAccounts - total)
+      let began = ContinuousClock.now
       let counts = try await env.write { db in
         try CleanupRepository.deleteDueBatch(db, projectID: projectID, nowMs: now, limit: limit)
       }
+      let took = ContinuousClock.now - began
       let deleted = counts.values.reduce(0, +)
       batches += 1
       for (project, count) in counts { byProject[project, default: 0] += count }
       total += deleted
       if deleted < limit { break }
-      await Task.yield()
+      // Pacing: rest as long as the batch took (queueing and commit included), so a pass
+      // has at most about half of the writer and sign-ups find it free between batches.
+      try? await Task.sleep(for: took)
     }
     try await pruneQuotaEvents()
     try await pruneRotatedRefreshTokens()
