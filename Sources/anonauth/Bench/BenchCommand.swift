@@ -19,6 +19,9 @@ enum BenchCommand {
       account-info  GetAccountInfo [64 x 8]
       mix           a day of a real app: 40 % refresh, 35 % verify, 12 % account-info,
                     10 % anonymous sign-up, 3 % OIDC links of those new accounts [64 x 4]
+      list-accounts AdminService/ListAccounts: each call in flight pages through the
+                    project's accounts from a place of its own (--page-size 100,
+                    --filter all|anonymous|permanent) [64 x 4]
       password      SignInWithPassword with the right password (scrypt-bound) [8 x 2]
       link-oidc     LinkWithCredential of an ES256 OIDC token to --accounts 4000 new
                     anonymous accounts; stops when they run out [16 x 4]
@@ -58,9 +61,11 @@ enum BenchCommand {
     case "verify": try await TokenBenches.verify(arguments)
     case "account-info": try await TokenBenches.accountInfo(arguments)
     case "mix": try await TokenBenches.mix(arguments)
+    case "list-accounts": try await AdminBenches.listAccounts(arguments)
     default:
       throw .usage(
-        "bench: expected health, signup, refresh, verify, account-info, mix, idle, password or link-oidc"
+        "bench: expected health, signup, refresh, verify, account-info, mix, list-accounts, idle, password or"
+          + " link-oidc"
           + " (see anonauth bench --help)")
     }
   }
