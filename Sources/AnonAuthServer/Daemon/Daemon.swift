@@ -146,6 +146,7 @@ public enum Daemon {
     let monitor = clusterNode?.monitor
     let cleanup = CleanupWorker(
       environment: environment, intervalMs: config.cleanupIntervalMs, batchSize: config.cleanupBatchSize,
+      jobBudgetMicroseconds: config.cleanupJobBudgetMicroseconds,
       runsScheduledPasses: { monitor?.isLeader ?? true })
     ServiceRoutes.register(
       in: &router, environment: environment, health: health, cleanup: cleanup,

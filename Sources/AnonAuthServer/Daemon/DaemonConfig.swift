@@ -23,6 +23,7 @@ public struct DaemonConfig: Sendable {
   public var testHooks: Bool
   public var cleanupIntervalMs: Int64
   public var cleanupBatchSize: Int
+  public var cleanupJobBudgetMicroseconds: Int
   public var logLevel: Logger.Level
   public var rpc: RPCServerConfig
   /// Set, the store is replicated on a dqlite cluster this daemon's node belongs to.
@@ -196,6 +197,7 @@ public struct DaemonConfig: Sendable {
     self.rpc = rpc
     cleanupIntervalMs = Int64(try number("cleanup-interval-ms", 100...86_400_000))
     cleanupBatchSize = Int(try number("cleanup-batch-size", 1...10_000))
+    cleanupJobBudgetMicroseconds = Int(try number("cleanup-job-budget-us", 50...10_000_000))
 
     cluster = try Self.cluster(values)
     if let text = values["cluster-recover"], !text.isEmpty {

@@ -74,7 +74,11 @@ public struct Setting: Sendable {
     Setting("shutdown-grace-ms", "20000", "on SIGTERM, how long calls in flight may take"),
     Setting(
       "cleanup-interval-ms", "60000", "how often the clean-up worker deletes anonymous accounts that are due"),
-    Setting("cleanup-batch-size", "500", "accounts deleted per clean-up write transaction"),
+    Setting("cleanup-batch-size", "500", "at most this many accounts deleted per clean-up write job"),
+    Setting(
+      "cleanup-job-budget-us", "500",
+      "how long one clean-up write job may hold the writer (microseconds); the pass rests as long between jobs"
+    ),
     Setting(
       "cluster-id", nil,
       "replicated store: this node's id in the dqlite cluster, for ever (1 bootstraps a new cluster); "
