@@ -46,8 +46,20 @@ final class Checkpointer: Sendable {
     var onStopped: [@Sendable () -> Void] = []
   }
 
-  /// - Parameter database: a read-write connection of its own to the same file.
-  init(database: sending Database, threshold: Int32 = 1000, writerLimit: Int32 = 8000) {
+  /// False while the store's last write failed (a full disk): no background pass then.
+  private let storeWritable: @Sendable () -> Bool
+
+  /// - Parameters:
+  ///   - database: a read-write connection of its own to the same file.
+  ///   - storeWritable: whether the writer's last transaction committed. A pass while
+  ///     the disk is full could copy the WAL back into pages the file already has and
+  ///     let the WAL start over, so that some writes fit and others do not: refusals
+  ///     should stay steady until space returns.
+  init(
+    database: sending Database, threshold: Int32 = 1000, writerLimit: Int32 = 8000,
+    storeWritable: @escaping @Sendable () -> Bool = { true }
+  ) {
+    self.storeWritable = storeWritable
     self.database = Mutex(database)
     self.threshold = threshold
     self.writerLimit = writerLimit
@@ -133,6 +145,10 @@ final class Checkpointer: Sendable {
   }
 
   private func checkpoint() {
+    guard storeWritable() else {
+      state.withLock { $0.running = false }
+      return
+    }
     database.withLock { database in
       // A failure (the file busy, the disk full) leaves the WAL as it was: the next
       // commit asks again, and the writer's own limit still bounds it.

@@ -48,6 +48,7 @@ public final class Store: Sendable {
   ///   written by a newer build, `.migrationFailed`, `.invalidArgument` for bad options.
   public static func open(options: StoreOptions, migrations: [Migration] = []) throws(StoreError) -> Store {
     try options.validate()
+    let counters = StoreCounters()
     let writerConnection: Database
     let version: Int
     let readerConnections: [Database]
@@ -56,7 +57,7 @@ public final class Store: Sendable {
       (writerConnection, version) = try openWriter(options, migrations)
       do throws(StoreError) {
         readerConnections = try openReaders(options)
-        checkpointer = try openCheckpointer(options, writer: writerConnection)
+        checkpointer = try openCheckpointer(options, writer: writerConnection, counters: counters)
       } catch {
         writerConnection.close()
         throw error
@@ -64,7 +65,6 @@ public final class Store: Sendable {
     } catch {
       throw error.with(kind: error.kind, messagePrefix: "cannot open the store at \(options.path): ")
     }
-    let counters = StoreCounters()
     let writer = Writer(database: writerConnection, maxBatch: options.maxBatch, counters: counters)
     let readers = ReaderPool(
       readers: readerConnections.enumerated().map { index, connection in
@@ -81,7 +81,7 @@ public final class Store: Sendable {
   /// (instead of SQLite's automatic checkpoint inside the writer's commits). Only for
   /// the single file.
   private static func openCheckpointer(
-    _ options: StoreOptions, writer: Database
+    _ options: StoreOptions, writer: Database, counters: StoreCounters
   ) throws(StoreError) -> Checkpointer? {
     guard options.cluster == nil, let writerLink = writer.connection as? SQLiteConnection else { return nil }
     let connection = try connect(options, readOnly: false)
@@ -92,7 +92,8 @@ public final class Store: Sendable {
       connection.close()
       throw error
     }
-    let checkpointer = Checkpointer(database: connection)
+    let checkpointer = Checkpointer(
+      database: connection, storeWritable: { counters.writable.load(ordering: .relaxed) })
     writerLink.onWALCommit { pages in checkpointer.committed(walPages: pages) }
     return checkpointer
   }
