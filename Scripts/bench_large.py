@@ -135,6 +135,9 @@ def main():
             starts.append(large.start())
         row("start to ready", ", ".join(f"{t * 1000:.0f} ms" for t in starts), "<= 300 ms",
             max(starts) <= 0.3)
+        # The integrity check each start runs in the background reads every page (a few
+        # CPU-seconds at this size): it would be counted against the sign-ups.
+        time.sleep(15)
 
         signup = bench(large, rsa, "signup", "--connections", "64", "--concurrency", "4", "--seconds", s)
         ratio = signup["server_cpu_per_call_rsa2048_signs"] / reference["server_cpu_per_call_rsa2048_signs"]
@@ -149,15 +152,18 @@ def main():
                 f"{half['p99_ms']:.1f} ms ({half['failures']} failed)", f"<= {goal} ms",
                 half["p99_ms"] <= goal and half["failures"] == 0)
 
+        # The background worker's own scheduled pass, on a daemon restarted with a 40 s
+        # interval: its start-up integrity check (it reads every page) is over after 15 s,
+        # then sign-ups alone, then the same again from a second before the pass.
         rate = max(1, signup["calls_per_second"] // 2)
-        alone = bench(large, rsa, "signup", "--connections", "64", "--rate", str(rate), "--seconds", s)
-        # The background worker's pass (the one production runs), two seconds after a
-        # restart; the sign-up bench starts a second before it.
         due_before = due_left(large)
         large.stop()
-        large.start(cleanup_interval_ms=2000)
-        t0 = time.monotonic() + 2
-        time.sleep(1)
+        large.start(cleanup_interval_ms=40_000)
+        restarted = time.monotonic()
+        time.sleep(15)
+        alone = bench(large, rsa, "signup", "--connections", "64", "--rate", str(rate), "--seconds", s)
+        t0 = restarted + 40
+        time.sleep(max(0.0, t0 - 1 - time.monotonic()))
         during = bench(large, rsa, "signup", "--connections", "64", "--rate", str(rate), "--seconds",
                        str(args.cleanup_seconds))
         left = due_left(large)
