@@ -75,7 +75,8 @@ final class Checkpointer: Sendable {
   }
 
   /// Called on the writer thread after each commit with the WAL's size in pages.
-  /// - Returns: true when the writer must checkpoint itself (the WAL is past its limit).
+  /// - Returns: true when the writer must checkpoint itself: to finish what a background
+  ///   pass left, or because the WAL is past its limit.
   func committed(walPages: Int32) -> Bool {
     if walPages >= writerLimit {
       writerPasses.add(1, ordering: .relaxed)

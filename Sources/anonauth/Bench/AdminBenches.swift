@@ -1,7 +1,6 @@
 import AnonAuthClient
 import AnonAuthCrypto
 import AnonAuthWire
-import Synchronization
 
 /// Benches of the admin service's hot read: paging through a project's accounts.
 enum AdminBenches {
@@ -22,7 +21,7 @@ enum AdminBenches {
     }
     let connections = try BenchCommand.int(arguments, "connections", 64)
     let concurrency = try BenchCommand.int(arguments, "concurrency", 4)
-    let cursors = PageCursors(count: connections * concurrency)
+    let cursors = Lender(startingCursors(count: connections * concurrency))
     let metadata = ["authorization": "Bearer \(keys.adminKey)"]
     try await BenchCommand.measure(arguments, name: "list-accounts", defaultConcurrency: 4) {
       guard let cursor = cursors.borrow() else { return nil }
@@ -41,22 +40,12 @@ enum AdminBenches {
     }
   }
 
-  /// Where each walk is: a page token, or "" for the first page.
-  final class PageCursors: Sendable {
-    private let free: Mutex<[String]>
-
-    /// `count` walks spread over the uid space: uids are [A-Za-z0-9], so a token made
-    /// from a two-character prefix starts a walk there.
-    init(count: Int) {
-      let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
-      free = Mutex(
-        (0..<count).map { n in
-          Base64URL.encode([alphabet[(n * 62 / max(1, count)) % 62], alphabet[(n * 17) % 62]])
-        })
+  /// Where each of `count` walks starts, spread over the uid space: uids are
+  /// [A-Za-z0-9], so a page token made from a two-character prefix starts a walk there.
+  static func startingCursors(count: Int) -> [String] {
+    let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+    return (0..<count).map { n in
+      Base64URL.encode([alphabet[(n * 62 / max(1, count)) % 62], alphabet[(n * 17) % 62]])
     }
-
-    func borrow() -> String? { free.withLock { $0.popLast() } }
-
-    func giveBack(_ cursor: String) { free.withLock { $0.insert(cursor, at: 0) } }
   }
 }
