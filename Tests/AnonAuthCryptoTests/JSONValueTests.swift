@@ -60,8 +60,8 @@ import Testing
     #expect(JSONValue(jsonBytes: bytes) == nil)
   }
 
-  @Test func loneSurrogateEscapesDoNotCrash() {
-    _ = JSONValue(jsonBytes: Array(#"["\ud800", "\udc00x"]"#.utf8))
+  @Test func loneSurrogateEscapesAreRefused() {
+    #expect(JSONValue(jsonBytes: Array(#"["\ud800", "\udc00x"]"#.utf8)) == nil)
   }
 
   @Test func int64ValueAcceptsIntegralDoublesOnly() {

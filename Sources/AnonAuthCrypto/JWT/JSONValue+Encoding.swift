@@ -2,71 +2,80 @@ extension JSONValue {
   /// Compact JSON text (no spaces, object keys sorted), deterministic for equal values so
   /// that signed tokens and stored claims are reproducible. Non-finite doubles, which JSON
   /// cannot express, become `null`.
-  public var jsonText: String {
-    var out = ""
-    write(to: &out)
-    return out
-  }
+  public var jsonText: String { String(decoding: jsonBytes, as: UTF8.self) }
 
   /// `text` as a JSON string literal, quotes included: shared by everything that writes
   /// JSON by hand (log lines, the daemon's output), so escaping lives in one place.
   public static func quoted(_ text: String) -> String {
-    var out = ""
+    var out: [UInt8] = []
+    out.reserveCapacity(text.utf8.count + 2)
     writeString(text, to: &out)
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// The UTF-8 bytes of `jsonText`. Written as bytes, not appended to a `String` scalar by
+  /// scalar: every token minted encodes its claims, and every log line its fields.
+  public var jsonBytes: [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(256)
+    write(to: &out)
     return out
   }
 
-  /// The UTF-8 bytes of `jsonText`.
-  public var jsonBytes: [UInt8] { Array(jsonText.utf8) }
-
-  func write(to out: inout String) {
+  func write(to out: inout [UInt8]) {
     switch self {
-    case .null: out += "null"
-    case .bool(let value): out += value ? "true" : "false"
-    case .int(let value): out += String(value)
+    case .null: out.append(contentsOf: "null".utf8)
+    case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+    case .int(let value): out.append(contentsOf: String(value).utf8)
     case .double(let value):
       // Swift's description is the shortest text that reads back to the same double, and
       // always has a `.` or an exponent ("1.0", "1e-05"), so it stays a double.
-      out += value.isFinite ? value.description : "null"
+      out.append(contentsOf: (value.isFinite ? value.description : "null").utf8)
     case .string(let value): Self.writeString(value, to: &out)
     case .array(let elements):
-      out += "["
+      out.append(UInt8(ascii: "["))
       for (index, element) in elements.enumerated() {
-        if index > 0 { out += "," }
+        if index > 0 { out.append(UInt8(ascii: ",")) }
         element.write(to: &out)
       }
-      out += "]"
+      out.append(UInt8(ascii: "]"))
     case .object(let members):
-      out += "{"
-      for (index, key) in members.keys.sorted().enumerated() {
-        if index > 0 { out += "," }
-        Self.writeString(key, to: &out)
-        out += ":"
-        members[key]?.write(to: &out)
+      out.append(UInt8(ascii: "{"))
+      for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+        if index > 0 { out.append(UInt8(ascii: ",")) }
+        Self.writeString(member.key, to: &out)
+        out.append(UInt8(ascii: ":"))
+        member.value.write(to: &out)
       }
-      out += "}"
+      out.append(UInt8(ascii: "}"))
     }
   }
 
   /// Escapes what RFC 8259 requires (quote, backslash, controls) and nothing else, so
-  /// non-ASCII text stays UTF-8.
-  static func writeString(_ value: String, to out: inout String) {
-    out += "\""
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case "\u{08}": out += "\\b"
-      case "\u{0C}": out += "\\f"
-      case _ where scalar.value < 0x20:
-        let hex = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: out.unicodeScalars.append(scalar)
+  /// non-ASCII text stays UTF-8. A `String`'s UTF-8 is valid, so bytes at or above 0x20
+  /// other than the two that need escaping are copied as they are.
+  static func writeString(_ value: String, to out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    for byte in value.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+      case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+      case 0x0A: out.append(contentsOf: #"\n"#.utf8)
+      case 0x0D: out.append(contentsOf: #"\r"#.utf8)
+      case 0x09: out.append(contentsOf: #"\t"#.utf8)
+      case 0x08: out.append(contentsOf: #"\b"#.utf8)
+      case 0x0C: out.append(contentsOf: #"\f"#.utf8)
+      case 0..<0x20:
+        out.append(contentsOf: #"\u00"#.utf8)
+        out.append(hexDigit(byte >> 4))
+        out.append(hexDigit(byte & 0x0F))
+      default: out.append(byte)
       }
     }
-    out += "\""
+    out.append(UInt8(ascii: "\""))
+  }
+
+  private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
   }
 }
