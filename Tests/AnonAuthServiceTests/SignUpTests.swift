@@ -100,6 +100,8 @@ struct SignUpTests {
       #expect(verified.expiresAt == now + 3600)
       let claims = try jsonObject(verified.claimsJson)
       #expect(claims["sub"]?.stringValue == response.localId)
+      // The text is handed on as signed; it must still be the canonical encoding.
+      #expect(verified.claimsJson == JSONValue.object(claims).jsonText)
     }
   }
 }

@@ -3,6 +3,10 @@
 public struct DecodedJWT: Sendable, Equatable {
   public let header: [String: JSONValue]
   public let claims: [String: JSONValue]
+  /// The claims exactly as the token carries them (decoded from base64url). For a token
+  /// this server signed they are already compact JSON with sorted keys, so they can be
+  /// handed on without encoding the claims again.
+  public let claimsJSON: [UInt8]
   /// The ASCII bytes of `header.payload`, which the signature covers.
   public let signingInput: [UInt8]
   public let signature: [UInt8]

@@ -49,7 +49,7 @@ public enum JWT {
     guard algorithm.lowercased() != "none" else { throw .unsignedToken }
 
     return DecodedJWT(
-      header: header, claims: claims,
+      header: header, claims: claims, claimsJSON: claimBytes,
       signingInput: Array(bytes[..<(parts[0].count + 1 + parts[1].count)]), signature: signature)
   }
 

@@ -21,7 +21,7 @@ public struct TokenService: Sendable {
     -> VerifyIdTokenResponse
   {
     let project = try env.project(context)
-    let claims = try env.minter.verify(request.idToken, projectID: project.projectID)
+    let (claims, claimsJSON) = try env.minter.verified(request.idToken, projectID: project.projectID)
     let provider = claims["firebase"]?["sign_in_provider"]?.stringValue ?? ""
     if let uid = claims["sub"]?.stringValue {
       context.log.setAccount(uid: uid, isAnonymous: provider == "anonymous")
@@ -37,7 +37,7 @@ public struct TokenService: Sendable {
     response.authTime = claims["auth_time"]?.int64Value ?? 0
     response.issuedAt = claims["iat"]?.int64Value ?? 0
     response.expiresAt = claims["exp"]?.int64Value ?? 0
-    response.claimsJson = JSONValue.object(claims).jsonText
+    response.claimsJson = claimsJSON
     return response
   }
 
