@@ -20,6 +20,12 @@ public final class ServerMetrics: Sendable {
     var counts = [UInt64](repeating: 0, count: ServerMetrics.buckets.count)
     var count: UInt64 = 0
     var sum: Double = 0
+
+    mutating func record(_ seconds: Double) {
+      for (i, bound) in ServerMetrics.buckets.enumerated() where seconds <= bound { counts[i] += 1 }
+      count += 1
+      sum += seconds
+    }
   }
 
   private struct State {
@@ -35,11 +41,8 @@ public final class ServerMetrics: Sendable {
     let seconds = Double(nanos) / 1e9
     state.withLock { state in
       state.calls[CallKey(method: method, code: code.rawValue), default: 0] += 1
-      var histogram = state.latency[method] ?? Histogram()
-      for (i, bound) in Self.buckets.enumerated() where seconds <= bound { histogram.counts[i] += 1 }
-      histogram.count += 1
-      histogram.sum += seconds
-      state.latency[method] = histogram
+      // In place: a copy taken out of the dictionary would copy its bucket array too.
+      state.latency[method, default: Histogram()].record(seconds)
     }
   }
 
