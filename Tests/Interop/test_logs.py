@@ -11,8 +11,9 @@ them, and a bogus one a caller sent."""
 import json
 import os
 import re
+import time
 
-from conftest import Daemon, call
+from conftest import Daemon, call, call_frame, read_frame, send_frame
 
 ACCOUNT = "/anonauth.v1.AccountService/"
 TOKEN = "/anonauth.v1.TokenService/"
@@ -146,6 +147,8 @@ def test_every_log_line_is_json_and_holds_no_secret(pb):
             calls.append(entry)
             assert {"request_id", "method", "code", "reason", "duration_ms"} <= entry.keys(), line
     by_request = {c["request_id"]: c for c in calls}
+    # One line per call: the handler's task writes it, not also the loop.
+    assert len(by_request) == len(calls), [c["request_id"] for c in calls]
     signup = by_request["rid-signup"]
     assert signup["project_id"] == "demo-project" and signup["uid"] == seen["uid"] and signup["is_anon"] is True
     assert signup["code"] == 0 and signup["reason"] == ""
@@ -171,3 +174,26 @@ def test_log_level_filters_lines(pb):
         assert d.stop() == 0
     for line in d.log_lines():
         assert json.loads(line)["level"] in {"warn", "error"}, line
+
+
+def test_a_call_past_its_deadline_is_logged_once_as_deadline_exceeded(pb):
+    """The loop answers DEADLINE_EXCEEDED and writes the call's line; the handler, still
+    hashing the password, finishes later and must not write a second one."""
+    d = Daemon()
+    try:
+        with d.connect() as s:
+            request = pb.account.SignUpRequest(email_password=pb.account.EmailPasswordSignUp(
+                email="late@example.com", password="password123"))
+            send_frame(s, call_frame(pb, 1, ACCOUNT + "SignUp", request.SerializeToString(),
+                                     {"x-api-key": d.client_json["api_key"], "x-request-id": "rid-late"},
+                                     timeout_ms=1))
+            frame = read_frame(s, pb)
+            assert frame.reply.status.code == 4 and frame.reply.status.reason == "DEADLINE_EXCEEDED", frame
+            time.sleep(1.5)  # the abandoned handler has long finished (or been dropped)
+            st, _ = call(s, pb, "/anonauth.v1.HealthService/Check", pb.health.CheckRequest(), call_id=2)
+            assert st.code == 0, st
+    finally:
+        assert d.stop() == 0
+    late = [json.loads(line) for line in d.log_lines() if '"rid-late"' in line]
+    calls = [entry for entry in late if entry["msg"] == "call"]
+    assert len(calls) == 1 and calls[0]["code"] == 4 and calls[0]["reason"] == "DEADLINE_EXCEEDED", late

@@ -110,6 +110,9 @@ final class ServerConnection: TLSConnectionDelegate {
     let id = call.id
     nextSequence += 1
     let sequence = nextSequence
+    let core = core
+    let method = call.method
+    let startedAt = MonotonicClock.now()
     let task = Task {
       let result: Result<[UInt8], RPCError>
       do throws(RPCError) {
@@ -117,13 +120,20 @@ final class ServerConnection: TLSConnectionDelegate {
       } catch {
         result = .failure(error)
       }
+      // The line and the metrics are made here, off the event loop: the loop only frames
+      // and sends the reply.
+      if log.claimLogging() {
+        core.logCall(
+          method: method, requestID: requestID, result: result, nanos: MonotonicClock.now() - startedAt,
+          fields: log)
+      }
       bound.execute { $0.complete(id, sequence: sequence, result: result) }
     }
     let timer = connection.loop.schedule(afterNanos: timeoutMs * 1_000_000) { [weak self] in
       self?.expire(id, sequence: sequence)
     }
     inFlight[id] = InFlight(
-      task: task, timer: timer, startedAt: MonotonicClock.now(), method: call.method,
+      task: task, timer: timer, startedAt: startedAt, method: call.method,
       requestID: requestID, log: log, sequence: sequence)
   }
 
@@ -142,9 +152,12 @@ final class ServerConnection: TLSConnectionDelegate {
 
   private func finish(_ call: InFlight, id: UInt64, result: Result<[UInt8], RPCError>) {
     reply(to: id, requestID: call.requestID, result: result)
-    core.logCall(
-      method: call.method, requestID: call.requestID, result: result,
-      nanos: MonotonicClock.now() - call.startedAt, fields: call.log)
+    // Logged here only when the deadline passed before the handler finished.
+    if call.log.claimLogging() {
+      core.logCall(
+        method: call.method, requestID: call.requestID, result: result,
+        nanos: MonotonicClock.now() - call.startedAt, fields: call.log)
+    }
     if goingAway && inFlight.isEmpty { connection.closeGracefully() }
   }
 

@@ -89,6 +89,7 @@ final class ServerCore: Sendable {
     }
     // Unknown method names come from clients: never let them become metric labels.
     metrics.recordCall(method: router.knows(method) ? method : "unknown", code: code, nanos: nanos)
+    guard logger.isEnabled(.info) else { return }
     var line = fields.logFields
     line["request_id"] = .string(requestID)
     line["method"] = .string(method)

@@ -15,6 +15,7 @@ public final class CallLogFields: Sendable {
   }
 
   private let fields = Mutex(Fields())
+  private let logged = Atomic<Bool>(false)
 
   public init() {}
 
@@ -40,5 +41,11 @@ public final class CallLogFields: Sendable {
     if let uid = snapshot.uid { out["uid"] = .string(uid) }
     if let isAnonymous = snapshot.isAnonymous { out["is_anon"] = .bool(isAnonymous) }
     return out
+  }
+
+  /// True for the first caller only: a call's line is written once, by its handler's task
+  /// when it finishes or by the loop when its deadline passes first, whichever comes first.
+  public func claimLogging() -> Bool {
+    !logged.exchange(true, ordering: .acquiringAndReleasing)
   }
 }
