@@ -22,7 +22,8 @@ extension JSONValue {
     return out
   }
 
-  func write(to out: inout [UInt8]) {
+  /// Appends `jsonText`'s bytes: for writers that build a larger JSON text (log lines).
+  public func write(to out: inout [UInt8]) {
     switch self {
     case .null: out.append(contentsOf: "null".utf8)
     case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)

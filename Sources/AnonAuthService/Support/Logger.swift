@@ -33,11 +33,31 @@ public struct Logger: Sendable {
   public static let silent = Logger(minimum: .error, sink: { _ in })
 
   private static let writeLock = Mutex(())
+  /// One `write(2)` per line (looping only on a short write), so lines from different
+  /// threads never interleave.
   private static let stderrSink: @Sendable (String) -> Void = { line in
+    var bytes = Array(line.utf8)
+    bytes.append(0x0A)
     writeLock.withLock { _ in
-      FileHandle.standardError.write(Data((line + "\n").utf8))
+      bytes.withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+          let written = write(2, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+          if written > 0 {
+            offset += written
+          } else if written < 0 && errno == EINTR {
+            continue
+          } else {
+            return  // stderr is gone: drop the line rather than spin
+          }
+        }
+      }
     }
   }
+
+  /// Whether a line at `level` would be written: callers that assemble fields skip the
+  /// work when it would not.
+  public func isEnabled(_ level: Level) -> Bool { level >= minimum }
 
   public func log(_ level: Level, _ message: String, _ fields: [String: LogValue] = [:]) {
     guard level >= minimum else { return }
@@ -57,10 +77,41 @@ public struct Logger: Sendable {
   }
   public func error(_ message: String, _ fields: [String: LogValue] = [:]) { log(.error, message, fields) }
 
+  /// UTC with milliseconds (`2026-11-24T03:05:24.239Z`), written by hand: Foundation's
+  /// ISO 8601 formatter cost more than the rest of a line.
   static func timestamp() -> String {
-    let now = Date()
-    let formatter = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-    return now.formatted(formatter)
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    var seconds = now.tv_sec
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    var out: [UInt8] = []
+    out.reserveCapacity(24)
+    func digits(_ value: Int, _ count: Int) {
+      var divisor = 1
+      for _ in 1..<count { divisor *= 10 }
+      var rest = value
+      while divisor > 0 {
+        out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: (rest / divisor) % 10))
+        rest %= divisor
+        divisor /= 10
+      }
+    }
+    digits(Int(parts.tm_year) + 1900, 4)
+    out.append(UInt8(ascii: "-"))
+    digits(Int(parts.tm_mon) + 1, 2)
+    out.append(UInt8(ascii: "-"))
+    digits(Int(parts.tm_mday), 2)
+    out.append(UInt8(ascii: "T"))
+    digits(Int(parts.tm_hour), 2)
+    out.append(UInt8(ascii: ":"))
+    digits(Int(parts.tm_min), 2)
+    out.append(UInt8(ascii: ":"))
+    digits(Int(parts.tm_sec), 2)
+    out.append(UInt8(ascii: "."))
+    digits(Int(now.tv_nsec) / 1_000_000, 3)
+    out.append(UInt8(ascii: "Z"))
+    return String(decoding: out, as: UTF8.self)
   }
 }
 
@@ -103,17 +154,46 @@ public enum LogValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressib
   }
 
   public var json: String {
+    var out: [UInt8] = []
+    out.reserveCapacity(256)
+    write(to: &out)
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Appends this value's JSON: objects with sorted keys, doubles with three decimals.
+  func write(to out: inout [UInt8]) {
     switch self {
-    case .string(let s): return JSONText.quote(s)
-    case .int(let i): return String(i)
-    case .double(let d): return d.isFinite ? String(format: "%.3f", d) : "null"
-    case .bool(let b): return b ? "true" : "false"
+    case .string(let s): JSONValue.string(s).write(to: &out)
+    case .int(let i): out.append(contentsOf: String(i).utf8)
+    case .double(let d): out.append(contentsOf: Self.threeDecimals(d).utf8)
+    case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
     case .object(let o):
-      let body = o.keys.sorted().map { key in
-        "\(JSONText.quote(key)):\(o[key]?.json ?? "null")"
+      out.append(UInt8(ascii: "{"))
+      for (index, member) in o.sorted(by: { $0.key < $1.key }).enumerated() {
+        if index > 0 { out.append(UInt8(ascii: ",")) }
+        JSONValue.string(member.key).write(to: &out)
+        out.append(UInt8(ascii: ":"))
+        member.value.write(to: &out)
       }
-      return "{" + body.joined(separator: ",") + "}"
+      out.append(UInt8(ascii: "}"))
     }
+  }
+}
+
+extension LogValue {
+  /// `d` with exactly three decimals, as `%.3f` gives it, without a format string on
+  /// every call line; `null` when not finite. A value a hair from a tie (1.2345 is stored
+  /// as 1.23449999...) may round up where printf rounds down: one microsecond in a log.
+  static func threeDecimals(_ d: Double) -> String {
+    guard d.isFinite else { return "null" }
+    let scaled = (d * 1000).rounded()
+    guard abs(scaled) < 9e15 else { return String(format: "%.3f", d) }
+    let thousandths = Int64(scaled)
+    let magnitude = thousandths.magnitude
+    let fraction = String(magnitude % 1000)
+    let sign = thousandths < 0 ? "-" : ""
+    return sign + String(magnitude / 1000) + "." + String(repeating: "0", count: 3 - fraction.count)
+      + fraction
   }
 }
 
