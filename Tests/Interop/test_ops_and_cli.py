@@ -60,6 +60,15 @@ def test_ops_pages(daemon):
         assert count and int(count[0].split()[1]) >= 1, histogram
         assert f'{histogram}_bucket{{le="+Inf"}}' in metrics
     assert 'anonauth_sign_ups_total{provider="anonymous"} 1' in metrics
+    # The event loop's turns: counted, bucketed cumulatively, and the longest one known.
+    assert "# TYPE anonauth_event_loop_turn_seconds histogram" in metrics
+    turns = {line.split()[0]: float(line.split()[1]) for line in metrics.splitlines()
+             if line.startswith("anonauth_event_loop_turn_")}
+    count = turns['anonauth_event_loop_turn_seconds_count{loop="anonauth-io-0"}']
+    assert count >= 1 and turns['anonauth_event_loop_turn_seconds_bucket{loop="anonauth-io-0",le="+Inf"}'] == count
+    buckets = [v for k, v in turns.items() if k.startswith("anonauth_event_loop_turn_seconds_bucket")]
+    assert buckets == sorted(buckets), buckets
+    assert 0 < turns['anonauth_event_loop_turn_max_seconds{loop="anonauth-io-0"}'] < 60
     assert 'method="/anonauth.v1.AccountService/SignUp",code="OK"' in metrics
 
 

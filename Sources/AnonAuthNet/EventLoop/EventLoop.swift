@@ -30,12 +30,15 @@ public final class EventLoop: @unchecked Sendable {
   /// One read buffer for every connection of this loop: idle connections hold none.
   public let scratch: UnsafeMutableRawBufferPointer
   public let name: String
+  /// How long this loop's turns work: see `LoopTurnStats`.
+  public let turns: LoopTurnStats
 
   /// The id of the wake-up registration: never handed to a handler.
   private static let wakeID: UInt64 = 0
 
   public init(name: String) throws(SystemError) {
     self.name = name
+    turns = LoopTurnStats(loopName: name)
     epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
     if epfd < 0 { throw SystemError("epoll_create1") }
     wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
@@ -180,6 +183,8 @@ public final class EventLoop: @unchecked Sendable {
       }
       let n = anonauth_epoll_wait(epfd, events, datas, maxEvents, timeout)
       if n < 0 && anonauth_errno() != EINTR { break }
+      let turnStarted = MonotonicClock.now()
+      defer { turns.record(MonotonicClock.now() - turnStarted) }
       for i in 0..<max(0, Int(n)) {
         let id = datas[i]
         if id == Self.wakeID {

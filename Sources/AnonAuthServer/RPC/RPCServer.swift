@@ -60,6 +60,7 @@ public final class RPCServer: Sendable {
       loop.start()
       loops.append(loop)
     }
+    core.metrics.watch(loops: loops.map(\.turns))
     let registries = loops.map { LoopBound(ConnectionRegistry(loop: $0, limiter: limiter), loop: $0) }
     let listener = Listener(
       fd: fd, loop: loops[0], registries: registries, tls: tls, core: core, limiter: limiter)

@@ -1,3 +1,4 @@
+import AnonAuthNet
 import AnonAuthWire
 import Synchronization
 
@@ -34,6 +35,12 @@ public final class ServerMetrics: Sendable {
   }
 
   private let state = Mutex(State())
+  private let loopTurns = Mutex<[LoopTurnStats]>([])
+
+  /// Publishes the turn times of the server's event loops (called when they start).
+  func watch(loops: [LoopTurnStats]) {
+    loopTurns.withLock { $0 += loops }
+  }
 
   public init() {}
 
@@ -58,7 +65,7 @@ public final class ServerMetrics: Sendable {
       out +=
         "anonauth_rpc_calls_total{method=\"\(key.method)\",code=\"\(StatusCode(rawValue: key.code))\"} \(snapshot.calls[key] ?? 0)\n"
     }
-    out += "# HELP anonauth_rpc_duration_seconds Time from a call's arrival to its reply.\n"
+    out += "# HELP anonauth_rpc_duration_seconds Time from a call's arrival to its handler's end.\n"
     out += "# TYPE anonauth_rpc_duration_seconds histogram\n"
     for method in snapshot.latency.keys.sorted() {
       guard let histogram = snapshot.latency[method] else { continue }
@@ -79,7 +86,31 @@ public final class ServerMetrics: Sendable {
     out += "# HELP anonauth_connections_total RPC connections accepted.\n"
     out += "# TYPE anonauth_connections_total counter\n"
     out += "anonauth_connections_total \(opened)\n"
+    out += loopTurnText()
     out += ProcessStats.prometheusText()
     return out
+  }
+
+  private func loopTurnText() -> String {
+    let loops = loopTurns.withLock { $0 }
+    guard !loops.isEmpty else { return "" }
+    var out = "# HELP anonauth_event_loop_turn_seconds How long each event-loop turn worked; "
+    out += "every connection of the loop waits while a turn runs.\n"
+    out += "# TYPE anonauth_event_loop_turn_seconds histogram\n"
+    var longest = "# HELP anonauth_event_loop_turn_max_seconds The longest event-loop turn since start.\n"
+    longest += "# TYPE anonauth_event_loop_turn_max_seconds gauge\n"
+    for loop in loops {
+      let stats = loop.snapshot
+      let label = "loop=\"\(loop.loopName)\""
+      for (i, bound) in LoopTurnStats.boundsNanos.enumerated() {
+        out +=
+          "anonauth_event_loop_turn_seconds_bucket{\(label),le=\"\(Double(bound) / 1e9)\"} \(stats.cumulative[i])\n"
+      }
+      out += "anonauth_event_loop_turn_seconds_bucket{\(label),le=\"+Inf\"} \(stats.count)\n"
+      out += "anonauth_event_loop_turn_seconds_sum{\(label)} \(Double(stats.sumNanos) / 1e9)\n"
+      out += "anonauth_event_loop_turn_seconds_count{\(label)} \(stats.count)\n"
+      longest += "anonauth_event_loop_turn_max_seconds{\(label)} \(Double(stats.maxNanos) / 1e9)\n"
+    }
+    return out + longest
   }
 }
