@@ -50,4 +50,43 @@ import Testing
   @Test func encoderWritesBigEndianLength() {
     #expect(FrameEncoder.frame(Array(repeating: 0, count: 258)).prefix(4) == [0, 0, 1, 2])
   }
+
+  /// Large bodies (gathered apart from the shared buffer) mixed with small ones, the
+  /// stream cut into pieces of every size from 1 byte to 100 KiB: the same frames in the
+  /// same order, and nothing held at the end.
+  @Test(arguments: [1, 7, 4096, 65_536, 100_000])
+  func largeAndSmallFramesSurviveAnyCuts(piece: Int) throws {
+    let large = FrameDecoder.largeBodyBytes
+    let bodies: [[UInt8]] = [
+      Array(repeating: 1, count: large), [2], (0..<(3 * large + 5)).map { UInt8(truncatingIfNeeded: $0) },
+      Array(repeating: 4, count: large - 1), Array(repeating: 5, count: 2 * large), [6, 6],
+    ]
+    let stream = bodies.flatMap(FrameEncoder.frame)
+    var decoder = FrameDecoder(maxFrameSize: 4 * large)
+    var frames: [[UInt8]] = []
+    var offset = 0
+    while offset < stream.count {
+      let end = min(stream.count, offset + piece)
+      decoder.append(Array(stream[offset..<end]))
+      offset = end
+      while let frame = try decoder.next() { frames.append(frame) }
+      if offset < stream.count { #expect(decoder.hasPartialFrame || decoder.bufferedCount == 0) }
+    }
+    #expect(frames == bodies)
+    #expect(!decoder.hasPartialFrame)
+    #expect(decoder.bufferedCount == 0)
+  }
+
+  @Test func aLargeFrameCutShortIsPartialAndCounted() throws {
+    var decoder = FrameDecoder()
+    let length = FrameDecoder.largeBodyBytes * 2
+    decoder.append(FrameEncoder.frame(Array(repeating: 7, count: length)).prefix(1000).map { $0 })
+    #expect(try decoder.next() == nil)
+    #expect(decoder.hasPartialFrame)
+    #expect(decoder.bufferedCount == 996)
+    decoder.append(Array(repeating: 7, count: length - 996))
+    #expect(try decoder.next() == Array(repeating: 7, count: length))
+    #expect(try decoder.next() == nil)
+    #expect(!decoder.hasPartialFrame)
+  }
 }

@@ -6,22 +6,40 @@
 public struct FrameDecoder: Sendable {
   /// The largest body accepted; PROTOCOL.md's default is 4 MiB.
   public let maxFrameSize: Int
+  /// Bodies at least this long are gathered in an array of their own (`body`) instead of
+  /// the shared buffer: a 2 MiB frame was otherwise copied twice more on the event loop
+  /// (the buffer growing, then the body cut out of it), each copy into freshly faulted
+  /// pages, and those turns held every other connection of the loop for milliseconds.
+  public static let largeBodyBytes = 64 * 1024
+
   private var buffer: [UInt8] = []
   private var readIndex = 0
+  /// A large body being filled, and how many of its bytes are still to come.
+  private var body: [UInt8] = []
+  private var bodyRemaining = 0
+  private var bodyPending = false
 
   public init(maxFrameSize: Int = 4 * 1024 * 1024) {
     self.maxFrameSize = maxFrameSize
   }
 
   /// True while bytes of an unfinished frame are held: the partial-frame timeout runs.
-  public var hasPartialFrame: Bool { readIndex < buffer.count }
+  public var hasPartialFrame: Bool { bodyRemaining > 0 || readIndex < buffer.count }
 
   /// Bytes held but not yet returned as frames.
-  public var bufferedCount: Int { buffer.count - readIndex }
+  public var bufferedCount: Int { buffer.count - readIndex + body.count }
 
   public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    var rest = bytes
+    if bodyRemaining > 0 {
+      let taken = min(bodyRemaining, rest.count)
+      body.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[..<taken]))
+      bodyRemaining -= taken
+      rest = UnsafeRawBufferPointer(rebasing: rest[taken...])
+    }
+    guard !rest.isEmpty else { return }
     compactIfWorthIt()
-    buffer.append(contentsOf: bytes)
+    buffer.append(contentsOf: rest)
   }
 
   public mutating func append(_ bytes: [UInt8]) {
@@ -31,6 +49,15 @@ public struct FrameDecoder: Sendable {
   /// The next complete frame body, or nil when more bytes are needed.
   /// - Throws: `FrameError.emptyFrame` or `.tooLarge` as soon as the prefix shows it.
   public mutating func next() throws(FrameError) -> [UInt8]? {
+    if bodyPending {
+      // A large body comes before anything in the buffer, which arrived after it.
+      guard bodyRemaining == 0 else { return nil }
+      defer {
+        body = []
+        bodyPending = false
+      }
+      return body
+    }
     guard buffer.count - readIndex >= 4 else {
       releaseIfDrained()
       return nil
@@ -44,11 +71,25 @@ public struct FrameDecoder: Sendable {
     }
     let start = readIndex + 4
     let end = start + Int(length)
-    guard buffer.count >= end else { return nil }
-    let body = Array(buffer[start..<end])
+    guard buffer.count >= end else {
+      if Int(length) >= Self.largeBodyBytes { startLargeBody(length: Int(length), from: start) }
+      return nil
+    }
+    let frame = Array(buffer[start..<end])
     readIndex = end
     releaseIfDrained()
-    return body
+    return frame
+  }
+
+  /// Moves the body's first bytes out of the buffer into `body`, sized for the whole of
+  /// it (pages are only touched as bytes arrive, so a promise alone costs no memory).
+  private mutating func startLargeBody(length: Int, from start: Int) {
+    body.reserveCapacity(length)
+    body.append(contentsOf: buffer[start..<buffer.count])
+    bodyRemaining = length - body.count
+    bodyPending = true
+    readIndex = buffer.count
+    releaseIfDrained()
   }
 
   /// Idle connections must not keep read buffers: drop the storage once all is consumed.
