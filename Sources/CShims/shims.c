@@ -12,6 +12,9 @@
 int anonauth_errno(void) { return errno; }
 
 int anonauth_malloc_trim(void) { return malloc_trim(0); }
+int anonauth_set_heap_thresholds(int mmap_threshold, int trim_threshold) {
+  return mallopt(M_MMAP_THRESHOLD, mmap_threshold) == 1 && mallopt(M_TRIM_THRESHOLD, trim_threshold) == 1;
+}
 
 void anonauth_set_thread_name(const char *name) {
   char shortened[16];

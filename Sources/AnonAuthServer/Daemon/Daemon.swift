@@ -43,6 +43,7 @@ public enum Daemon {
   }
 
   static func run(_ config: DaemonConfig) async throws -> Int32 {
+    HeapTuning.apply()
     signal(SIGPIPE, SIG_IGN)
     // Until the reloader listens for it, a SIGHUP must not kill a starting daemon.
     signal(SIGHUP, SIG_IGN)

@@ -28,6 +28,8 @@ int anonauth_errno(void);
 /// glibc's malloc_trim(0): returns freed heap to the system (<malloc.h> is not in Swift's
 /// Glibc module).
 int anonauth_malloc_trim(void);
+/// Sets glibc's mmap and trim thresholds (bytes); 1 when both were taken.
+int anonauth_set_heap_thresholds(int mmap_threshold, int trim_threshold);
 
 // OpenSSL macros.
 int anonauth_ssl_ctx_set_min_proto(SSL_CTX *ctx, int version);
