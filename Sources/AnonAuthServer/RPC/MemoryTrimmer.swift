@@ -1,3 +1,4 @@
+import AnonAuthNet
 import CShims
 import Dispatch
 import Synchronization
@@ -5,24 +6,78 @@ import Synchronization
 /// Gives freed heap back to the system after a burst of connections is gone. glibc keeps
 /// freed memory in its arenas: a flood of 1,600 abandoned TLS handshakes left the daemon
 /// at 150 MiB resident long after every connection had closed (40 MiB after
-/// `malloc_trim`). After `closesPerTrim` closed connections a trim is scheduled
-/// `delay` later, on a utility queue (it walks the arenas; never on an event loop), so
-/// there is at most one trim per `delay` and one after each burst.
+/// `malloc_trim`).
+///
+/// `malloc_trim` walks every arena under that arena's lock, and an event loop that
+/// allocates meanwhile waits for it: trimming every 2 s through a sustained flood made
+/// loop turns of 10 to 25 ms. So the trim waits for the burst to end: after
+/// `closesPerTrim` closed connections it is due `quiet` after the last close, and put
+/// off while closes keep coming, for at most `longestWait` (memory still comes back
+/// during an attack that never pauses). It runs on a utility queue, never on a loop.
 final class MemoryTrimmer: Sendable {
   static let closesPerTrim = 256
-  static let delay = DispatchTimeInterval.seconds(2)
+  static let quietNanos: UInt64 = 2_000_000_000
+  static let longestWaitNanos: UInt64 = 30_000_000_000
 
-  private let closedSinceTrim = Atomic<Int>(0)
-  private let pending = Atomic<Bool>(false)
+  private struct State {
+    var closedSinceTrim = 0
+    var lastCloseNanos: UInt64 = 0
+    /// When the pending trim was first due; nil while none is pending.
+    var pendingSince: UInt64?
+  }
+
+  private let state = Mutex(State())
+  private let trim: @Sendable () -> Void
+  private let schedule: @Sendable (_ afterNanos: UInt64, _ body: @escaping @Sendable () -> Void) -> Void
+  private let now: @Sendable () -> UInt64
+
+  /// The defaults trim with `malloc_trim(0)` on a utility queue; tests pass their own.
+  init(
+    trim: @escaping @Sendable () -> Void = { _ = anonauth_malloc_trim() },
+    schedule: @escaping @Sendable (UInt64, @escaping @Sendable () -> Void) -> Void = { nanos, body in
+      DispatchQueue.global(qos: .utility).asyncAfter(
+        deadline: .now() + .nanoseconds(Int(min(nanos, UInt64(Int.max)))), execute: body)
+    },
+    now: @escaping @Sendable () -> UInt64 = { MonotonicClock.now() }
+  ) {
+    self.trim = trim
+    self.schedule = schedule
+    self.now = now
+  }
 
   func connectionClosed() {
-    guard closedSinceTrim.add(1, ordering: .relaxed).newValue >= Self.closesPerTrim,
-      pending.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
-    else { return }
-    DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + Self.delay) { [self] in
-      closedSinceTrim.store(0, ordering: .relaxed)
-      pending.store(false, ordering: .relaxed)
-      _ = anonauth_malloc_trim()
+    let time = now()
+    let start = state.withLock { state -> Bool in
+      state.closedSinceTrim += 1
+      state.lastCloseNanos = time
+      guard state.closedSinceTrim >= Self.closesPerTrim, state.pendingSince == nil else { return false }
+      state.pendingSince = time
+      return true
+    }
+    if start { schedule(Self.quietNanos) { [self] in check() } }
+  }
+
+  /// Trims when closes have stopped for `quiet`, or the trim has waited `longestWait`;
+  /// otherwise looks again when the quiet period since the last close would end.
+  private func check() {
+    enum Next {
+      case trim
+      case look(afterNanos: UInt64)
+    }
+    let time = now()
+    let next = state.withLock { state -> Next in
+      let since = state.pendingSince ?? time
+      let quietFor = time >= state.lastCloseNanos ? time - state.lastCloseNanos : 0
+      if quietFor >= Self.quietNanos || time - since >= Self.longestWaitNanos {
+        state.pendingSince = nil
+        state.closedSinceTrim = 0
+        return .trim
+      }
+      return .look(afterNanos: Self.quietNanos - quietFor)
+    }
+    switch next {
+    case .trim: trim()
+    case .look(let nanos): schedule(nanos) { [self] in check() }
     }
   }
 }
