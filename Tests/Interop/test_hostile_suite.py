@@ -79,11 +79,11 @@ def test_a_well_behaved_client_is_served_beside_every_abuser_and_memory_comes_ba
 
     assert loaded["failures"] == 0 and loaded["calls"] == quiet["calls"] == 1200, loaded
     assert len(tally.counts) >= len(abuse.ALL) - 1, tally.counts  # the abusers really ran
-    # The goal is 2x the unloaded p99, and it is not met: this debug build on two shared
-    # cores measured 7 to 12 ms under every abuser at once against 2 to 3 ms alone (the
-    # release build 9 ms against 2). What is left is single loop turns that decode a
-    # 1 MiB hostile frame, flush a megabyte or take a burst of handshakes. This bound
-    # guards what was fixed (29 ms before, with memory never coming back) without
-    # flaking on a shared machine; the README says where the 2x stands.
+    # The goal is 2x the unloaded p99, and it is not met with every abuser at once: this
+    # debug build on two shared cores measured 7 to 12 ms against 2 to 3 ms alone (the
+    # release build 3.9 ms against 1.5; each abuser alone stays within 2x there, see
+    # Scripts/hostile_probe.py). This bound guards what was fixed (29 ms before, with
+    # memory never coming back) without flaking on a shared machine; the README says
+    # where the 2x stands.
     assert loaded["p99_ms"] <= 2 * quiet["p99_ms"] + 15.0, (quiet, loaded)
     assert after_rss <= baseline_rss + (24 << 20), f"RSS {baseline_rss >> 20} MiB before, {after_rss >> 20} MiB after"

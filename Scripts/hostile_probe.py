@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Each abuser of Tests/Interop/abuse.py alone (and all of them at once) beside the
+hostile suite's well-behaved client, against a fresh release daemon each: the client's
+p99 without and with the abuse, their ratio (the goal is 2x), and how long the daemon's
+event-loop turns were meanwhile (from /metrics).
+
+    python3 Scripts/hostile_probe.py [ABUSER ...] [all]     (default: each, then all)
+
+A measurement, not a test: the machine's noise moves the figures by tens of percent."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+import urllib.request
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "Tests" / "Interop"))
+os.environ.setdefault("ANONAUTHD", str(ROOT / ".build/release/anonauthd"))
+import abuse  # noqa: E402
+from conftest import Daemon, call, load_pb  # noqa: E402
+
+CLI = str(pathlib.Path(os.environ["ANONAUTHD"]).with_name("anonauth"))
+
+
+def well_behaved(daemon, seconds):
+    """The hostile suite's client: VerifyIdToken with check_revoked, 200/s open loop."""
+    result = subprocess.run(
+        [CLI, "bench", "verify", "--check-revoked", "--rate", "200", "--connections", "2", "--seconds",
+         str(seconds), "--accounts", "32", "--json", "--allow-failures", "--data-dir", daemon.dir],
+        capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def loop_turns(daemon):
+    """(turns over 2.5 ms, over 10 ms, the longest in ms) of the daemon's loop so far."""
+    text = urllib.request.urlopen(f"http://{daemon.ops[0]}:{daemon.ops[1]}/metrics", timeout=5).read().decode()
+    buckets, longest = {}, 0.0
+    for line in text.splitlines():
+        if line.startswith("anonauth_event_loop_turn_seconds_bucket"):
+            buckets[line.split('le="')[1].split('"')[0]] = float(line.split()[1])
+        elif line.startswith("anonauth_event_loop_turn_max_seconds"):
+            longest = max(longest, float(line.split()[1]) * 1000)
+    total = buckets["+Inf"]
+    return total - buckets["0.0025"], total - buckets["0.01"], longest
+
+
+def probe(pb, name):
+    daemon = Daemon(extra=["--log-level", "warn"])
+    try:
+        sock = daemon.connect()
+        # The suite's small per-IP sign-up quota, so the email abuser is over it at once.
+        config = pb.admin.ProjectConfig(project_id="demo-project", sign_up_quota_per_hour=5)
+        call(sock, pb, "/anonauth.v1.AdminService/UpdateProjectConfig",
+             pb.admin.UpdateProjectConfigRequest(config=config, update_mask=["sign_up_quota_per_hour"]),
+             pb.admin.ProjectConfig, metadata={"authorization": "Bearer " + daemon.client_json["admin_key"]})
+        sock.close()
+        well_behaved(daemon, 2)  # warm-up
+        quiet = well_behaved(daemon, 6)
+        before = loop_turns(daemon)
+        stop, threads, _ = abuse.start(daemon, pb, abuse.ALL if name == "all" else [getattr(abuse, name)])
+        time.sleep(2)
+        loaded = well_behaved(daemon, 6)
+        after = loop_turns(daemon)
+        stop.set()
+        for t in threads:
+            t.join(timeout=60)
+    finally:
+        daemon.stop()
+    print(f"{name:22} {quiet['p99_ms']:7.2f} {loaded['p99_ms']:8.2f} {loaded['p99_ms'] / quiet['p99_ms']:6.2f}x "
+          f"{after[0] - before[0]:9.0f} {after[1] - before[1]:8.0f} {after[2]:10.1f}", flush=True)
+
+
+def main():
+    names = sys.argv[1:] or [a.__name__ for a in abuse.ALL] + ["all"]
+    pb = load_pb()
+    print(f"{'abuser':22} {'p99 alone':>7} {'p99 abused':>8} {'ratio':>7} {'turns>2.5ms':>9} {'>10ms':>8} "
+          f"{'longest ms':>10}")
+    for name in names:
+        probe(pb, name)
+
+
+if __name__ == "__main__":
+    main()
