@@ -35,12 +35,16 @@ def well_behaved(daemon, seconds):
 
 
 def loop_turns(daemon):
-    """(turns over 2.5 ms, over 10 ms, the longest in ms) of the daemon's loop so far."""
+    """(turns over 2.5 ms, over 10 ms, the longest in ms) of the connection loops
+    (`anonauth-io-N`, summed) so far."""
     text = urllib.request.urlopen(f"http://{daemon.ops[0]}:{daemon.ops[1]}/metrics", timeout=5).read().decode()
     buckets, longest = {}, 0.0
     for line in text.splitlines():
+        if 'loop="anonauth-io-' not in line:
+            continue
         if line.startswith("anonauth_event_loop_turn_seconds_bucket"):
-            buckets[line.split('le="')[1].split('"')[0]] = float(line.split()[1])
+            le = line.split('le="')[1].split('"')[0]
+            buckets[le] = buckets.get(le, 0.0) + float(line.split()[1])
         elif line.startswith("anonauth_event_loop_turn_max_seconds"):
             longest = max(longest, float(line.split()[1]) * 1000)
     total = buckets["+Inf"]
