@@ -113,9 +113,9 @@ private enum Oracle {
     return convert(object)
   }
 
-  /// Foundation accepts things the parser refuses: a comma before `]` or `}` and raw
-  /// control characters inside strings (RFC 8259 allows neither), and a number beyond a
-  /// double's range when a later duplicate key replaces it.
+  /// Foundation accepts things the parser refuses: a comma before `]` or `}` (RFC 8259
+  /// does not allow it), and a number beyond a double's range when a later duplicate key
+  /// replaces it.
   static func foundationLeniency(_ bytes: [UInt8]) -> Bool {
     var inString = false
     var escaped = false
@@ -135,8 +135,6 @@ private enum Oracle {
           escaped = true
         } else if byte == UInt8(ascii: "\"") {
           inString = false
-        } else if byte < 0x20 {
-          return true
         }
         continue
       }

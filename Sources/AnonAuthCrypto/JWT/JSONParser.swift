@@ -4,13 +4,15 @@
 /// `JSONSerialization` built an `NSDictionary` of `NSNumber`s and bridged it back, which
 /// was a third of the daemon's CPU for that call; this parser allocates only the values.
 ///
-/// What it accepts is what `JSONSerialization` accepted with default options: an object or
-/// an array at the top (after an optional UTF-8 byte order mark), the four whitespace
-/// characters, no trailing content, valid UTF-8 only, no raw control characters in
-/// strings, surrogate escapes only in pairs, numbers that fit a finite double, and a later
-/// duplicate key replacing an earlier one. Integers without a fraction or exponent that
-/// fit `Int64` stay integers. Nesting deeper than `maximumDepth` is refused, so hostile
-/// input cannot exhaust the stack.
+/// What it accepts is what `JSONSerialization` accepted with default options, except
+/// trailing commas (`[1,]`), which RFC 8259 does not allow and Foundation let through: an
+/// object or an array at the top (after an optional UTF-8 byte order mark), the four
+/// whitespace characters, no trailing content, valid UTF-8 only, no raw control
+/// characters in strings, surrogate escapes only in pairs, numbers that fit a finite
+/// double, and a later duplicate key replacing an earlier one. Integers without a fraction
+/// or exponent that fit `Int64` stay integers. Nesting deeper than `maximumDepth` is
+/// refused, so hostile input cannot exhaust the stack. Custom claims, which kept
+/// Foundation's acceptance, are read with `init(lenientJSONBytes:)`.
 struct JSONParser: ~Copyable {
   static let maximumDepth = 512
 

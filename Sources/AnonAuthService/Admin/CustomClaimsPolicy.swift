@@ -13,7 +13,7 @@ enum CustomClaimsPolicy {
     guard json.utf8.count <= maximumBytes else {
       throw RPCError(.forbiddenClaim, "custom claims are limited to \(maximumBytes) bytes of JSON")
     }
-    guard let object = JSONValue(jsonBytes: Array(json.utf8))?.objectValue else {
+    guard let object = JSONValue(lenientJSONBytes: Array(json.utf8))?.objectValue else {
       throw RPCError(.forbiddenClaim, "custom claims must be a JSON object")
     }
     if let reserved = object.keys.sorted().first(where: { IDTokenClaims.reserved.contains($0) }) {

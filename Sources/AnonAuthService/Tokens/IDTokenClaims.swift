@@ -16,7 +16,7 @@ enum IDTokenClaims {
     var claims: [String: JSONValue] = [:]
     // Custom claims first, so that nothing reserved can be overwritten by them.
     if !account.customClaimsJSON.isEmpty,
-      let custom = JSONValue(jsonBytes: Array(account.customClaimsJSON.utf8))?.objectValue
+      let custom = JSONValue(lenientJSONBytes: Array(account.customClaimsJSON.utf8))?.objectValue
     {
       for (key, value) in custom where !reserved.contains(key) { claims[key] = value }
     }
