@@ -48,6 +48,8 @@ import Testing
     #"{"algorithm": "SCRYPT", "signerKey": "\#(key)", "saltSeparator": "Bw==", "rounds": "8", "memCost": 14}"#,
     #"{"hash_config": {"algorithm": "SCRYPT", "hashKey": "\#(key)", "saltSeparator": "Bw==", "rounds": 8, "memoryCost": 14.0}}"#,
     #"{"algorithm": "SCRYPT", "signerKey": "\#(urlSafeKey)", "saltSeparator": "Bw", "rounds": 8, "mem_cost": 14, "hash_input_order": null}"#,
+    // JSON with a trailing comma, which Foundation's parser accepted before the strict one.
+    #"{"algorithm": "SCRYPT", "signerKey": "\#(key)", "saltSeparator": "Bw==", "rounds": 8, "mem_cost": 14,}"#,
   ])
   func variationsOfTheSameConfigParseAlike(text: String) throws {
     #expect(try ImportHashConfig(parsing: text) == ImportHashConfig(parsing: Self.consoleBlock))

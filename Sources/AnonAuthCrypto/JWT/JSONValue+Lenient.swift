@@ -1,12 +1,13 @@
 import Foundation
 
 extension JSONValue {
-  /// Custom claims' JSON, read as every version before the strict parser read it:
-  /// Foundation's `JSONSerialization` also accepted trailing commas (`{"plan":"pro",}`).
-  /// `SetCustomClaims` and `ImportAccounts` kept accepting what they accepted, and claims
-  /// stored then keep reaching the tokens. Text the strict parser takes is read by it;
-  /// only the rest goes through Foundation. Everything else (tokens, key sets, providers'
-  /// answers) is read strictly with `init(jsonBytes:)`.
+  /// JSON from operators and admin callers (custom claims, a password-hash config), read
+  /// as every version before the strict parser read it: Foundation's `JSONSerialization`
+  /// also accepted trailing commas (`{"plan":"pro",}`). `SetCustomClaims`,
+  /// `ImportAccounts` and the hash config keep accepting what they accepted, and claims
+  /// stored then keep reaching the tokens. Text the strict parser takes is read by it; only
+  /// the rest goes through Foundation. Everything else (tokens, key sets, providers'
+  /// answers, what the server stored itself) is read strictly with `init(jsonBytes:)`.
   public init?(lenientJSONBytes bytes: [UInt8]) {
     if let value = JSONValue(jsonBytes: bytes) {
       self = value

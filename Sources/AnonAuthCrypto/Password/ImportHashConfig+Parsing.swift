@@ -30,7 +30,8 @@ extension ImportHashConfig {
     }
     let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
     let members: [String: JSONValue]
-    if let json = JSONValue(jsonBytes: Array(trimmed.utf8)) {
+    // Read as before the strict parser (trailing commas too): operators paste this text.
+    if let json = JSONValue(lenientJSONBytes: Array(trimmed.utf8)) {
       guard var object = json.objectValue else {
         throw ImportHashConfigError(.syntax, "expected a JSON object or a hash_config { ... } block")
       }
