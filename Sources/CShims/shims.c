@@ -12,6 +12,10 @@
 int anonauth_errno(void) { return errno; }
 
 int anonauth_malloc_trim(void) { return malloc_trim(0); }
+static pthread_mutex_t process_launch = PTHREAD_MUTEX_INITIALIZER;
+void anonauth_process_launch_lock(void) { pthread_mutex_lock(&process_launch); }
+void anonauth_process_launch_unlock(void) { pthread_mutex_unlock(&process_launch); }
+
 int anonauth_set_heap_thresholds(int mmap_threshold, int trim_threshold) {
   return mallopt(M_MMAP_THRESHOLD, mmap_threshold) == 1 && mallopt(M_TRIM_THRESHOLD, trim_threshold) == 1;
 }

@@ -1,5 +1,6 @@
 import AnonAuthClient
 import AnonAuthWire
+import CShims
 import Foundation
 import Testing
 
@@ -50,7 +51,9 @@ final class DaemonProcess: @unchecked Sendable {
     let stdout = Pipe()
     process.standardOutput = stdout
     process.standardError = try FileHandle(forWritingTo: logFile)
-    try processLaunch.withLock { try process.run() }
+    anonauth_process_launch_lock()  // see CShims.h: one lock for the whole test bundle
+    defer { anonauth_process_launch_unlock() }
+    try process.run()
     guard let line = Self.readLine(stdout.fileHandleForReading),
       let data = line.data(using: .utf8),
       let ready = try JSONSerialization.jsonObject(with: data) as? [String: Any],
@@ -109,7 +112,3 @@ final class DaemonProcess: @unchecked Sendable {
 
   var log: String { String(decoding: (try? Data(contentsOf: logFile)) ?? Data(), as: UTF8.self) }
 }
-
-/// Foundation's `Process.run()` on Linux crashed once in CI (a bad pointer in its memcpy)
-/// while parallel tests launched daemons at the same moment; launches are serialised.
-let processLaunch = NSLock()

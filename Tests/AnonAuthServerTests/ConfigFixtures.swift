@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 
 /// A temporary directory for one test's files (config files, keys), removed on deinit.
@@ -56,7 +57,11 @@ func runDaemon(_ arguments: [String], environment: [String: String] = [:]) throw
   let err = Pipe()
   process.standardOutput = out
   process.standardError = err
-  try processLaunch.withLock { try process.run() }
+  do {
+    anonauth_process_launch_lock()  // see CShims.h: one lock for the whole test bundle
+    defer { anonauth_process_launch_unlock() }
+    try process.run()
+  }
   let stdout = out.fileHandleForReading.readDataToEndOfFile()
   let stderr = err.fileHandleForReading.readDataToEndOfFile()
   process.waitUntilExit()
@@ -64,7 +69,3 @@ func runDaemon(_ arguments: [String], environment: [String: String] = [:]) throw
     status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
     stderr: String(decoding: stderr, as: UTF8.self))
 }
-
-/// Foundation's `Process.run()` on Linux crashed once in CI (a bad pointer in its memcpy)
-/// while parallel tests launched daemons at the same moment; launches are serialised.
-let processLaunch = NSLock()

@@ -1,4 +1,5 @@
 import AnonAuthStore
+import CShims
 import Foundation
 import Testing
 
@@ -36,7 +37,11 @@ struct ForeignCloseTests {
     ]
     let output = Pipe()
     process.standardOutput = output
-    try process.run()
+    do {
+      anonauth_process_launch_lock()  // see CShims.h: one lock for the whole test bundle
+      defer { anonauth_process_launch_unlock() }
+      try process.run()
+    }
     process.waitUntilExit()
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     return try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)))

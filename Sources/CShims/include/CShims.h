@@ -30,6 +30,11 @@ int anonauth_errno(void);
 int anonauth_malloc_trim(void);
 /// Sets glibc's mmap and trim thresholds (bytes); 1 when both were taken.
 int anonauth_set_heap_thresholds(int mmap_threshold, int trim_threshold);
+/// One process-wide lock around Foundation's `Process.run()` for the test bundle: on
+/// Linux it crashed in its memcpy when tests of different modules started processes at
+/// the same moment. A C global, so every module that links this library shares it.
+void anonauth_process_launch_lock(void);
+void anonauth_process_launch_unlock(void);
 
 // OpenSSL macros.
 int anonauth_ssl_ctx_set_min_proto(SSL_CTX *ctx, int version);
