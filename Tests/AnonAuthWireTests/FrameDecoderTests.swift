@@ -89,4 +89,19 @@ import Testing
     #expect(try decoder.next() == nil)
     #expect(!decoder.hasPartialFrame)
   }
+
+  /// A lowered threshold (as the fuzz target uses) cuts the same way: every frame from 1 to
+  /// 80 bytes on either side of it, fed a byte at a time.
+  @Test func aLoweredThresholdGivesTheSameFrames() throws {
+    let bodies = (1...80).map { length in (0..<length).map { UInt8(truncatingIfNeeded: $0 &+ length) } }
+    let stream = bodies.flatMap(FrameEncoder.frame)
+    var decoder = FrameDecoder(maxFrameSize: 1024, largeBodyBytes: 32)
+    var frames: [[UInt8]] = []
+    for byte in stream {
+      decoder.append([byte])
+      while let frame = try decoder.next() { frames.append(frame) }
+    }
+    #expect(frames == bodies)
+    #expect(!decoder.hasPartialFrame)
+  }
 }

@@ -11,6 +11,9 @@ public struct FrameDecoder: Sendable {
   /// (the buffer growing, then the body cut out of it), each copy into freshly faulted
   /// pages, and those turns held every other connection of the loop for milliseconds.
   public static let largeBodyBytes = 64 * 1024
+  /// `largeBodyBytes`, unless a fuzz target or a test lowers it to reach both paths with
+  /// small inputs.
+  private let largeBodyThreshold: Int
 
   private var buffer: [UInt8] = []
   private var readIndex = 0
@@ -19,8 +22,9 @@ public struct FrameDecoder: Sendable {
   private var bodyRemaining = 0
   private var bodyPending = false
 
-  public init(maxFrameSize: Int = 4 * 1024 * 1024) {
+  public init(maxFrameSize: Int = 4 * 1024 * 1024, largeBodyBytes: Int = FrameDecoder.largeBodyBytes) {
     self.maxFrameSize = maxFrameSize
+    largeBodyThreshold = max(1, largeBodyBytes)
   }
 
   /// True while bytes of an unfinished frame are held: the partial-frame timeout runs.
@@ -72,7 +76,7 @@ public struct FrameDecoder: Sendable {
     let start = readIndex + 4
     let end = start + Int(length)
     guard buffer.count >= end else {
-      if Int(length) >= Self.largeBodyBytes { startLargeBody(length: Int(length), from: start) }
+      if Int(length) >= largeBodyThreshold { startLargeBody(length: Int(length), from: start) }
       return nil
     }
     let frame = Array(buffer[start..<end])
