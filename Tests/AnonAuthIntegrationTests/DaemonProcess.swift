@@ -51,9 +51,14 @@ final class DaemonProcess: @unchecked Sendable {
     let stdout = Pipe()
     process.standardOutput = stdout
     process.standardError = try FileHandle(forWritingTo: logFile)
-    anonauth_process_launch_lock()  // see CShims.h: one lock for the whole test bundle
-    defer { anonauth_process_launch_unlock() }
-    try process.run()
+    do {
+      // See CShims.h: one lock for the whole test bundle, held for the launch alone (held
+      // while waiting for the ready line, it blocked cooperative threads other tests'
+      // calls needed, and one of them timed out).
+      anonauth_process_launch_lock()
+      defer { anonauth_process_launch_unlock() }
+      try process.run()
+    }
     guard let line = Self.readLine(stdout.fileHandleForReading),
       let data = line.data(using: .utf8),
       let ready = try JSONSerialization.jsonObject(with: data) as? [String: Any],
