@@ -43,7 +43,7 @@ public enum Daemon {
   }
 
   static func run(_ config: DaemonConfig) async throws -> Int32 {
-    HeapTuning.apply()
+    let heapTuned = HeapTuning.apply()
     signal(SIGPIPE, SIG_IGN)
     // Until the reloader listens for it, a SIGHUP must not kill a starting daemon.
     signal(SIGHUP, SIG_IGN)
@@ -52,6 +52,9 @@ public enum Daemon {
     // alone, whatever umask it was started with.
     umask(0o077)
     let logger = Logger(minimum: config.logLevel)
+    if !heapTuned {
+      logger.warning("glibc refused the heap thresholds: large frames will fault fresh pages")
+    }
     let dataDir = DataDirectory(path: config.dataDir)
     // Outside --dev the secrets are read before the data dir is touched: a bad file
     // changes nothing.
