@@ -44,17 +44,3 @@ enum StoreMetricsText {
     return out
   }
 }
-
-/// One Prometheus histogram (text format 0.0.4) from a snapshot with cumulative buckets.
-enum PrometheusHistogram {
-  static func render(_ name: String, help: String, _ h: HistogramSnapshot) -> String {
-    var out = "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
-    for (bound, count) in zip(h.bounds, h.cumulativeCounts) {
-      out += "\(name)_bucket{le=\"\(bound)\"} \(count)\n"
-    }
-    out += "\(name)_bucket{le=\"+Inf\"} \(h.count)\n"
-    out += "\(name)_sum \(h.sum)\n"
-    out += "\(name)_count \(h.count)\n"
-    return out
-  }
-}

@@ -1,4 +1,5 @@
 import AnonAuthNet
+import AnonAuthStore
 import AnonAuthWire
 import Synchronization
 
@@ -26,6 +27,14 @@ public final class ServerMetrics: Sendable {
       for (i, bound) in ServerMetrics.buckets.enumerated() where seconds <= bound { counts[i] += 1 }
       count += 1
       sum += seconds
+    }
+
+    var snapshot: HistogramSnapshot {
+      var out = HistogramSnapshot(bounds: ServerMetrics.buckets)
+      out.cumulativeCounts = counts
+      out.count = count
+      out.sum = sum
+      return out
     }
   }
 
@@ -65,17 +74,12 @@ public final class ServerMetrics: Sendable {
       out +=
         "anonauth_rpc_calls_total{method=\"\(key.method)\",code=\"\(StatusCode(rawValue: key.code))\"} \(snapshot.calls[key] ?? 0)\n"
     }
-    out += "# HELP anonauth_rpc_duration_seconds Time from a call's arrival to its handler's end.\n"
-    out += "# TYPE anonauth_rpc_duration_seconds histogram\n"
+    out += PrometheusHistogram.header(
+      "anonauth_rpc_duration_seconds", help: "Time from a call's arrival to its handler's end.")
     for method in snapshot.latency.keys.sorted() {
       guard let histogram = snapshot.latency[method] else { continue }
-      for (i, bound) in Self.buckets.enumerated() {
-        out +=
-          "anonauth_rpc_duration_seconds_bucket{method=\"\(method)\",le=\"\(bound)\"} \(histogram.counts[i])\n"
-      }
-      out += "anonauth_rpc_duration_seconds_bucket{method=\"\(method)\",le=\"+Inf\"} \(histogram.count)\n"
-      out += "anonauth_rpc_duration_seconds_sum{method=\"\(method)\"} \(histogram.sum)\n"
-      out += "anonauth_rpc_duration_seconds_count{method=\"\(method)\"} \(histogram.count)\n"
+      out += PrometheusHistogram.series(
+        "anonauth_rpc_duration_seconds", labels: "method=\"\(method)\"", histogram.snapshot)
     }
     out += "# HELP anonauth_connections_open Open RPC connections.\n"
     out += "# TYPE anonauth_connections_open gauge\n"
@@ -94,21 +98,19 @@ public final class ServerMetrics: Sendable {
   private func loopTurnText() -> String {
     let loops = loopTurns.withLock { $0 }
     guard !loops.isEmpty else { return "" }
-    var out = "# HELP anonauth_event_loop_turn_seconds How long each event-loop turn worked; "
-    out += "every connection of the loop waits while a turn runs.\n"
-    out += "# TYPE anonauth_event_loop_turn_seconds histogram\n"
+    var out = PrometheusHistogram.header(
+      "anonauth_event_loop_turn_seconds",
+      help: "How long each event-loop turn worked; every connection of the loop waits while a turn runs.")
     var longest = "# HELP anonauth_event_loop_turn_max_seconds The longest event-loop turn since start.\n"
     longest += "# TYPE anonauth_event_loop_turn_max_seconds gauge\n"
     for loop in loops {
       let stats = loop.snapshot
       let label = "loop=\"\(loop.loopName)\""
-      for (i, bound) in LoopTurnStats.boundsNanos.enumerated() {
-        out +=
-          "anonauth_event_loop_turn_seconds_bucket{\(label),le=\"\(Double(bound) / 1e9)\"} \(stats.cumulative[i])\n"
-      }
-      out += "anonauth_event_loop_turn_seconds_bucket{\(label),le=\"+Inf\"} \(stats.count)\n"
-      out += "anonauth_event_loop_turn_seconds_sum{\(label)} \(Double(stats.sumNanos) / 1e9)\n"
-      out += "anonauth_event_loop_turn_seconds_count{\(label)} \(stats.count)\n"
+      var histogram = HistogramSnapshot(bounds: LoopTurnStats.boundsNanos.map { Double($0) / 1e9 })
+      histogram.cumulativeCounts = stats.cumulative
+      histogram.count = stats.count
+      histogram.sum = Double(stats.sumNanos) / 1e9
+      out += PrometheusHistogram.series("anonauth_event_loop_turn_seconds", labels: label, histogram)
       longest += "anonauth_event_loop_turn_max_seconds{\(label)} \(Double(stats.maxNanos) / 1e9)\n"
     }
     return out + longest
