@@ -22,11 +22,18 @@ public struct Logger: Sendable {
   /// The most UTF-8 bytes of any one string in a log line; longer ones are cut at a
   /// character boundary and marked with their original length (see `LogValue.capped`).
   public static let maxFieldBytes = 256
-  private let sink: @Sendable (String) -> Void
+  /// Takes a whole line, newline included, as the bytes it is written as.
+  private let sink: @Sendable ([UInt8]) -> Void
 
+  /// `sink` (for tests) gets each line as a string without its newline; the default
+  /// writes the line's bytes to stderr as they were assembled.
   public init(minimum: Level = .info, sink: (@Sendable (String) -> Void)? = nil) {
     self.minimum = minimum
-    self.sink = sink ?? Logger.stderrSink
+    if let sink {
+      self.sink = { line in sink(String(decoding: line.dropLast(), as: UTF8.self)) }
+    } else {
+      self.sink = Logger.stderrSink
+    }
   }
 
   /// A logger that drops everything, for tests that do not look at logs.
@@ -35,11 +42,9 @@ public struct Logger: Sendable {
   private static let writeLock = Mutex(())
   /// One `write(2)` per line (looping only on a short write), so lines from different
   /// threads never interleave.
-  private static let stderrSink: @Sendable (String) -> Void = { line in
-    var bytes = Array(line.utf8)
-    bytes.append(0x0A)
+  private static let stderrSink: @Sendable ([UInt8]) -> Void = { line in
     writeLock.withLock { _ in
-      bytes.withUnsafeBytes { buffer in
+      line.withUnsafeBytes { buffer in
         var offset = 0
         while offset < buffer.count {
           let written = write(2, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
@@ -67,7 +72,11 @@ public struct Logger: Sendable {
     object["ts"] = .string(Logger.timestamp())
     object["level"] = .string(level.description)
     object["msg"] = LogValue.string(message).capped(Logger.maxFieldBytes)
-    sink(LogValue.object(object).json)
+    var line: [UInt8] = []
+    line.reserveCapacity(256)
+    LogValue.object(object).write(to: &line)
+    line.append(0x0A)
+    sink(line)
   }
 
   public func debug(_ message: String, _ fields: [String: LogValue] = [:]) { log(.debug, message, fields) }
