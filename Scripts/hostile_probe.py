@@ -6,6 +6,9 @@ event-loop turns were meanwhile (from /metrics).
 
     python3 Scripts/hostile_probe.py [ABUSER ...] [all]     (default: each, then all)
 
+PROBE_DAEMON_ARGS adds daemon flags (`PROBE_DAEMON_ARGS="--io-threads 2"`); name `all`
+several times to see how much the ratio moves between runs.
+
 A measurement, not a test: the machine's noise moves the figures by tens of percent."""
 
 import json
@@ -29,7 +32,9 @@ def well_behaved(daemon, seconds):
     """The hostile suite's client: VerifyIdToken with check_revoked, 200/s open loop."""
     result = subprocess.run(
         [CLI, "bench", "verify", "--check-revoked", "--rate", "200", "--connections", "2", "--seconds",
-         str(seconds), "--accounts", "32", "--json", "--allow-failures", "--data-dir", daemon.dir],
+         str(seconds), "--accounts", "32", "--json", "--allow-failures", "--data-dir", daemon.dir,
+         # No RSA measurement of its own: it would burn a core beside the abusers.
+         "--rsa-signs-per-second", "1"],
         capture_output=True, text=True, timeout=120, check=True)
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -52,7 +57,7 @@ def loop_turns(daemon):
 
 
 def probe(pb, name):
-    daemon = Daemon(extra=["--log-level", "warn"])
+    daemon = Daemon(extra=["--log-level", "warn"] + os.environ.get("PROBE_DAEMON_ARGS", "").split())
     try:
         sock = daemon.connect()
         # The suite's small per-IP sign-up quota, so the email abuser is over it at once.
