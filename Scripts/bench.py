@@ -36,8 +36,15 @@ def cpu_model():
     return model, "avx512f" in flags.split()
 
 
-def rsa_signs_per_second():
-    out = subprocess.run(["openssl", "speed", "-seconds", "3", "rsa2048"], capture_output=True, text=True).stdout
+# OPENSSL_ia32cap mask that hides AVX-512 from OpenSSL (CPUID leaf 7 EBX: AVX512F, DQ,
+# IFMA, CD, BW, VL). With it a sign costs what it costs on a machine without AVX-512,
+# which is where issue 10's goals were set (about 1,450 signs/s a core there).
+NO_AVX512 = {"OPENSSL_ia32cap": ":~0xD0230000"}
+
+
+def rsa_signs_per_second(env=None):
+    out = subprocess.run(["openssl", "speed", "-seconds", "3", "rsa2048"], capture_output=True, text=True,
+                         env=dict(os.environ, **(env or {}))).stdout
     for line in out.splitlines():
         if line.startswith("rsa 2048"):
             return float(line.split()[-2])
@@ -45,7 +52,7 @@ def rsa_signs_per_second():
 
 
 class Daemon:
-    def __init__(self):
+    def __init__(self, env=None):
         self.dir = tempfile.mkdtemp(prefix="anonauth-bench-")
         self.proc = subprocess.Popen(
             [str(BIN / "anonauthd"), "--dev", "--data-dir", self.dir, "--listen", "127.0.0.1:0",
@@ -54,7 +61,7 @@ class Daemon:
              # otherwise be what the idle bench measures.
              "--max-connections-per-ip", "100000", "--max-connections", "20000"],
             stdout=subprocess.PIPE, stderr=open(os.path.join(self.dir, "..", os.path.basename(self.dir) + ".log"), "w"),
-            text=True)
+            text=True, env=dict(os.environ, **(env or {})))
         ready = json.loads(self.proc.stdout.readline())
         self.ops = ready["ops"]
 
@@ -184,6 +191,22 @@ def main():
             row("idle TLS connections", "failed: " + result.stderr.strip()[-80:], "<= 15.1 KiB", False, "")
     finally:
         daemon.stop()
+    if avx512:
+        # The same CPU-per-call figures with OpenSSL's AVX-512 paths hidden from the daemon
+        # and from `openssl speed` alike: the ratio to a sign depends on how fast the sign
+        # is, and on this machine AVX-512 makes it about 2.4 times faster than without.
+        plain = rsa_signs_per_second(NO_AVX512)
+        print(f"without AVX-512 (OPENSSL_ia32cap={NO_AVX512['OPENSSL_ia32cap']}): {plain:,.0f} signs/s on one core")
+        daemon = Daemon(env=NO_AVX512)
+        try:
+            for kind in ("signup", "refresh"):
+                run = bench(daemon, plain, kind, "--connections", "64", "--concurrency", "4", "--seconds", s)
+                cost = run.get("server_cpu_per_call_rsa2048_signs", 0)
+                row(f"{'sign-up' if kind == 'signup' else kind}: server CPU per call, OpenSSL without AVX-512",
+                    f"{cost:.2f} RSA signs", "<= 1.25", cost <= 1.25,
+                    f"OPENSSL_ia32cap={NO_AVX512['OPENSSL_ia32cap']} (daemon and openssl speed), bench {kind}")
+        finally:
+            daemon.stop()
     if args.markdown:
         print("\n| figure | measured | goal | command |\n| --- | --- | --- | --- |")
         for figure, value, goal, met, command in rows:
