@@ -18,6 +18,14 @@ enum JWKSFuzz {
 
 enum JSONFuzz {
   static func run(_ data: [UInt8]) {
+    // The lenient reader (custom claims, hash configs: the strict parser, then Foundation
+    // for what it refuses) goes into tokens that are read back strictly, so whatever it
+    // accepts must encode to JSON the strict parser reads as the same value.
+    if let lenient = JSONValue(lenientJSONBytes: data) {
+      precondition(
+        JSONValue(jsonBytes: lenient.jsonBytes) == lenient,
+        "a leniently read value does not survive its encoding")
+    }
     guard let value = JSONValue(jsonBytes: data) else { return }
     // What the parser accepts, the encoder writes back in a form the parser reads as the
     // same value (VerifyIdToken hands on signed claims on the strength of this).

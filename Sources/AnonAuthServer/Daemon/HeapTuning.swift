@@ -18,8 +18,8 @@ enum HeapTuning {
   /// Free space at a heap's top above this is given back at once.
   static let trimThresholdBytes: Int32 = 8 << 20
 
-  /// Applies both before any thread starts; returns whether glibc took them (the daemon
-  /// warns if not). Only the daemon calls it: the test bundle keeps glibc's defaults.
+  /// Applies both first thing in the daemon's run, before the loops, pools and store
+  /// allocate; returns whether glibc took them (the daemon warns if not). Only the daemon calls it: the test bundle keeps glibc's defaults.
   /// Foundation's `Process.run()` crashed in its memcpy twice in CI while a test had
   /// changed them there; whether that was the cause is not known.
   static func apply() -> Bool {
