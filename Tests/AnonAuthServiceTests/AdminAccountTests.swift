@@ -258,4 +258,30 @@ struct ConcurrentConfigTests {
       #expect(try h.config().emailPasswordEnabled && h.config().idTokenTtlSeconds == 900)
     }
   }
+
+  /// The store applies concurrent updates one after another, but their callers resume in
+  /// any order: the in-memory project must end as the last committed one, not as the one
+  /// whose caller happened to resume last.
+  @Test("after concurrent updates the served config is the one the store kept")
+  func cacheFollowsCommitOrder() async throws {
+    try await ServiceHarness.with { h in
+      let projectID = h.projectID
+      for round in UInt32(0)..<40 {
+        await withTaskGroup(of: Void.self) { group in
+          for quota in UInt32(1)...UInt32(8) {
+            group.addTask {
+              var config = ProjectConfig()
+              config.projectId = projectID
+              config.signUpQuotaPerHour = round * 100 + quota
+              _ = try? await h.updateConfig(config, mask: ["sign_up_quota_per_hour"])
+            }
+          }
+        }
+        let stored = try await h.store.read { try ProjectsRepository.get($0, projectID) }
+        let served = try h.config().signUpQuotaPerHour
+        #expect(stored.map { UInt32($0.signUpQuotaPerHour) } == served, "round \(round)")
+        if stored.map({ UInt32($0.signUpQuotaPerHour) }) != served { break }
+      }
+    }
+  }
 }

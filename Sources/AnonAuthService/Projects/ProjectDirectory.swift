@@ -8,6 +8,8 @@ import Synchronization
 public final class ProjectDirectory: Sendable {
   private struct State: Sendable {
     var projects: [String: ProjectRecord] = [:]
+    /// The `commitOrder` of the write each cached project came from.
+    var projectOrder: [String: UInt64] = [:]
     var apiKeys: [String: String] = [:]
     var adminKeyHashes: [[UInt8]] = []
   }
@@ -15,6 +17,10 @@ public final class ProjectDirectory: Sendable {
   private let store: Store
   private let clock: any ServiceClock
   private let state = Mutex(State())
+  /// Numbers the writes of projects inside their write jobs, which the store runs one at
+  /// a time: a larger number saw every smaller one's write. Callers resume in any order
+  /// after their writes, so the cache keeps a project only if its number is the newest.
+  private let commitOrder = Atomic<UInt64>(0)
 
   public init(store: Store, clock: any ServiceClock) async throws {
     self.store = store
@@ -65,15 +71,21 @@ public final class ProjectDirectory: Sendable {
   /// Creates a project with every sign-in method off.
   public func createProject(_ projectID: String) async throws -> ProjectRecord {
     let record = ProjectRecord(projectID: projectID, createdAtMs: clock.nowMs())
-    try await store.write { db in try ProjectsRepository.insert(db, record) }
-    state.withLock { $0.projects[projectID] = record }
+    let order = try await store.write { db in
+      try ProjectsRepository.insert(db, record)
+      return self.nextCommitOrder()
+    }
+    cache(record, order: order)
     return record
   }
 
   /// Stores a changed project.
   public func save(_ record: ProjectRecord) async throws {
-    try await store.write { db in try ProjectsRepository.update(db, record) }
-    state.withLock { $0.projects[record.projectID] = record }
+    let order = try await store.write { db in
+      try ProjectsRepository.update(db, record)
+      return self.nextCommitOrder()
+    }
+    cache(record, order: order)
   }
 
   /// Reads, changes and writes a project in one write job, so two concurrent changes of
@@ -82,14 +94,29 @@ public final class ProjectDirectory: Sendable {
   public func update(
     _ projectID: String, _ change: @escaping @Sendable (ProjectRecord) throws -> ProjectRecord
   ) async throws -> (before: ProjectRecord, after: ProjectRecord)? {
-    let result = try await store.write { db -> (before: ProjectRecord, after: ProjectRecord)? in
+    let result = try await store.write { db -> (ProjectRecord, ProjectRecord, UInt64)? in
       guard let current = try ProjectsRepository.get(db, projectID) else { return nil }
       let next = try change(current)
       try ProjectsRepository.update(db, next)
-      return (current, next)
+      return (current, next, self.nextCommitOrder())
     }
-    if let result { state.withLock { $0.projects[projectID] = result.after } }
-    return result
+    guard let (before, after, order) = result else { return nil }
+    cache(after, order: order)
+    return (before, after)
+  }
+
+  /// Called inside a write job only (see `commitOrder`).
+  private func nextCommitOrder() -> UInt64 {
+    commitOrder.add(1, ordering: .relaxed).newValue
+  }
+
+  /// Keeps `record` unless a later write of the same project is already cached.
+  private func cache(_ record: ProjectRecord, order: UInt64) {
+    state.withLock { s in
+      guard order > s.projectOrder[record.projectID, default: 0] else { return }
+      s.projectOrder[record.projectID] = order
+      s.projects[record.projectID] = record
+    }
   }
 
   /// Makes an API key for a project: a public identifier, "AA" + 37 random characters
