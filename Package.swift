@@ -98,6 +98,10 @@ let package = Package(
       name: "anonauth-fuzz", dependencies: ["AnonAuthFuzz"],
       swiftSettings: swiftSettings),
 
+    // What several test bundles share: the child-process launcher.
+    .target(
+      name: "AnonAuthTestSupport", dependencies: ["CShims"], path: "Tests/AnonAuthTestSupport",
+      swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthWireTests", dependencies: ["AnonAuthWire"],
       swiftSettings: swiftSettings),
@@ -111,7 +115,7 @@ let package = Package(
       name: "AnonAuthDqliteTests", dependencies: ["AnonAuthDqlite"],
       swiftSettings: swiftSettings),
     .testTarget(
-      name: "AnonAuthStoreTests", dependencies: ["AnonAuthStore", "AnonAuthDqlite"],
+      name: "AnonAuthStoreTests", dependencies: ["AnonAuthStore", "AnonAuthDqlite", "AnonAuthTestSupport"],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthServiceTests",
@@ -119,14 +123,18 @@ let package = Package(
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthServerTests",
-      dependencies: ["AnonAuthServer", "AnonAuthNet", "AnonAuthService", "AnonAuthWire"],
+      dependencies: [
+        "AnonAuthServer", "AnonAuthNet", "AnonAuthService", "AnonAuthWire", "AnonAuthTestSupport",
+      ],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthFuzzTests", dependencies: ["AnonAuthFuzz"],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthIntegrationTests",
-      dependencies: ["AnonAuthClient", "AnonAuthWire", "AnonAuthNet", "AnonAuthCrypto"],
+      dependencies: [
+        "AnonAuthClient", "AnonAuthWire", "AnonAuthNet", "AnonAuthCrypto", "AnonAuthTestSupport",
+      ],
       swiftSettings: swiftSettings),
   ]
 )

@@ -8,13 +8,28 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <malloc.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <unistd.h>
 
 int anonauth_errno(void) { return errno; }
 
 int anonauth_malloc_trim(void) { return malloc_trim(0); }
-static pthread_mutex_t process_launch = PTHREAD_MUTEX_INITIALIZER;
-void anonauth_process_launch_lock(void) { pthread_mutex_lock(&process_launch); }
-void anonauth_process_launch_unlock(void) { pthread_mutex_unlock(&process_launch); }
+
+int anonauth_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+int anonauth_spawn(const char *path, char *const argv[], char *const envp[], int out_fd, int err_fd,
+                   pid_t *pid) {
+  posix_spawn_file_actions_t actions;
+  int rc = posix_spawn_file_actions_init(&actions);
+  if (rc != 0) return rc;
+  rc = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (rc == 0 && out_fd >= 0) rc = posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+  if (rc == 0 && err_fd >= 0) rc = posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+  if (rc == 0) rc = posix_spawn(pid, path, &actions, NULL, argv, envp);
+  posix_spawn_file_actions_destroy(&actions);
+  return rc;
+}
 
 int anonauth_set_heap_thresholds(int mmap_threshold, int trim_threshold) {
   return mallopt(M_MMAP_THRESHOLD, mmap_threshold) == 1 && mallopt(M_TRIM_THRESHOLD, trim_threshold) == 1;

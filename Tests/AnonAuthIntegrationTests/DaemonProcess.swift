@@ -1,15 +1,13 @@
 import AnonAuthClient
+import AnonAuthTestSupport
 import AnonAuthWire
-import CShims
 import Foundation
 import Testing
 
 /// The real `anonauthd` started as a process in a temporary data dir, on port 0 for both
 /// listeners, with the addresses read from its `ready` line.
-final class DaemonProcess: @unchecked Sendable {
-  // @unchecked Sendable is safe: every stored property is set in init and never changed
-  // afterwards; `Process` is only signalled and waited on.
-  let process: Process
+final class DaemonProcess: Sendable {
+  let process: ChildProcess
   let dataDir: URL
   let rpc: String
   let ops: String
@@ -40,32 +38,21 @@ final class DaemonProcess: @unchecked Sendable {
     keepDataDir = reuse != nil
     logFile = dataDir.appendingPathExtension("\(UUID().uuidString.prefix(8)).log")
     _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-    let process = Process()
-    self.process = process
-    process.executableURL = URL(fileURLWithPath: Self.binary)
-    process.arguments =
-      ["--dev", "--data-dir", dataDir.path, "--listen", "127.0.0.1:0", "--ops-listen", "127.0.0.1:0"] + extra
     var env = ProcessInfo.processInfo.environment
     for (k, v) in environment { env[k] = v }
-    process.environment = env
-    let stdout = Pipe()
-    process.standardOutput = stdout
-    process.standardError = try FileHandle(forWritingTo: logFile)
-    do {
-      // See CShims.h: one lock for the whole test bundle, held for the launch alone (held
-      // while waiting for the ready line, it blocked cooperative threads other tests'
-      // calls needed, and one of them timed out).
-      anonauth_process_launch_lock()
-      defer { anonauth_process_launch_unlock() }
-      try process.run()
-    }
-    guard let line = Self.readLine(stdout.fileHandleForReading),
+    let process = try ChildProcess(
+      Self.binary,
+      ["--dev", "--data-dir", dataDir.path, "--listen", "127.0.0.1:0", "--ops-listen", "127.0.0.1:0"] + extra,
+      environment: env, stdout: .pipe, stderr: .file(logFile.path))
+    self.process = process
+    guard let stdout = process.stdout, let line = Self.readLine(stdout),
       let data = line.data(using: .utf8),
       let ready = try JSONSerialization.jsonObject(with: data) as? [String: Any],
       ready["event"] as? String == "ready",
       let rpc = ready["rpc"] as? String, let ops = ready["ops"] as? String
     else {
-      process.terminate()
+      process.signal(SIGTERM)
+      process.wait()
       throw DaemonError.notReady(String(decoding: (try? Data(contentsOf: logFile)) ?? Data(), as: UTF8.self))
     }
     self.rpc = rpc
@@ -75,8 +62,8 @@ final class DaemonProcess: @unchecked Sendable {
 
   deinit {
     if process.isRunning {
-      process.interrupt()
-      process.waitUntilExit()
+      process.signal(SIGINT)
+      process.wait()
     }
     if !keepDataDir { try? FileManager.default.removeItem(at: dataDir) }
     try? FileManager.default.removeItem(at: logFile)
@@ -110,9 +97,8 @@ final class DaemonProcess: @unchecked Sendable {
 
   /// Sends SIGTERM and waits; returns the exit status.
   func terminateAndWait() -> Int32 {
-    process.terminate()
-    process.waitUntilExit()
-    return process.terminationStatus
+    process.signal(SIGTERM)
+    return process.wait()
   }
 
   var log: String { String(decoding: (try? Data(contentsOf: logFile)) ?? Data(), as: UTF8.self) }

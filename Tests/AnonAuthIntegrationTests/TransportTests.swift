@@ -90,13 +90,12 @@ import Testing
       }
     }
     try await Task.sleep(for: .milliseconds(300))  // the calls are on the server now
-    daemon.process.terminate()
+    daemon.process.signal(SIGTERM)
     for call in calls {
       let reply = try await call.value
       #expect(reply.status?.code ?? 0 == 0)
     }
-    daemon.process.waitUntilExit()
-    #expect(daemon.process.terminationStatus == 0)
+    #expect(daemon.process.wait() == 0)
     #expect(daemon.log.contains("\"msg\":\"stopped\""))
   }
 

@@ -1,4 +1,4 @@
-import CShims
+import AnonAuthTestSupport
 import Foundation
 
 /// A temporary directory for one test's files (config files, keys), removed on deinit.
@@ -49,23 +49,12 @@ struct Finished {
 /// Runs the real `anonauthd` to completion (it must exit by itself: a bad setting, `--help`
 /// or `--print-config`), with only the given environment.
 func runDaemon(_ arguments: [String], environment: [String: String] = [:]) throws -> Finished {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: Binaries.anonauthd)
-  process.arguments = arguments
-  process.environment = environment
-  let out = Pipe()
-  let err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  do {
-    anonauth_process_launch_lock()  // see CShims.h: one lock for the whole test bundle
-    defer { anonauth_process_launch_unlock() }
-    try process.run()
-  }
-  let stdout = out.fileHandleForReading.readDataToEndOfFile()
-  let stderr = err.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
+  let process = try ChildProcess(
+    Binaries.anonauthd, arguments, environment: environment, stdout: .pipe, stderr: .pipe)
+  let stdout = process.stdout?.readDataToEndOfFile() ?? Data()
+  let stderr = process.stderr?.readDataToEndOfFile() ?? Data()
+  let status = process.wait()
   return Finished(
-    status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+    status: status, stdout: String(decoding: stdout, as: UTF8.self),
     stderr: String(decoding: stderr, as: UTF8.self))
 }

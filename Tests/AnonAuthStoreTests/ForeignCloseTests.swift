@@ -1,5 +1,5 @@
 import AnonAuthStore
-import CShims
+import AnonAuthTestSupport
 import Foundation
 import Testing
 
@@ -27,23 +27,16 @@ struct ForeignCloseTests {
   /// another process, opened and closed.
   @discardableResult
   static func readInChildProcess(_ path: String) throws -> Int {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-      "python3", "-c",
-      "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); "
-        + "print(db.execute('SELECT count(*) FROM items').fetchone()[0]); db.close()",
-      path,
-    ]
-    let output = Pipe()
-    process.standardOutput = output
-    do {
-      anonauth_process_launch_lock()  // see CShims.h: one lock for the whole test bundle
-      defer { anonauth_process_launch_unlock() }
-      try process.run()
-    }
-    process.waitUntilExit()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let process = try ChildProcess(
+      "/usr/bin/env",
+      [
+        "python3", "-c",
+        "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); "
+          + "print(db.execute('SELECT count(*) FROM items').fetchone()[0]); db.close()",
+        path,
+      ], environment: ProcessInfo.processInfo.environment)
+    let text = String(decoding: process.stdout?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+    process.wait()
     return try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)))
   }
 }

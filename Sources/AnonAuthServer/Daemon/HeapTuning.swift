@@ -19,9 +19,7 @@ enum HeapTuning {
   static let trimThresholdBytes: Int32 = 8 << 20
 
   /// Applies both first thing in the daemon's run, before the loops, pools and store
-  /// allocate; returns whether glibc took them (the daemon warns if not). Only the daemon calls it: the test bundle keeps glibc's defaults.
-  /// Foundation's `Process.run()` crashed in its memcpy twice in CI while a test had
-  /// changed them there; whether that was the cause is not known.
+  /// allocate; returns whether glibc took them (the daemon warns if not).
   static func apply() -> Bool {
     anonauth_set_heap_thresholds(mmapThresholdBytes, trimThresholdBytes) == 1
   }

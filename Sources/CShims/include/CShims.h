@@ -2,6 +2,7 @@
 #define ANONAUTH_CSHIMS_H
 // What Swift cannot import directly: Linux event APIs missing from Glibc's module,
 // OpenSSL function-like macros, and helpers that keep pointer casts out of Swift.
+#include <sys/types.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/epoll.h>
@@ -30,11 +31,13 @@ int anonauth_errno(void);
 int anonauth_malloc_trim(void);
 /// Sets glibc's mmap and trim thresholds (bytes); 1 when both were taken.
 int anonauth_set_heap_thresholds(int mmap_threshold, int trim_threshold);
-/// One process-wide lock around Foundation's `Process.run()` for the test bundle: on
-/// Linux it crashed in its memcpy when tests of different modules started processes at
-/// the same moment. A C global, so every module that links this library shares it.
-void anonauth_process_launch_lock(void);
-void anonauth_process_launch_unlock(void);
+/// posix_spawn of `path` with NULL-terminated `argv` and `envp`: stdin from /dev/null,
+/// stdout and stderr onto `out_fd` and `err_fd` (-1 keeps the parent's). Returns 0 and
+/// sets `*pid`, or an errno value. For the tests' child processes (see ChildProcess).
+/// pipe2(fds, O_CLOEXEC): both ends close on exec (pipe2 is not in Swift's Glibc module).
+int anonauth_pipe_cloexec(int fds[2]);
+int anonauth_spawn(const char *path, char *const argv[], char *const envp[], int out_fd, int err_fd,
+                   pid_t *pid);
 
 // OpenSSL macros.
 int anonauth_ssl_ctx_set_min_proto(SSL_CTX *ctx, int version);
