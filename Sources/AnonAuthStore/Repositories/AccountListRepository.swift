@@ -18,11 +18,20 @@ public enum AccountListRepository {
     _ db: Database, projectID: String, filter: Filter, afterLocalID: String, limit: Int
   ) throws -> [AccountRecord] {
     try db.query(
-      """
-      SELECT \(AccountsRepository.columns) FROM accounts
-      WHERE project_id = ? AND local_id > ?\(filter.clause) ORDER BY local_id LIMIT ?
-      """, [.text(projectID), .text(afterLocalID), .integer(Int64(limit))]
+      pageQuery(filter: filter), [.text(projectID), .text(afterLocalID), .integer(Int64(limit))]
     ).map(AccountsRepository.decode)
+  }
+
+  /// `?` project, after local id, limit. PERMANENT reads the partial index
+  /// accounts_permanent, named because the planner, without statistics, takes the
+  /// primary key and would step over every anonymous account of the project; ALL and
+  /// ANONYMOUS read the primary key in uid order.
+  static func pageQuery(filter: Filter) -> String {
+    """
+    SELECT \(AccountsRepository.columns) FROM accounts\(
+      filter == .permanent ? " INDEXED BY accounts_permanent" : "")
+    WHERE project_id = ? AND local_id > ?\(filter.clause) ORDER BY local_id LIMIT ?
+    """
   }
 
   /// From `account_counts`, which triggers keep exact in every transaction that adds,

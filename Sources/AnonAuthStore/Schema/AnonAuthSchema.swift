@@ -193,5 +193,17 @@ public enum AnonAuthSchema {
             ON CONFLICT (project_id, is_anonymous) DO UPDATE SET count = count + 1;
         END;
         """),
+    Migration(
+      version: 6,
+      sql: """
+        -- Anonymous sign-ups no longer write an index of their own. accounts_by_kind put
+        -- every new account at a random place in a second B-tree (the uid is random), one
+        -- more dirty page per sign-up in each commit's WAL frames; since account_counts,
+        -- only ListAccounts' kind filter read it. Listing permanent accounts (few, among
+        -- many anonymous ones) keeps an index; anonymous ones are most accounts, and a
+        -- page of them reads the primary key in uid order.
+        DROP INDEX accounts_by_kind;
+        CREATE INDEX accounts_permanent ON accounts(project_id, local_id) WHERE is_anonymous = 0;
+        """),
   ]
 }
