@@ -21,7 +21,6 @@ final class SQLiteConnection: SQLConnection {
 
   /// - Throws: `StoreError` when the file cannot be opened.
   init(path: String, readOnly: Bool, busyTimeoutMs: Int32) throws(StoreError) {
-    _ = SQLiteConnection.libraryConfigured
     var connection: OpaquePointer?
     if !readOnly { OwnerOnlyFile.prepare(path) }
     let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
@@ -38,12 +37,6 @@ final class SQLiteConnection: SQLConnection {
     sqlite3_extended_result_codes(connection, 1)
     sqlite3_busy_timeout(connection, busyTimeoutMs)
   }
-
-  /// Library-wide settings, applied once before the first connection (Swift runs a
-  /// global's initialiser exactly once, on first use, whichever thread gets there).
-  /// The result is ignored: if something else in the process initialised SQLite first,
-  /// the statistics simply stay on.
-  private static let libraryConfigured: Bool = anonauth_sqlite_disable_memstatus() == SQLITE_OK
 
   /// Only reached when the last reference goes, so no other thread is using the handle.
   deinit { close() }
