@@ -284,4 +284,44 @@ struct ConcurrentConfigTests {
       }
     }
   }
+
+  /// A reload (another node changed projects) reads a snapshot while this node writes:
+  /// what it caches must never be older than what the store kept, for the project and
+  /// for the API keys alike.
+  @Test("a reload beside concurrent changes leaves the cache equal to the store")
+  func reloadKeepsNewerChanges() async throws {
+    try await ServiceHarness.with { h in
+      let projectID = h.projectID
+      let directory = h.stack.directory
+      for round in UInt32(0)..<40 {
+        await withTaskGroup(of: Void.self) { group in
+          for quota in UInt32(1)...UInt32(4) {
+            group.addTask {
+              var config = ProjectConfig()
+              config.projectId = projectID
+              config.signUpQuotaPerHour = round * 100 + quota
+              _ = try? await h.updateConfig(config, mask: ["sign_up_quota_per_hour"])
+            }
+            group.addTask { _ = try? await directory.createAPIKey(projectID: projectID) }
+            group.addTask { try? await directory.reload() }
+          }
+        }
+        let (stored, keys) = try await h.store.read { db in
+          (
+            try ProjectsRepository.get(db, projectID),
+            try ProjectsRepository.apiKeys(db, projectID: projectID)
+          )
+        }
+        let served = directory.project(projectID)
+        let servedKeys = Set(directory.apiKeys(projectID: projectID))
+        let missing = Set(keys).subtracting(servedKeys).count
+        let extra = servedKeys.subtracting(keys).count
+        #expect(served?.signUpQuotaPerHour == stored?.signUpQuotaPerHour, "round \(round)")
+        #expect(
+          missing == 0 && extra == 0,
+          "round \(round): \(missing) stored keys not served, \(extra) served not stored")
+        if served?.signUpQuotaPerHour != stored?.signUpQuotaPerHour || missing + extra > 0 { break }
+      }
+    }
+  }
 }

@@ -8,18 +8,35 @@ import Synchronization
 public final class ProjectDirectory: Sendable {
   private struct State: Sendable {
     var projects: [String: ProjectRecord] = [:]
-    /// The `commitOrder` of the write each cached project came from.
+    /// The `commitOrder` of the write (or reload) each cached project came from.
     var projectOrder: [String: UInt64] = [:]
     var apiKeys: [String: String] = [:]
+    /// The `commitOrder` of the job that read `apiKeys`.
+    var apiKeysOrder: UInt64 = 0
     var adminKeyHashes: [[UInt8]] = []
+    /// The `commitOrder` of the job that read `adminKeyHashes`.
+    var adminKeysOrder: UInt64 = 0
+
+    mutating func cacheAPIKeys(_ keys: [String: String], order: UInt64) {
+      guard order > apiKeysOrder else { return }
+      apiKeys = keys
+      apiKeysOrder = order
+    }
+
+    mutating func cacheAdminKeys(_ hashes: [[UInt8]], order: UInt64) {
+      guard order > adminKeysOrder else { return }
+      adminKeyHashes = hashes
+      adminKeysOrder = order
+    }
   }
 
   private let store: Store
   private let clock: any ServiceClock
   private let state = Mutex(State())
-  /// Numbers the writes of projects inside their write jobs, which the store runs one at
-  /// a time: a larger number saw every smaller one's write. Callers resume in any order
-  /// after their writes, so the cache keeps a project only if its number is the newest.
+  /// Numbers the directory's write jobs (and reloads, which read inside one), which the
+  /// store runs one at a time: a larger number saw every smaller one's write. Callers
+  /// resume in any order after their jobs, so each part of the cache keeps only what
+  /// the newest number read or wrote.
   private let commitOrder = Atomic<UInt64>(0)
 
   public init(store: Store, clock: any ServiceClock) async throws {
@@ -28,16 +45,27 @@ public final class ProjectDirectory: Sendable {
     try await reload()
   }
 
-  /// Reads everything again from the store.
+  /// Reads everything again from the store (at start, and when another node of the
+  /// cluster changed projects or keys). It reads inside a write job to take a number in
+  /// commit order: what this node wrote and cached after that number stays, what it
+  /// wrote before and has not cached yet is in the snapshot and will not replace it.
   public func reload() async throws {
-    let loaded = try await store.read { db in
+    let (loaded, order) = try await store.write { db in
       var s = State()
       for p in try ProjectsRepository.all(db) { s.projects[p.projectID] = p }
-      for k in try ProjectsRepository.allAPIKeys(db) { s.apiKeys[k.apiKey] = k.projectID }
+      s.apiKeys = try Self.apiKeyMap(db)
       s.adminKeyHashes = try ProjectsRepository.adminKeyHashes(db)
-      return s
+      return (s, self.nextCommitOrder())
     }
-    state.withLock { $0 = loaded }
+    state.withLock { s in
+      for id in Set(s.projects.keys).union(loaded.projects.keys)
+      where s.projectOrder[id, default: 0] < order {
+        s.projects[id] = loaded.projects[id]
+        s.projectOrder[id] = loaded.projects[id] == nil ? nil : order
+      }
+      s.cacheAPIKeys(loaded.apiKeys, order: order)
+      s.cacheAdminKeys(loaded.adminKeyHashes, order: order)
+    }
   }
 
   public func project(_ projectID: String) -> ProjectRecord? {
@@ -124,18 +152,20 @@ public final class ProjectDirectory: Sendable {
   public func createAPIKey(projectID: String) async throws -> String {
     let key = "AA" + (try SecureRandom.alphanumeric(37))
     let now = clock.nowMs()
-    try await store.write { db in
+    let (keys, order) = try await store.write { db in
       try ProjectsRepository.insertAPIKey(db, projectID: projectID, apiKey: key, nowMs: now)
+      return (try Self.apiKeyMap(db), self.nextCommitOrder())
     }
-    state.withLock { $0.apiKeys[key] = projectID }
+    state.withLock { $0.cacheAPIKeys(keys, order: order) }
     return key
   }
 
   public func revokeAPIKey(projectID: String, apiKey: String) async throws -> Bool {
-    let removed = try await store.write { db in
-      try ProjectsRepository.deleteAPIKey(db, projectID: projectID, apiKey: apiKey)
+    let (removed, keys, order) = try await store.write { db in
+      let removed = try ProjectsRepository.deleteAPIKey(db, projectID: projectID, apiKey: apiKey)
+      return (removed, try Self.apiKeyMap(db), self.nextCommitOrder())
     }
-    if removed { state.withLock { $0.apiKeys[apiKey] = nil } }
+    state.withLock { $0.cacheAPIKeys(keys, order: order) }
     return removed
   }
 
@@ -150,11 +180,11 @@ public final class ProjectDirectory: Sendable {
   public func replaceAdminKey(label: String, rawKey: String) async throws -> Bool {
     let hash = SHA256.hash(Array(rawKey.utf8))
     let now = clock.nowMs()
-    let changed = try await store.write { db in
-      try ProjectsRepository.replaceAdminKey(db, label: label, keyHash: hash, nowMs: now)
+    let (changed, hashes, order) = try await store.write { db in
+      let changed = try ProjectsRepository.replaceAdminKey(db, label: label, keyHash: hash, nowMs: now)
+      return (changed, try ProjectsRepository.adminKeyHashes(db), self.nextCommitOrder())
     }
-    let hashes = try await store.read { db in try ProjectsRepository.adminKeyHashes(db) }
-    state.withLock { $0.adminKeyHashes = hashes }
+    state.withLock { $0.cacheAdminKeys(hashes, order: order) }
     return changed
   }
 
@@ -163,10 +193,20 @@ public final class ProjectDirectory: Sendable {
     let key = "aak_" + (try SecureRandom.base64URL(byteCount: 32))
     let hash = SHA256.hash(Array(key.utf8))
     let now = clock.nowMs()
-    try await store.write { db in
+    let (hashes, order) = try await store.write { db in
       try ProjectsRepository.insertAdminKey(db, keyHash: hash, label: label, nowMs: now)
+      return (try ProjectsRepository.adminKeyHashes(db), self.nextCommitOrder())
     }
-    state.withLock { $0.adminKeyHashes.append(hash) }
+    state.withLock { $0.cacheAdminKeys(hashes, order: order) }
     return key
+  }
+
+  /// Every API key and its project. The directory reads the whole map (a handful of keys
+  /// per project) in each job that changes one, so the map cached is always one that
+  /// was true at a known point of the commit order.
+  private static func apiKeyMap(_ db: Database) throws -> [String: String] {
+    var keys: [String: String] = [:]
+    for k in try ProjectsRepository.allAPIKeys(db) { keys[k.apiKey] = k.projectID }
+    return keys
   }
 }
