@@ -61,7 +61,9 @@ public final class ProjectDirectory: Sendable {
       for id in Set(s.projects.keys).union(loaded.projects.keys)
       where s.projectOrder[id, default: 0] < order {
         s.projects[id] = loaded.projects[id]
-        s.projectOrder[id] = loaded.projects[id] == nil ? nil : order
+        // Kept for a project gone from the store too: a write of it numbered before this
+        // reload must not bring it back when its caller resumes.
+        s.projectOrder[id] = order
       }
       s.cacheAPIKeys(loaded.apiKeys, order: order)
       s.cacheAdminKeys(loaded.adminKeyHashes, order: order)
