@@ -77,7 +77,7 @@ public struct Setting: Sendable {
     Setting("cleanup-batch-size", "500", "at most this many accounts deleted per clean-up write job"),
     Setting(
       "cleanup-job-budget-us", "500",
-      "how long one clean-up write job may hold the writer (microseconds); a scheduled pass rests as long between jobs"
+      "how long one clean-up write job may hold the writer (microseconds); a scheduled pass rests twice as long between jobs"
     ),
     Setting(
       "cluster-id", nil,
