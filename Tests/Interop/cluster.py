@@ -187,8 +187,30 @@ class Load:
             config=config, update_mask=["sign_up_quota_per_hour"]), self.pb.admin.ProjectConfig)
         client.close()
         assert status.code == 0, status
+        self._wait_for_quota(1_000_000)
         for t in self.threads:
             t.start()
+
+    def _wait_for_quota(self, quota, within=15):
+        """Other nodes learn a project change at their next reload (every 2 s): until
+        then they count sign-ups against the old quota, and a node cut off from the
+        leader keeps the old one until it can reload. The load starts once all serve it."""
+        deadline = time.monotonic() + within
+        for i in sorted(self.cluster.daemons):
+            daemon = self.cluster.daemons[i]
+            admin = {"authorization": "Bearer " + daemon.client_json["admin_key"]}
+            while True:
+                sock = daemon.connect()
+                try:
+                    status, config = call(sock, self.pb, ADMIN + "GetProjectConfig",
+                                          self.pb.admin.GetProjectConfigRequest(project_id=PROJECT),
+                                          self.pb.admin.ProjectConfig, metadata=admin)
+                finally:
+                    sock.close()
+                if status.code == 0 and config.sign_up_quota_per_hour == quota:
+                    break
+                assert time.monotonic() < deadline, f"node {i} still serves {config}"
+                time.sleep(0.1)
 
     def finish(self):
         self.stop.set()
