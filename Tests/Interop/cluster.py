@@ -20,9 +20,24 @@ UNAVAILABLE = 14
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free loopback port below the kernel's ephemeral range: a node restarted on its
+    address needs the port back, and one from that range can be taken meanwhile as an
+    outgoing connection's source port, even by the other nodes' own reconnects to it (a
+    connection to itself). Ports outside the range are never picked as sources."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    for _ in range(200):
+        port = random.randrange(10000, max(10001, low))
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise OSError(f"no free port below {low}")
 
 
 class Cluster:

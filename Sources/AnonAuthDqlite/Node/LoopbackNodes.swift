@@ -45,22 +45,41 @@ public final class LoopbackNodes {
 
   public var seeds: [String] { addresses.keys.sorted().compactMap { addresses[$0] } }
 
-  /// A port the kernel just handed out and took back: free, barring a race with another
-  /// process, which a test run on loopback can live with.
+  /// A free loopback port below the kernel's ephemeral range. A node that stops and
+  /// starts again needs its port back, and a port from that range can be gone by then:
+  /// handed to an outgoing connection as its source port, or taken by the other nodes
+  /// themselves, whose reconnects to the stopped node's port can connect to themselves
+  /// (TCP's simultaneous open, when the kernel picks that very port as the source). CI
+  /// saw "cannot bind" once. Ports outside the range are never picked as sources.
   public static func freePort() throws -> Int {
+    let low = ephemeralRangeStart()
+    let range = 10_000..<max(10_001, low)
+    for _ in 0..<200 {
+      let port = Int.random(in: range)
+      if canBind(port) { return port }
+    }
+    throw DqliteError.io("no free port below \(low)")
+  }
+
+  /// The first port of `ip_local_port_range` (32768 when it cannot be read).
+  static func ephemeralRangeStart() -> Int {
+    let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+    return text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32_768
+  }
+
+  private static func canBind(_ port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-        bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
       }
     }
-    guard bound else { throw DqliteError.io("no free port") }
-    return Int(UInt16(bigEndian: address.sin_port))
   }
 
   /// Retries `body` until it succeeds or `seconds` pass: elections take a moment.
