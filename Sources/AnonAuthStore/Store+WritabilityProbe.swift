@@ -38,8 +38,13 @@ extension Store {
 
   /// Bytes an unprivileged writer can still use on the database's file system; nil when
   /// it cannot be told (the probe then relies on its write alone).
-  func freeBytes() -> UInt64? {
-    let directory = options.path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+  func freeBytes() -> UInt64? { Self.freeBytes(forStoreAt: options.path) }
+
+  /// The same for a store not open (yet): the daemon names a full file system when the
+  /// store cannot open, which SQLite reports only as an I/O error (it cannot create the
+  /// WAL's shared-memory index).
+  public static func freeBytes(forStoreAt path: String) -> UInt64? {
+    let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
       .joined(separator: "/")
     var info = statvfs()
     guard statvfs(directory.isEmpty ? "." : directory, &info) == 0 else { return nil }

@@ -176,3 +176,22 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_recovers_by_itself(pb, small
         db.close()
     missing = [uid for uid in acked if uid not in present]
     assert missing == [], f"acknowledged sign-ups lost: {missing[:5]}"
+
+
+def test_a_start_on_a_full_disk_exits_2_and_says_the_disk_is_full(small_disk):
+    """SQLite reports only 'disk I/O error' when it cannot create the WAL's index: the
+    daemon's message names the free space, so the operator knows what to fix."""
+    daemon = Daemon(data_dir=small_disk)
+    assert daemon.stop() == 0
+    fill(os.path.join(small_disk, "filler"), 0)
+    binary = os.environ.get("ANONAUTHD", os.path.join(os.path.dirname(__file__), "../../.build/debug/anonauthd"))
+    result = subprocess.run([binary, "--dev", "--data-dir", small_disk, "--listen", "127.0.0.1:0",
+                             "--ops-listen", "127.0.0.1:0"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert "bytes free; the store needs room for its WAL" in result.stderr, result.stderr
+    os.remove(os.path.join(small_disk, "filler"))
+    daemon = Daemon(data_dir=small_disk)  # space back: it starts, with what it had
+    try:
+        assert daemon.client_json["api_key"]
+    finally:
+        daemon.stop()

@@ -105,8 +105,13 @@ public enum Daemon {
     do {
       store = try Store.open(options: storeOptions, migrations: AnonAuthSchema.migrations)
     } catch {
-      throw ConfigError(
-        "store \(storeOptions.cluster == nil ? storeOptions.path : "on the cluster"): \(error)")
+      var message = "store \(storeOptions.cluster == nil ? storeOptions.path : "on the cluster"): \(error)"
+      if storeOptions.cluster == nil, let free = Store.freeBytes(forStoreAt: storeOptions.path),
+        free < Store.probeHeadroomBytes
+      {
+        message += " (the data dir's file system has \(free) bytes free; the store needs room for its WAL)"
+      }
+      throw ConfigError(message)
     }
     let directory = try await ProjectDirectory(store: store, clock: clock)
     let pool = CPUPool()
