@@ -41,7 +41,7 @@ public final class ChildProcess: Sendable {
     let rc = anonauth_spawn(executable, argv + [nil], envp + [nil], outWrite, errWrite, &child)
     guard rc == 0 else {
       for fd in [outRead, errRead] where fd >= 0 { close(fd) }
-      throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO)
+      throw POSIXError(code: rc)
     }
     pid = child
     stdout = outRead >= 0 ? FileHandle(fileDescriptor: outRead, closeOnDealloc: true) : nil
@@ -58,12 +58,12 @@ public final class ChildProcess: Sendable {
     case .pipe:
       var fds: [Int32] = [-1, -1]
       guard anonauth_pipe_cloexec(&fds) == 0 else {
-        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        throw POSIXError(code: errno)
       }
       return (fds[0], fds[1])
     case .file(let path):
       let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-      guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+      guard fd >= 0 else { throw POSIXError(code: errno) }
       return (-1, fd)
     }
   }
@@ -77,23 +77,41 @@ public final class ChildProcess: Sendable {
     reaped.withLock { status in
       if status != nil { return false }
       var raw: Int32 = 0
-      guard waitpid(pid, &raw, WNOHANG) == pid else { return true }
-      status = raw
-      return false
+      switch waitpid(pid, &raw, WNOHANG) {
+      case pid:
+        status = raw
+        return false
+      case 0: return true
+      // ECHILD: `wait` reaped it and is about to record the status.
+      default: return false
+      }
     }
   }
 
-  /// Waits for the child to exit: its exit code, or 128 + the signal that ended it.
+  /// Waits for the child to exit: its exit code, or 128 + the signal that ended it. The
+  /// wait itself runs outside the lock, so another thread can still `signal` the child
+  /// meanwhile (that is how a test stops a child it is waiting for).
   @discardableResult
   public func wait() -> Int32 {
-    let raw = reaped.withLock { status -> Int32 in
-      if let status { return status }
-      var raw: Int32 = 0
-      while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
-      status = raw
-      return raw
+    var raw: Int32 = 0
+    if let status = reaped.withLock({ $0 }) {
+      raw = status
+    } else {
+      var result: pid_t
+      repeat { result = waitpid(pid, &raw, 0) } while result < 0 && errno == EINTR
+      if result == pid {
+        reaped.withLock { $0 = raw }
+      } else {
+        // ECHILD: `isRunning` reaped it, and recorded the status under the lock it held.
+        raw = reaped.withLock { $0 } ?? 0
+      }
     }
     let signal = raw & 0x7f
     return signal == 0 ? (raw >> 8) & 0xff : 128 + signal
   }
+}
+
+extension POSIXError {
+  /// The error `errno` (or a C function's returned code) names; EIO if it names none.
+  fileprivate init(code: Int32) { self.init(POSIXErrorCode(rawValue: code) ?? .EIO) }
 }
