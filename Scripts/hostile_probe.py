@@ -11,10 +11,8 @@ several times to see how much the ratio moves between runs.
 
 A measurement, not a test: the machine's noise moves the figures by tens of percent."""
 
-import json
 import os
 import pathlib
-import subprocess
 import sys
 import time
 import urllib.request
@@ -29,14 +27,7 @@ CLI = str(pathlib.Path(os.environ["ANONAUTHD"]).with_name("anonauth"))
 
 
 def well_behaved(daemon, seconds):
-    """The hostile suite's client: VerifyIdToken with check_revoked, 200/s open loop."""
-    result = subprocess.run(
-        [CLI, "bench", "verify", "--check-revoked", "--rate", "200", "--connections", "2", "--seconds",
-         str(seconds), "--accounts", "32", "--json", "--allow-failures", "--data-dir", daemon.dir,
-         # No RSA measurement of its own: it would burn a core beside the abusers.
-         "--rsa-signs-per-second", "1"],
-        capture_output=True, text=True, timeout=120, check=True)
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return abuse.well_behaved(CLI, daemon, seconds)
 
 
 def loop_turns(daemon):

@@ -6,10 +6,12 @@ addresses: the per-IP limits apply to them and not to the well-behaved client on
 127.0.0.1. Every loop sleeps between rounds so the attack loads the daemon, not the
 test's own CPU. `tally` counts what each one did."""
 
+import json
 import os
 import random
 import socket
 import ssl
+import subprocess
 import struct
 import threading
 import time
@@ -252,6 +254,20 @@ def _demoted(abuser, *args):
     except OSError:
         pass
     abuser(*args)
+
+
+def well_behaved(cli, daemon, seconds):
+    """The client measured beside the abusers (the hostile suite and Scripts/hostile_probe.py):
+    VerifyIdToken with check_revoked at 200 calls/s on 2 connections, open loop, through
+    the CLI at `cli`. Returns its `--json` report."""
+    result = subprocess.run(
+        [cli, "bench", "verify", "--check-revoked", "--rate", "200", "--connections", "2", "--seconds",
+         str(seconds), "--accounts", "32", "--json", "--allow-failures", "--data-dir", daemon.dir,
+         # No RSA measurement of its own: it would burn a core beside the abusers.
+         "--rsa-signs-per-second", "1"],
+        capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def start(daemon, pb, abusers=ALL):

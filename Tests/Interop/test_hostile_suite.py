@@ -5,9 +5,7 @@ process of its own (open loop, latency from the scheduled send time), so the tes
 threads cannot slow it; each abuser is tested for its documented answer in the
 test_hostile_*.py files."""
 
-import json
 import os
-import subprocess
 import time
 
 import abuse
@@ -28,16 +26,8 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def well_behaved(daemon, seconds=4):
-    """VerifyIdToken with check_revoked at 200 calls/s on 2 connections, open loop."""
-    result = subprocess.run(
-        [CLI, "bench", "verify", "--check-revoked", "--rate", "200", "--connections", "2", "--seconds",
-         str(seconds), "--accounts", "32", "--json", "--allow-failures", "--data-dir", daemon.dir,
-         # No RSA measurement of its own: it would burn a core beside the abusers.
-         "--rsa-signs-per-second", "1"],
-        capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout.strip().splitlines()[-1])
+def well_behaved(daemon, seconds):
+    return abuse.well_behaved(CLI, daemon, seconds)
 
 
 def test_a_well_behaved_client_is_served_beside_every_abuser_and_memory_comes_back(daemon, pb):
