@@ -5,26 +5,20 @@ import Testing
 /// counting the accounts. Every change of the accounts must keep it equal to a count.
 @Suite("Account counts")
 struct AccountCountTests {
-  static let v4 = Array(AnonAuthSchema.migrations.prefix { $0.version <= 4 })
-
   @Test("migration 5 counts the accounts already there; every later change keeps it exact")
   func keptExact() async throws {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    let options = StoreOptions(path: directory.file("anonauth.db"))
-
-    let old = try Store.open(options: options, migrations: Self.v4)
-    try await old.write { db in
+    try await withUpgradedStore(from: 4) { db in
       for project in ["p1", "p2"] {
         try db.execute("INSERT INTO projects (project_id, created_at_ms) VALUES (?, 0)", [.text(project)])
       }
       for n in 0..<7 { try Self.insert(db, "p1", "a\(n)", anonymous: n < 5) }
       try Self.insert(db, "p2", "b0", anonymous: true)
+    } _: { store in
+      try await Self.keptExact(store)
     }
-    await old.close()
+  }
 
-    let store = try Store.open(options: options, migrations: AnonAuthSchema.migrations)
-    defer { Task { await store.close() } }
+  static func keptExact(_ store: Store) async throws {
     try await Self.expectCounts(store, "p1", all: 7, anonymous: 5, permanent: 2)
     try await Self.expectCounts(store, "p2", all: 1, anonymous: 1, permanent: 0)
 

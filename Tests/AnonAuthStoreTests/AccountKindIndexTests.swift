@@ -6,23 +6,17 @@ import Testing
 /// partial index accounts_permanent serves ListAccounts' PERMANENT filter.
 @Suite("Account kind index")
 struct AccountKindIndexTests {
-  static let v5 = Array(AnonAuthSchema.migrations.prefix { $0.version <= 5 })
-
   @Test("migration 6 indexes the permanent accounts already there; pages of each kind stay exact")
   func upgrade() async throws {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    let options = StoreOptions(path: directory.file("anonauth.db"))
-
-    let old = try Store.open(options: options, migrations: Self.v5)
-    try await old.write { db in
+    try await withUpgradedStore(from: 5) { db in
       try db.execute("INSERT INTO projects (project_id, created_at_ms) VALUES ('p', 0)")
       for n in 0..<30 { try AccountCountTests.insert(db, "p", "u\(n + 10)", anonymous: n % 3 != 0) }
+    } _: { store in
+      try await Self.upgraded(store)
     }
-    await old.close()
+  }
 
-    let store = try Store.open(options: options, migrations: AnonAuthSchema.migrations)
-    defer { Task { await store.close() } }
+  static func upgraded(_ store: Store) async throws {
     let indexes = try await store.read { db in
       try db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'accounts'")
         .map { try $0.string(0) }

@@ -113,3 +113,28 @@ extension Store {
 struct JobFailed: Error, Equatable {
   let name: String
 }
+
+/// A store of an older release upgraded: made with the schema's migrations up to
+/// `version` and `seed`'s rows, closed, then opened with every migration as a newer daemon
+/// opens it. `body` gets the upgraded store, closed afterwards whatever happened.
+func withUpgradedStore(
+  from version: Int, seed: @escaping @Sendable (Database) throws -> Void,
+  _ body: (Store) async throws -> Void
+) async throws {
+  let directory = try TemporaryDirectory()
+  defer { directory.remove() }
+  let options = StoreOptions(path: directory.file("anonauth.db"))
+  let old = try Store.open(
+    options: options, migrations: AnonAuthSchema.migrations.filter { $0.version <= version })
+  do { try await old.write(seed) } catch {
+    await old.close()
+    throw error
+  }
+  await old.close()
+  let store = try Store.open(options: options, migrations: AnonAuthSchema.migrations)
+  do { try await body(store) } catch {
+    await store.close()
+    throw error
+  }
+  await store.close()
+}
