@@ -160,10 +160,11 @@ def main():
         rate = max(1, signup["calls_per_second"] // 2)
         due_before = due_left(large)
         large.stop()
-        interval = 15 + args.cleanup_seconds + 10
+        settle = 15  # the start-up integrity check's seconds at this size, and then some
+        interval = settle + args.cleanup_seconds + 10
         large.start(cleanup_interval_ms=interval * 1000)
         restarted = time.monotonic()
-        time.sleep(15)
+        time.sleep(settle)
         alone = bench(large, rsa, "signup", "--connections", "64", "--rate", str(rate), "--seconds",
                       str(args.cleanup_seconds))
         t0 = restarted + interval
