@@ -26,6 +26,10 @@ int anonauth_spawn(const char *path, char *const argv[], char *const envp[], int
   rc = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   if (rc == 0 && out_fd >= 0) rc = posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
   if (rc == 0 && err_fd >= 0) rc = posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+  /* The child gets its three streams and nothing else, whether or not a library marked
+     its descriptors close-on-exec (libdqlite's listener is not: a child holding it kept
+     a stopped node's port). */
+  if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
   if (rc == 0) rc = posix_spawn(pid, path, &actions, NULL, argv, envp);
   posix_spawn_file_actions_destroy(&actions);
   return rc;

@@ -31,10 +31,15 @@ public final class DqliteNode: Sendable {
       if let node { dqlite_node_destroy(node) }
       throw .io("dqlite_node_create failed (\(created)) for \(directory)")
     }
+    // libdqlite binds here, without close-on-exec: `OpenDescriptors` sets it below, or a
+    // child process started meanwhile would keep the port after the node stops.
     let bind = dqlite_node_set_bind_address(node, bindAddress ?? address)
     guard bind == 0 else {
       dqlite_node_destroy(node)
       throw .io("cannot bind \(bindAddress ?? address) (\(bind))")
+    }
+    if let port = try? DqliteSocket.split(bindAddress ?? address).port, let number = UInt16(port) {
+      OpenDescriptors.closeOnExec(socketsOnPort: number)
     }
     if let networkLatencyMs {
       _ = dqlite_node_set_network_latency_ms(node, networkLatencyMs)

@@ -49,8 +49,9 @@ public final class LoopbackNodes {
   /// starts again needs its port back, and a port from that range can be gone by then:
   /// handed to an outgoing connection as its source port, or taken by the other nodes
   /// themselves, whose reconnects to the stopped node's port can connect to themselves
-  /// (TCP's simultaneous open, when the kernel picks that very port as the source). CI
-  /// saw "cannot bind" once. Ports outside the range are never picked as sources.
+  /// (TCP's simultaneous open, when the kernel picks that very port as the source). Ports
+  /// outside the range are never picked as sources. (The "cannot bind" CI saw twice was
+  /// another cause: a child process holding the listener, see `OpenDescriptors`.)
   public static func freePort() throws -> Int {
     let low = ephemeralRangeStart()
     let range = 10_000..<max(10_001, low)

@@ -31,11 +31,12 @@ int anonauth_errno(void);
 int anonauth_malloc_trim(void);
 /// Sets glibc's mmap and trim thresholds (bytes); 1 when both were taken.
 int anonauth_set_heap_thresholds(int mmap_threshold, int trim_threshold);
-/// posix_spawn of `path` with NULL-terminated `argv` and `envp`: stdin from /dev/null,
-/// stdout and stderr onto `out_fd` and `err_fd` (-1 keeps the parent's). Returns 0 and
-/// sets `*pid`, or an errno value. For the tests' child processes (see ChildProcess).
 /// pipe2(fds, O_CLOEXEC): both ends close on exec (pipe2 is not in Swift's Glibc module).
 int anonauth_pipe_cloexec(int fds[2]);
+/// posix_spawn of `path` with NULL-terminated `argv` and `envp`: stdin from /dev/null,
+/// stdout and stderr onto `out_fd` and `err_fd` (-1 keeps the parent's), and no other
+/// descriptor of the parent's. Returns 0 and sets `*pid`, or an errno value. For the
+/// tests' child processes (see ChildProcess).
 int anonauth_spawn(const char *path, char *const argv[], char *const envp[], int out_fd, int err_fd,
                    pid_t *pid);
 
