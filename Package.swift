@@ -112,7 +112,7 @@ let package = Package(
       name: "AnonAuthNetTests", dependencies: ["AnonAuthNet"],
       swiftSettings: swiftSettings),
     .testTarget(
-      name: "AnonAuthDqliteTests", dependencies: ["AnonAuthDqlite"],
+      name: "AnonAuthDqliteTests", dependencies: ["AnonAuthDqlite", "CSQLite"],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthStoreTests", dependencies: ["AnonAuthStore", "AnonAuthDqlite", "AnonAuthTestSupport"],

@@ -11,7 +11,30 @@ public final class DqliteNode: Sendable {
   public let id: UInt64
   /// The address other nodes and clients use to reach this one.
   public let address: String
-  private let handle: Mutex<OpaquePointer?>
+  private let handle: Mutex<Handle>
+
+  /// The node, and whether its thread runs: `dqlite_node_stop` joins that thread, so it
+  /// must not be called for a node that never started.
+  private struct Handle: ~Copyable {
+    var node: OpaquePointer?
+    var started = false
+  }
+
+  /// libdqlite 1.11.1 names each node's SQLite VFS "dqlite-<serial>" from a counter it
+  /// reads and increments without a lock: two nodes created at once in one process could
+  /// get the same name, and SQLite then finds one VFS, so one in-memory database, for
+  /// both (a test saw another node's table). Creations take turns.
+  private static let creation = Mutex<Void>(())
+
+  private static func create(
+    id: UInt64, address: String, directory: String
+  ) -> (code: Int32, node: OpaquePointer?) {
+    creation.withLock { _ in
+      var node: OpaquePointer?
+      let code = dqlite_node_create(id, address, directory, &node)
+      return (code, node)
+    }
+  }
 
   /// - Parameters:
   ///   - id: this node's id in the cluster, for ever (the node that bootstraps is 1).
@@ -25,8 +48,7 @@ public final class DqliteNode: Sendable {
     networkLatencyMs: UInt32? = nil
   ) throws(DqliteError) {
     guard id > 0 else { throw .invalidRequest("node id must be positive") }
-    var node: OpaquePointer?
-    let created = dqlite_node_create(id, address, directory, &node)
+    let (created, node) = Self.create(id: id, address: address, directory: directory)
     guard created == 0, let node else {
       if let node { dqlite_node_destroy(node) }
       throw .io("dqlite_node_create failed (\(created)) for \(directory)")
@@ -58,7 +80,7 @@ public final class DqliteNode: Sendable {
       }, nil)
     self.id = id
     self.address = address
-    handle = Mutex(node)
+    handle = Mutex(Handle(node: node))
   }
 
   /// Starts the node's thread; from here on it answers on its address.
@@ -68,17 +90,23 @@ public final class DqliteNode: Sendable {
   /// be killed by the signal.
   public func start() throws(DqliteError) {
     signal(SIGPIPE, SIG_IGN)
-    let rc = handle.withLock { node in node.map { dqlite_node_start($0) } ?? -1 }
+    let rc = handle.withLock { handle in
+      guard let node = handle.node, !handle.started else { return Int32(-1) }
+      let rc = dqlite_node_start(node)
+      handle.started = rc == 0
+      return rc
+    }
     guard rc == 0 else { throw .io("dqlite_node_start failed (\(rc))") }
   }
 
   /// Stops serving and frees the node. Idempotent; the node cannot start again.
   public func stop() {
-    handle.withLock { node in
-      guard let current = node else { return }
-      dqlite_node_stop(current)
-      dqlite_node_destroy(current)
-      node = nil
+    handle.withLock { handle in
+      guard let node = handle.node else { return }
+      if handle.started { dqlite_node_stop(node) }
+      dqlite_node_destroy(node)
+      handle.node = nil
+      handle.started = false
     }
   }
 
@@ -95,8 +123,7 @@ public final class DqliteNode: Sendable {
   public static func recover(
     id: UInt64, address: String, directory: String, members: [DqliteNodeInfo]
   ) throws(DqliteError) {
-    var node: OpaquePointer?
-    guard dqlite_node_create(id, address, directory, &node) == 0, let node else {
+    guard case (0, let node?) = create(id: id, address: address, directory: directory) else {
       throw .io("dqlite_node_create failed for \(directory)")
     }
     defer { dqlite_node_destroy(node) }
