@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// Real dqlite nodes in this process, each on a free loopback port with a data directory
 /// of its own under a temporary root that goes with it: for tests, which need a cluster
@@ -52,15 +53,23 @@ public final class LoopbackNodes {
   /// (TCP's simultaneous open, when the kernel picks that very port as the source). Ports
   /// outside the range are never picked as sources. (The "cannot bind" CI saw twice was
   /// another cause: a child process holding the listener, see `OpenDescriptors`.)
+  ///
+  /// A port is handed out once per process: two harnesses that picked the same port
+  /// before either bound it would both bind it (libdqlite sets SO_REUSEADDR), and the
+  /// second node's `listen` would fail, which leaves `dqlite_node_start` waiting forever.
   public static func freePort() throws -> Int {
     let low = ephemeralRangeStart()
     let range = 10_000..<max(10_001, low)
     for _ in 0..<200 {
       let port = Int.random(in: range)
+      guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
       if canBind(port) { return port }
     }
     throw DqliteError.io("no free port below \(low)")
   }
+
+  /// Every port `freePort` returned in this process.
+  private static let handedOut = Mutex<Set<Int>>([])
 
   /// The first port of `ip_local_port_range` (32768 when it cannot be read).
   static func ephemeralRangeStart() -> Int {
