@@ -8,12 +8,12 @@ import Testing
 @Suite(.serialized) struct ClusterTests {
   /// Numeric addresses, and names that each node resolves (as pods know each other).
   @Test(arguments: [nil, "localhost"])
-  func threeVotersSurviveLosingTheLeaderAndTheLeaderCatchesUp(hostName: String?) throws {
+  func threeVotersSurviveLosingTheLeaderAndTheLeaderCatchesUp(hostName: String?) async throws {
     let harness = try LoopbackNodes(hostName: hostName)
     for id: UInt64 in 1...3 { try harness.start(id) }
     let seeds = harness.seeds
     let connector = DqliteConnector(seeds: seeds, timeoutMs: 10_000)
-    let first = try LoopbackNodes.eventually { try connector.connectToLeader() }
+    let first = try await LoopbackNodes.eventually { try connector.connectToLeader() }
     for id: UInt64 in 2...3 {
       try first.add(id: id, address: harness.addresses[id] ?? "")
       try first.assign(id: id, role: .voter)
@@ -32,7 +32,7 @@ import Testing
     // Stop whoever leads now; the other two elect a leader and keep every row.
     let leaderID = try connector.findLeader().id
     harness.stop(leaderID)
-    let (second, survivors) = try LoopbackNodes.eventually(seconds: 20) {
+    let (second, survivors) = try await LoopbackNodes.eventually(seconds: 20) {
       () throws -> (DqliteConnection, UInt32) in
       let connection = try connector.connectToLeader()
       let database = try connection.open("store")
@@ -48,7 +48,7 @@ import Testing
 
     // The stopped node starts again, catches up, and can lead with all 101 rows.
     try harness.start(leaderID)
-    try LoopbackNodes.eventually(seconds: 20) {
+    try await LoopbackNodes.eventually(seconds: 20) {
       let leader = try connector.connectToLeader()
       defer { leader.close() }
       if try leader.leader()?.id != leaderID { try leader.transfer(to: leaderID) }

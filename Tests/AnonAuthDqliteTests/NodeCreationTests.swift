@@ -30,7 +30,7 @@ import Testing
     return names
   }
 
-  @Test func nodesCreatedAtOnceHaveVFSesOfTheirOwn() throws {
+  @Test func nodesCreatedAtOnceHaveVFSesOfTheirOwn() async throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent(
       "dqlite-vfs-\(UUID().uuidString)"
     ).path
@@ -59,7 +59,9 @@ import Testing
           }
         }
       }
-      done.wait()
+      await withCheckedContinuation { continuation in
+        done.notify(queue: .global()) { continuation.resume() }
+      }
       let names = Self.dqliteVFSNames()
       let repeated = Dictionary(grouping: names, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
       #expect(repeated.isEmpty, "round \(round): VFS names registered twice: \(repeated)")

@@ -9,7 +9,7 @@ import Testing
 /// the port listening after the node stopped, and the node could not bind it again (CI
 /// saw "cannot bind" twice, while other tests were running daemons).
 @Suite(.serialized) struct NodeDescriptorTests {
-  @Test func aChildStartedWhileANodeRunsDoesNotKeepItsPort() throws {
+  @Test func aChildStartedWhileANodeRunsDoesNotKeepItsPort() async throws {
     let harness = try LoopbackNodes()
     try harness.start(1)
     // A plain posix_spawn with no file actions: the child gets every descriptor that is
@@ -27,7 +27,7 @@ import Testing
     }
     harness.stop(1)
     try harness.start(1)
-    let connection = try LoopbackNodes.eventually {
+    let connection = try await LoopbackNodes.eventually {
       try DqliteConnector(seeds: harness.seeds).connectToLeader()
     }
     connection.close()

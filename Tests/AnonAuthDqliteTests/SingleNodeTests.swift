@@ -6,17 +6,17 @@ import Testing
 /// must tell apart.
 @Suite(.serialized) struct SingleNodeTests {
   /// A node of its own, a connection to it (it leads at once) and the database "store".
-  static func oneNode() throws -> (LoopbackNodes, DqliteConnection, UInt32) {
+  static func oneNode() async throws -> (LoopbackNodes, DqliteConnection, UInt32) {
     let harness = try LoopbackNodes()
     try harness.start(1)
-    let connection = try LoopbackNodes.eventually {
+    let connection = try await LoopbackNodes.eventually {
       try DqliteConnector(seeds: harness.seeds).connectToLeader()
     }
     return (harness, connection, try connection.open("store"))
   }
 
-  @Test func sqlRoundTripsThroughANode() throws {
-    let (harness, connection, database) = try Self.oneNode()
+  @Test func sqlRoundTripsThroughANode() async throws {
+    let (harness, connection, database) = try await Self.oneNode()
     defer { withExtendedLifetime(harness) {} }
     _ = try connection.execSQL(
       database: database, sql: "CREATE TABLE t (k TEXT PRIMARY KEY, n INTEGER, r REAL, b BLOB)")
@@ -47,8 +47,8 @@ import Testing
     #expect(try connection.queryAll(database: database, sql: "SELECT count(*) FROM t") == [[.integer(4)]])
   }
 
-  @Test func aTransactionSpansRequestsAndRollsBackWhole() throws {
-    let (harness, connection, database) = try Self.oneNode()
+  @Test func aTransactionSpansRequestsAndRollsBackWhole() async throws {
+    let (harness, connection, database) = try await Self.oneNode()
     defer { withExtendedLifetime(harness) {} }
     _ = try connection.execSQL(database: database, sql: "CREATE TABLE t (k INTEGER PRIMARY KEY)")
     _ = try connection.execSQL(database: database, sql: "BEGIN")
@@ -64,8 +64,8 @@ import Testing
     #expect(try connection.queryAll(database: database, sql: "SELECT k FROM t") == [[.integer(1)]])
   }
 
-  @Test func aLargeResultArrivesInBatchesAndAnEarlyStopKeepsTheConnectionInStep() throws {
-    let (harness, connection, database) = try Self.oneNode()
+  @Test func aLargeResultArrivesInBatchesAndAnEarlyStopKeepsTheConnectionInStep() async throws {
+    let (harness, connection, database) = try await Self.oneNode()
     defer { withExtendedLifetime(harness) {} }
     _ = try connection.execSQL(
       database: database,

@@ -9,10 +9,10 @@ import Testing
 @Suite("The replicated store", .serialized)
 struct ClusterStoreTests {
   /// Three voters, as `--cluster-join` forms them: node 1 bootstraps, the others are added.
-  private static func threeNodes() throws -> LoopbackNodes {
+  private static func threeNodes() async throws -> LoopbackNodes {
     let nodes = try LoopbackNodes()
     for id: UInt64 in 1...3 { try nodes.start(id) }
-    let leader = try LoopbackNodes.eventually {
+    let leader = try await LoopbackNodes.eventually {
       try DqliteConnector(seeds: nodes.seeds, timeoutMs: 10_000).connectToLeader()
     }
     defer { leader.close() }
@@ -31,7 +31,7 @@ struct ClusterStoreTests {
 
   @Test("stores of several daemons share one cluster: the schema is migrated once, every write lands")
   func storesShareACluster() async throws {
-    let nodes = try Self.threeNodes()
+    let nodes = try await Self.threeNodes()
     // Each "daemon" names its own node first, as the daemon does.
     let stores = try (0..<3).map { index in
       try Self.open(nodes, seeds: Array(nodes.seeds[index...] + nodes.seeds[..<index]))
@@ -51,7 +51,7 @@ struct ClusterStoreTests {
     "the leader stops: writes fail as unavailable, then resume on the new leader; nothing acknowledged is lost"
   )
   func leaderLoss() async throws {
-    let nodes = try Self.threeNodes()
+    let nodes = try await Self.threeNodes()
     let store = try Self.open(nodes)
     let acknowledged = Mutex<Set<String>>([])
     func write(_ name: String) async throws {
@@ -88,7 +88,7 @@ struct ClusterStoreTests {
 
   @Test("a backup of the replicated store is one SQLite file that opens as a single-file store")
   func backup() async throws {
-    let nodes = try Self.threeNodes()
+    let nodes = try await Self.threeNodes()
     let store = try Self.open(nodes)
     for index in 0..<300 { try await store.insertItem("b\(index)") }
     let path = nodes.root + "/backup.sqlite"

@@ -93,12 +93,16 @@ public final class LoopbackNodes {
   }
 
   /// Retries `body` until it succeeds or `seconds` pass: elections take a moment.
-  public static func eventually<T>(seconds: Double = 15, _ body: () throws -> T) throws -> T {
+  ///
+  /// It waits between tries without holding a thread: tests run on Swift's cooperative
+  /// pool, one thread per core, and two tests blocked in elections at once stalled every
+  /// other test's awaited work for seconds (clients' calls then missed their deadlines).
+  public static func eventually<T>(seconds: Double = 15, _ body: () throws -> T) async throws -> T {
     let deadline = Date().addingTimeInterval(seconds)
     while true {
       do { return try body() } catch {
         if Date() > deadline { throw error }
-        usleep(50_000)
+        try await Task.sleep(for: .milliseconds(50))
       }
     }
   }
