@@ -19,11 +19,16 @@ ADMIN = "/anonauth.v1.AdminService/"
 UNAVAILABLE = 14
 
 
+_handed_out = set()
+
+
 def free_port():
     """A free loopback port below the kernel's ephemeral range: a node restarted on its
     address needs the port back, and one from that range can be taken meanwhile as an
     outgoing connection's source port, even by the other nodes' own reconnects to it (a
-    connection to itself). Ports outside the range are never picked as sources."""
+    connection to itself). Ports outside the range are never picked as sources. Each
+    port is handed out once: two nodes given one port both bind it (libdqlite sets
+    SO_REUSEADDR) and the second one's start then waits for ever."""
     try:
         with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
             low = int(f.read().split()[0])
@@ -31,6 +36,9 @@ def free_port():
         low = 32768
     for _ in range(200):
         port = random.randrange(10000, max(10001, low))
+        if port in _handed_out:
+            continue
+        _handed_out.add(port)
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))

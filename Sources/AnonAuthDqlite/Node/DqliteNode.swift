@@ -106,7 +106,6 @@ public final class DqliteNode: Sendable {
       if handle.started { dqlite_node_stop(node) }
       dqlite_node_destroy(node)
       handle.node = nil
-      handle.started = false
     }
   }
 

@@ -51,8 +51,7 @@ public final class LoopbackNodes {
   /// handed to an outgoing connection as its source port, or taken by the other nodes
   /// themselves, whose reconnects to the stopped node's port can connect to themselves
   /// (TCP's simultaneous open, when the kernel picks that very port as the source). Ports
-  /// outside the range are never picked as sources. (The "cannot bind" CI saw twice was
-  /// another cause: a child process holding the listener, see `OpenDescriptors`.)
+  /// outside the range are never picked as sources.
   ///
   /// A port is handed out once per process: two harnesses that picked the same port
   /// before either bound it would both bind it (libdqlite sets SO_REUSEADDR), and the

@@ -10,19 +10,11 @@ import Glibc
 /// port, not by being new: other threads open and close descriptors meanwhile, and the
 /// listener can take a number that was in use a moment before.
 enum OpenDescriptors {
-  /// The descriptors open now (from /proc/self/fd; empty where it cannot be read).
-  static func current() -> Set<Int32> {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-    return Set(names.compactMap { Int32($0) })
-  }
-
-  /// The IPv4 or IPv6 sockets of this process bound to local `port`.
+  /// The IPv4 or IPv6 sockets of this process bound to local `port` (from /proc/self/fd;
+  /// none where it cannot be read). Descriptors that are not sockets fail getsockname.
   static func sockets(onPort port: UInt16) -> [Int32] {
-    current().sorted().filter { fd in
-      var status = stat()
-      guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return false }
-      return localPort(of: fd) == port
-    }
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    return names.compactMap { Int32($0) }.filter { localPort(of: $0) == port }
   }
 
   /// Sets close-on-exec on every socket bound to `port` that lacks it.
