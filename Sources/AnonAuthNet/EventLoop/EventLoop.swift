@@ -33,6 +33,12 @@ public final class EventLoop: @unchecked Sendable {
   /// How long this loop's turns work: see `LoopTurnStats`.
   public let turns: LoopTurnStats
 
+  /// How many due timers one turn runs. Timeouts come in crowds (a flood of abandoned
+  /// handshakes all expires within a millisecond), and each closes a connection; the rest
+  /// run on the next turns, after those turns' socket events, as `AcceptLoop` does with
+  /// accepts.
+  public static let timersPerTurn = 64
+
   /// The id of the wake-up registration: never handed to a handler.
   private static let wakeID: UInt64 = 0
 
@@ -200,7 +206,7 @@ public final class EventLoop: @unchecked Sendable {
         for body in yielded { body() }
       }
       runPending()
-      for callback in timers.popDue(now: MonotonicClock.now()) { callback() }
+      for callback in timers.popDue(now: MonotonicClock.now(), limit: Self.timersPerTurn) { callback() }
       while !endOfIteration.isEmpty {
         let batch = endOfIteration
         endOfIteration.removeAll(keepingCapacity: true)

@@ -35,10 +35,11 @@ struct TimerHeap {
     return nil
   }
 
-  /// Removes and returns every callback due at `now`, earliest first.
-  mutating func popDue(now: UInt64) -> [() -> Void] {
+  /// Removes and returns the callbacks due at `now`, earliest first, at most `limit` of
+  /// them: the rest stay due for the caller's next turn.
+  mutating func popDue(now: UInt64, limit: Int) -> [() -> Void] {
     var due: [() -> Void] = []
-    while let top = heap.first, top.deadline <= now {
+    while due.count < limit, let top = heap.first, top.deadline <= now {
       popTop()
       if let callback = callbacks.removeValue(forKey: top.id) { due.append(callback) }
     }
