@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
 """Each abuser of Tests/Interop/abuse.py alone (and all of them at once) beside the
 hostile suite's well-behaved client, against a fresh release daemon each: the client's
-p99 without and with the abuse, their ratio (the goal is 2x), and how long the daemon's
-event-loop turns were meanwhile (from /metrics).
+p99 without and with the abuse, their ratio (the goal is 2x), how long the daemon's
+event-loop turns were meanwhile (from /metrics), and, over the measured 6 s of abuse,
+how many attacks the abusers made, the daemon's CPU seconds and the abusers' own.
 
     python3 Scripts/hostile_probe.py [ABUSER ...] [all]     (default: each, then all)
 
 PROBE_DAEMON_ARGS adds daemon flags (`PROBE_DAEMON_ARGS="--io-threads 2"`); name `all`
-several times to see how much the ratio moves between runs.
+several times to see how much the ratio moves between runs. The abusers run under
+SCHED_IDLE; `ABUSE_SCHED=nice` runs them at nice 19 instead (see abuse._demoted).
 
 A measurement, not a test: the machine's noise moves the figures by tens of percent."""
 
 import os
 import pathlib
+import resource
 import sys
 import time
 import urllib.request
@@ -47,6 +50,22 @@ def loop_turns(daemon):
     return total - buckets["0.0025"], total - buckets["0.01"], longest
 
 
+def daemon_cpu_seconds(daemon):
+    """The daemon's CPU seconds so far (`process_cpu_seconds_total`)."""
+    text = urllib.request.urlopen(f"http://{daemon.ops[0]}:{daemon.ops[1]}/metrics", timeout=5).read().decode()
+    for line in text.splitlines():
+        if line.startswith("process_cpu_seconds_total "):
+            return float(line.split()[1])
+    return 0.0
+
+
+def own_cpu_seconds():
+    """This process's CPU seconds so far: the abusers' threads (the measured client is a
+    process of its own)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def probe(pb, name):
     daemon = Daemon(extra=["--log-level", "warn"] + os.environ.get("PROBE_DAEMON_ARGS", "").split())
     try:
@@ -60,9 +79,12 @@ def probe(pb, name):
         well_behaved(daemon, 2)  # warm-up
         quiet = well_behaved(daemon, 6)
         before = loop_turns(daemon)
-        stop, threads, _ = abuse.start(daemon, pb, abuse.ALL if name == "all" else [getattr(abuse, name)])
+        stop, threads, tally = abuse.start(daemon, pb, abuse.ALL if name == "all" else [getattr(abuse, name)])
         time.sleep(2)
+        acts, cpu, own = sum(tally.counts.values()), daemon_cpu_seconds(daemon), own_cpu_seconds()
         loaded = well_behaved(daemon, 6)
+        acts, cpu = sum(tally.counts.values()) - acts, daemon_cpu_seconds(daemon) - cpu
+        own = own_cpu_seconds() - own
         after = loop_turns(daemon)
         stop.set()
         for t in threads:
@@ -70,14 +92,14 @@ def probe(pb, name):
     finally:
         daemon.stop()
     print(f"{name:22} {quiet['p99_ms']:7.2f} {loaded['p99_ms']:8.2f} {loaded['p99_ms'] / quiet['p99_ms']:6.2f}x "
-          f"{after[0] - before[0]:9.0f} {after[1] - before[1]:8.0f} {after[2]:10.1f}", flush=True)
+          f"{after[0] - before[0]:9.0f} {after[1] - before[1]:8.0f} {after[2]:10.1f} {acts:8d} {cpu:10.2f} {own:10.2f}", flush=True)
 
 
 def main():
     names = sys.argv[1:] or [a.__name__ for a in abuse.ALL] + ["all"]
     pb = load_pb()
     print(f"{'abuser':22} {'p99 alone':>7} {'p99 abused':>8} {'ratio':>7} {'turns>2.5ms':>9} {'>10ms':>8} "
-          f"{'longest ms':>10}")
+          f"{'longest ms':>10} {'attacks':>8} {'daemon cpu':>10} {'abuser cpu':>10}")
     for name in names:
         probe(pb, name)
 

@@ -53,13 +53,14 @@ class Daemon:
     """The real anonauthd. With dev=True it makes its own certificate and keys (--dev);
     with dev=False the test gives them as a deployment would (`extra` names the files and
     `ca_file` is the certificate to trust). `env` adds environment variables (for example
-    libfaketime's); `data_dir` starts it again on an existing data dir (a restart)."""
+    libfaketime's); `data_dir` starts it again on an existing data dir (a restart);
+    `binary` runs another build than $ANONAUTHD's."""
 
-    def __init__(self, extra=(), dev=True, ca_file=None, data_dir=None, env=None):
+    def __init__(self, extra=(), dev=True, ca_file=None, data_dir=None, env=None, binary=None):
         self.dir = data_dir or tempfile.mkdtemp(prefix="anonauth-py-data-")
         self.log_path = os.path.join(self.dir, "..", os.path.basename(self.dir) + ".log")
         self.log = open(self.log_path, "w+")
-        binary = os.environ.get("ANONAUTHD", str(ROOT / ".build/debug/anonauthd"))
+        binary = binary or os.environ.get("ANONAUTHD", str(ROOT / ".build/debug/anonauthd"))
         # With LD_PRELOAD (libfaketime) the daemon is exec'd through sh: a Swift binary
         # started with libfaketime preloaded straight from Python saw an empty argv here.
         launcher = ["sh", "-c", 'exec "$0" "$@"'] if env and "LD_PRELOAD" in env else []
@@ -110,9 +111,13 @@ class Daemon:
         return ctx.wrap_socket(raw, server_hostname="localhost")
 
 
+# The flags of the `daemon` fixture: short timeouts, so tests of slow clients run fast.
+TEST_DAEMON_FLAGS = ["--frame-timeout-ms", "500", "--handshake-timeout-ms", "500", "--test-hooks"]
+
+
 @pytest.fixture
 def daemon():
-    d = Daemon(extra=["--frame-timeout-ms", "500", "--handshake-timeout-ms", "500", "--test-hooks"])
+    d = Daemon(extra=TEST_DAEMON_FLAGS)
     yield d
     assert d.stop() == 0
 
