@@ -9,7 +9,7 @@ import contextlib
 import os
 import sqlite3
 
-from conftest import Daemon, call
+from conftest import Daemon
 from test_firebase_exchange import FIREBASE_PROJECT, Securetoken, rpc
 
 ACCOUNT = "/anonauth.v1.AccountService/"

@@ -15,7 +15,6 @@ Documented answers (see the README):
 import base64
 import json
 import os
-import socket
 import struct
 import threading
 import time

@@ -5,7 +5,6 @@ start's secrets go."""
 import os
 import socket
 import stat
-import tempfile
 import time
 
 import pytest

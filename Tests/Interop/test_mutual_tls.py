@@ -2,7 +2,6 @@
 makes a caller trusted (x-end-user-ip believed) and can be required for AdminService."""
 
 import datetime
-import json
 import os
 import ssl
 import tempfile

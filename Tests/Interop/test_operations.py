@@ -6,9 +6,6 @@ import json
 import os
 import secrets
 import signal
-import socket
-import ssl
-import subprocess
 import time
 import urllib.error
 import urllib.request
