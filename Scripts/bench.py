@@ -57,9 +57,10 @@ class Daemon:
         self.proc = subprocess.Popen(
             [str(BIN / "anonauthd"), "--dev", "--data-dir", self.dir, "--listen", "127.0.0.1:0",
              "--ops-listen", "127.0.0.1:0", "--log-level", "warn",
-             # Every bench connection comes from 127.0.0.1: the per-IP cap (256) would
-             # otherwise be what the idle bench measures.
-             "--max-connections-per-ip", "100000", "--max-connections", "20000"],
+             # Every bench connection comes from 127.0.0.1: the per-IP cap (256) and
+             # pace (64 new a second) would otherwise be what the idle bench measures.
+             "--max-connections-per-ip", "100000", "--max-connection-rate-per-ip", "0",
+             "--max-connections", "20000"],
             stdout=subprocess.PIPE, stderr=open(os.path.join(self.dir, "..", os.path.basename(self.dir) + ".log"), "w"),
             text=True, env=dict(os.environ, **(env or {})))
         ready = json.loads(self.proc.stdout.readline())

@@ -49,7 +49,8 @@ class Daemon:
         self.proc = subprocess.Popen(
             [str(BIN / "anonauthd"), "--dev", "--data-dir", self.dir, "--listen", "127.0.0.1:0",
              "--ops-listen", "127.0.0.1:0", "--log-level", "warn", "--cleanup-interval-ms", str(cleanup_interval_ms),
-             "--max-connections-per-ip", "100000", *os.environ.get("BENCH_DAEMON_ARGS", "").split()],
+             "--max-connections-per-ip", "100000", "--max-connection-rate-per-ip", "0",
+             *os.environ.get("BENCH_DAEMON_ARGS", "").split()],
             stdout=subprocess.PIPE, stderr=open(self.dir + ".log", "a"), text=True)
         line = self.proc.stdout.readline()
         took = time.monotonic() - started

@@ -57,7 +57,7 @@ class One:
     """A single-file daemon shaped like a Cluster for RetryingClient."""
 
     def __init__(self):
-        self.daemons = {1: Daemon(extra=["--log-level", "warn", "--max-connections-per-ip", "100000"])}
+        self.daemons = {1: Daemon(extra=["--log-level", "warn", "--max-connections-per-ip", "100000", "--max-connection-rate-per-ip", "0"])}
 
 
 def main():
@@ -75,7 +75,7 @@ def main():
         figures(pb, seconds)
     if args.bench_only:
         return
-    cluster = Cluster(extra=["--log-level", "warn", "--max-connections-per-ip", "100000"])
+    cluster = Cluster(extra=["--log-level", "warn", "--max-connections-per-ip", "100000", "--max-connection-rate-per-ip", "0"])
     try:
         raise_quota(cluster, pb)
         rounds(cluster, pb, args.rounds)
@@ -97,7 +97,7 @@ def figures(pb, seconds):
     finally:
         one.daemons[1].stop()
         shutil.rmtree(one.daemons[1].dir, ignore_errors=True)
-    cluster = Cluster(extra=["--log-level", "warn", "--max-connections-per-ip", "100000"])
+    cluster = Cluster(extra=["--log-level", "warn", "--max-connections-per-ip", "100000", "--max-connection-rate-per-ip", "0"])
     try:
         raise_quota(cluster, pb)
         leader = cluster.leader()

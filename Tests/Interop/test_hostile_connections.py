@@ -555,3 +555,29 @@ def test_complete_frames_held_back_by_backpressure_are_not_a_partial_frame(daemo
     send_frame(sock, ping_frame(pb, 77))
     assert read_frame(sock, pb).pong.nonce == 77
     sock.close()
+
+
+def test_connection_rate_per_ip_paces_a_flood_of_new_connections(pb):
+    # A burst as large as the per-IP cap, then 1 new connection a second: a flood of
+    # short-lived connections is closed at accept, other addresses are not affected,
+    # and credit comes back with time.
+    daemon = Daemon(extra=["--max-connections-per-ip", "10", "--max-connection-rate-per-ip", "1"])
+    try:
+        served = 0
+        while not closed_at_once(daemon):
+            served += 1
+            # The burst of 10, and at most one more if the burst took over a second.
+            assert served <= 11, "a flood of new connections from one address was never paced"
+        assert served >= 9, f"paced after {served} connections, before the burst of 10 was used"
+        other = connect_from(daemon, "127.0.0.2")
+        assert check(other, pb)
+        other.close()
+        assert metric(daemon, "anonauth_connections_rejected_total") >= 1
+        assert any("connections refused: over a limit" in line and "max-connection-rate-per-ip 1" in line
+                   for line in daemon.log_lines()), daemon.log_lines_text()
+        time.sleep(1.1)  # one connection's worth of credit
+        s = daemon.connect()
+        assert check(s, pb)
+        s.close()
+    finally:
+        assert daemon.stop() == 0

@@ -185,6 +185,7 @@ public struct DaemonConfig: Sendable {
     rpc.maxConcurrentCallsPerConnection = Int(try number("max-concurrent-calls", 1...100_000))
     rpc.maxConnections = Int(try number("max-connections", 1...10_000_000))
     rpc.maxConnectionsPerIP = Int(try number("max-connections-per-ip", 1...10_000_000))
+    rpc.maxConnectionRatePerIP = Int(try number("max-connection-rate-per-ip", 0...10_000_000))
     // A bad entry is reported where the whole list is parsed (Daemon.run).
     if case .success(let policy) = EndUserIPPolicy.parse(trustedProxies) {
       rpc.perIPExempt = policy.trustedProxies

@@ -67,6 +67,9 @@ public struct Setting: Sendable {
       "open RPC connections at most (lowered to fit the descriptor limit); more are closed on accept"),
     Setting(
       "max-connections-per-ip", "256", "open RPC connections per client IP; --trusted-proxies are exempt"),
+    Setting(
+      "max-connection-rate-per-ip", "64",
+      "new RPC connections a second per client IP, after a burst of --max-connections-per-ip; 0: off"),
     Setting("handshake-timeout-ms", "10000", "a TLS handshake must finish within this"),
     Setting("frame-timeout-ms", "30000", "a frame that has started must be complete within this"),
     Setting("idle-timeout-ms", "300000", "idle connections are closed after this"),

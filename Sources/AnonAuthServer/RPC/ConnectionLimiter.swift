@@ -1,40 +1,60 @@
+import AnonAuthNet
 import AnonAuthService
 import Synchronization
 
-/// Counts open RPC connections, in all and per peer IP, and refuses one over either
-/// limit: idle or abandoned connections must not take every file descriptor (and with
-/// them the ops port, the store and outbound HTTPS). Shared by the listener, which
+/// Counts open RPC connections, in all and per peer IP, and paces new ones per peer IP;
+/// refuses one over any of the three limits: idle or abandoned connections must not take
+/// every file descriptor (and with them the ops port, the store and outbound HTTPS), and
+/// a flood of short-lived ones must not take the loop. Shared by the listener, which
 /// admits, and every loop, which releases on close.
 final class ConnectionLimiter: Sendable {
   /// Why a connection was refused.
-  enum Refusal: Sendable { case total, perIP }
+  enum Refusal: Sendable { case total, perIP, rate }
 
   let maxConnections: Int
   let maxPerIP: Int
-  /// Peers exempt from the per-IP limit: the `--trusted-proxies`, behind which many
-  /// clients share one address.
+  /// New connections a second per peer IP after a burst of `maxPerIP`; 0: not paced.
+  let ratePerIP: Int
+  private let now: @Sendable () -> UInt64
+  /// Peers exempt from the per-IP limit and pace: the `--trusted-proxies`, behind which
+  /// many clients share one address.
   private let exempt: [IPNetwork]
   private let state = Mutex(State())
 
   private struct State {
     var total = 0
     var perIP: [String: Int] = [:]
+    var rate: ConnectionRate?
   }
 
-  init(maxConnections: Int, maxPerIP: Int, exempt: [IPNetwork]) {
+  init(
+    maxConnections: Int, maxPerIP: Int, ratePerIP: Int = 0, exempt: [IPNetwork],
+    now: @escaping @Sendable () -> UInt64 = { MonotonicClock.now() }
+  ) {
     self.maxConnections = maxConnections
     self.maxPerIP = maxPerIP
+    self.ratePerIP = ratePerIP
     self.exempt = exempt
+    self.now = now
+    if ratePerIP > 0 {
+      // The burst is the per-IP cap: a client may always open its whole allowance at once.
+      state.withLock { $0.rate = ConnectionRate(perSecond: ratePerIP, burst: maxPerIP) }
+    }
   }
+
+  /// Peers the pacing remembers now (for tests: the table must not grow without bound).
+  var pacedPeers: Int { state.withLock { $0.rate?.trackedPeers ?? 0 } }
 
   /// Counts the connection in, or says which limit it is over (and counts nothing).
   func admit(_ peerIP: String?) -> Refusal? {
     let key = perIPKey(peerIP)
+    let time = key == nil ? 0 : now()
     return state.withLock { state -> Refusal? in
       if state.total >= maxConnections { return .total }
       if let key {
         let current = state.perIP[key, default: 0]
         if current >= maxPerIP { return .perIP }
+        if state.rate?.admit(key, now: time) == false { return .rate }
         state.perIP[key] = current + 1
       }
       state.total += 1

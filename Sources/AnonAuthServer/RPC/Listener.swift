@@ -74,6 +74,7 @@ final class Listener {
     switch refusal {
     case .total: limit = "max-connections \(limiter.maxConnections)"
     case .perIP: limit = "max-connections-per-ip \(limiter.maxPerIP)"
+    case .rate: limit = "max-connection-rate-per-ip \(limiter.ratePerIP)"
     }
     core.logger.warning(
       "connections refused: over a limit",

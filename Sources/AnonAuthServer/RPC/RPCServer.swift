@@ -46,12 +46,14 @@ public final class RPCServer: Sendable {
     let reserve = min(256, descriptors / 4)
     let maxConnections = max(1, min(config.maxConnections, descriptors - reserve))
     let limiter = ConnectionLimiter(
-      maxConnections: maxConnections, maxPerIP: config.maxConnectionsPerIP, exempt: config.perIPExempt)
+      maxConnections: maxConnections, maxPerIP: config.maxConnectionsPerIP,
+      ratePerIP: config.maxConnectionRatePerIP, exempt: config.perIPExempt)
     core.logger.info(
       "connection limits",
       [
         "nofile": .int(Int64(descriptors)), "max_connections": .int(Int64(maxConnections)),
         "max_connections_per_ip": .int(Int64(config.maxConnectionsPerIP)),
+        "max_connection_rate_per_ip": .int(Int64(config.maxConnectionRatePerIP)),
       ])
     let (fd, bound) = try Socket.listen(on: config.listen)
     var loops: [EventLoop] = []

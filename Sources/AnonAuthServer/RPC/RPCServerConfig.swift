@@ -19,6 +19,9 @@ public struct RPCServerConfig: Sendable {
   public var maxConnections = 10_000
   /// Open connections per peer IP at most, except for peers in `perIPExempt`.
   public var maxConnectionsPerIP = 256
+  /// New connections a second per peer IP (after a burst of `maxConnectionsPerIP`),
+  /// except for peers in `perIPExempt`; 0 turns the pacing off.
+  public var maxConnectionRatePerIP = 64
   /// Peers the per-IP limit does not apply to (the trusted proxies).
   public var perIPExempt: [IPNetwork] = []
 

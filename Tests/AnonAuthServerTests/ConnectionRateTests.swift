@@ -1,0 +1,100 @@
+import AnonAuthService
+import Synchronization
+import Testing
+
+@testable import AnonAuthServer
+
+/// `--max-connection-rate-per-ip`: a peer opens a burst as large as the per-IP cap at
+/// once, then connections at the set pace; other peers and trusted proxies are not
+/// paced, and the table of paced peers does not grow without bound.
+@Suite struct ConnectionRateTests {
+  /// A clock the test moves by hand.
+  final class Clock: Sendable {
+    let nanos = Atomic<UInt64>(1_000_000_000)
+    func advance(milliseconds: UInt64) { nanos.add(milliseconds * 1_000_000, ordering: .relaxed) }
+    var read: @Sendable () -> UInt64 { { [self] in nanos.load(ordering: .relaxed) } }
+  }
+
+  @Test func aBurstThenThePace() {
+    let clock = Clock()
+    let limiter = ConnectionLimiter(
+      maxConnections: 1000, maxPerIP: 5, ratePerIP: 10, exempt: [], now: clock.read)
+    for _ in 1...5 {
+      #expect(limiter.admit("192.0.2.1") == nil)
+      limiter.release("192.0.2.1")  // short-lived: the open-connection cap never binds
+    }
+    #expect(limiter.admit("192.0.2.1") == .rate)
+    #expect(limiter.admit("192.0.2.2") == nil)  // another peer has a bucket of its own
+    clock.advance(milliseconds: 99)
+    #expect(limiter.admit("192.0.2.1") == .rate)
+    clock.advance(milliseconds: 1)  // 100 ms: one connection's worth at 10 a second
+    #expect(limiter.admit("192.0.2.1") == nil)
+    #expect(limiter.admit("192.0.2.1") == .rate)
+    clock.advance(milliseconds: 10_000)  // full again, and no more than full
+    for _ in 1...5 {
+      #expect(limiter.admit("192.0.2.1") == nil)
+      limiter.release("192.0.2.1")
+    }
+    #expect(limiter.admit("192.0.2.1") == .rate)
+  }
+
+  @Test func aRefusalCountsNothing() {
+    let clock = Clock()
+    let limiter = ConnectionLimiter(
+      maxConnections: 1000, maxPerIP: 2, ratePerIP: 1, exempt: [], now: clock.read)
+    #expect(limiter.admit("192.0.2.1") == nil)
+    #expect(limiter.admit("192.0.2.1") == nil)
+    // Over the open cap: refused for that, and the pace's credit is not spent.
+    #expect(limiter.admit("192.0.2.1") == .perIP)
+    limiter.release("192.0.2.1")
+    #expect(limiter.admit("192.0.2.1") == .rate)  // the burst of 2 is used up
+    limiter.release("192.0.2.1")
+    // One open, one refused for pace: a place is still free for when credit comes back.
+    clock.advance(milliseconds: 1000)
+    #expect(limiter.admit("192.0.2.1") == nil)
+  }
+
+  @Test func offAndExemptPeersAreNotPaced() throws {
+    let clock = Clock()
+    let off = ConnectionLimiter(maxConnections: 1000, maxPerIP: 3, ratePerIP: 0, exempt: [], now: clock.read)
+    for _ in 1...100 {
+      #expect(off.admit("192.0.2.1") == nil)
+      off.release("192.0.2.1")
+    }
+    let proxy = try #require(IPNetwork("10.0.0.0/8"))
+    let paced = ConnectionLimiter(
+      maxConnections: 1000, maxPerIP: 3, ratePerIP: 1, exempt: [proxy], now: clock.read)
+    for _ in 1...100 {
+      #expect(paced.admit("10.1.2.3") == nil)
+      paced.release("10.1.2.3")
+    }
+    #expect(paced.pacedPeers == 0)
+  }
+
+  @Test func anIPv6Slash64IsPacedAsOnePeer() {
+    let clock = Clock()
+    let limiter = ConnectionLimiter(
+      maxConnections: 1000, maxPerIP: 2, ratePerIP: 1, exempt: [], now: clock.read)
+    #expect(limiter.admit("2001:db8:1:2::1") == nil)
+    limiter.release("2001:db8:1:2::1")
+    #expect(limiter.admit("2001:db8:1:2::2") == nil)
+    limiter.release("2001:db8:1:2::2")
+    #expect(limiter.admit("2001:db8:1:2:ffff::3") == .rate)
+  }
+
+  @Test func peersWhoseBucketIsFullAgainAreForgotten() {
+    let clock = Clock()
+    let limiter = ConnectionLimiter(
+      maxConnections: 100_000, maxPerIP: 4, ratePerIP: 2, exempt: [], now: clock.read)
+    // 50,000 peers, one connection each, a thousand a second: each bucket is full again
+    // 0.5 s after its connection, so about 500 peers are live at any time, and the table
+    // is pruned whenever it doubles (from 1,024 entries at least).
+    for i in 0..<50_000 {
+      let peer = "10.\(i >> 16).\((i >> 8) & 255).\(i & 255)"
+      #expect(limiter.admit(peer) == nil)
+      limiter.release(peer)
+      if i % 10 == 9 { clock.advance(milliseconds: 10) }
+    }
+    #expect(limiter.pacedPeers <= 2048, "\(limiter.pacedPeers) peers still tracked")
+  }
+}
