@@ -37,7 +37,9 @@ def cpu_seconds(pid):
 @pytest.fixture
 def build():
     """(daemon, CLI path, release?) for this run: release binaries when named."""
-    if RELEASE and os.path.exists(RELEASE):
+    if RELEASE and not os.path.exists(RELEASE):
+        pytest.fail(f"ANONAUTHD_RELEASE names {RELEASE}, which does not exist")
+    if RELEASE:
         # The daemon as deployed: its own timeouts, not the suite's 500 ms ones (see the
         # README: against those the abandoned handshakes cycle 25 times as fast).
         d = Daemon(binary=RELEASE)
