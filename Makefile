@@ -68,14 +68,14 @@ test-swift: build
 # The hostile suite checks its 2x latency goal against release binaries: the ones the
 # deploy smoke builds (same scratch path and flags, so after it this is a no-op).
 # ANONAUTH_RELEASE_TESTS=0 skips them; that test then uses the debug build, more loosely.
-RELEASE_TESTS_DIR := .build-release/release
+RELEASE_SCRATCH := .build-release
 build-release-tests:
-	@if [ "$${ANONAUTH_RELEASE_TESTS:-1}" != 0 ]; then \
-	  $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-release --product anonauthd && \
-	  $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-release --product anonauth; fi
+	@if [ "$${ANONAUTH_RELEASE_TESTS:-1}" != 0 ]; then for product in anonauthd anonauth; do \
+	  $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH) --product $$product || exit 1; \
+	done; fi
 
 test-interop: build interop-deps build-release-tests
-	@release=""; if [ "$${ANONAUTH_RELEASE_TESTS:-1}" != 0 ]; then release=$$(pwd)/$(RELEASE_TESTS_DIR)/anonauthd; fi; \
+	@release=""; if [ "$${ANONAUTH_RELEASE_TESTS:-1}" != 0 ]; then release=$$(pwd)/$(RELEASE_SCRATCH)/release/anonauthd; fi; \
 	ANONAUTHD=$$(pwd)/.build/debug/anonauthd ANONAUTHD_RELEASE=$$release $(PY) -m pytest -q Tests/Interop
 
 bench: deps build-release

@@ -32,6 +32,8 @@ from cluster import Cluster, Load, rolling_restart  # noqa: E402
 from conftest import Daemon, load_pb  # noqa: E402
 
 CLI = os.environ.get("ANONAUTH_CLI", str(ROOT / ".build/debug/anonauth"))
+# All the load comes from 127.0.0.1: no per-address cap or pace on it.
+DAEMON_FLAGS = ["--log-level", "warn", "--max-connections-per-ip", "100000", "--max-connection-rate-per-ip", "0"]
 
 
 def bench(data_dir, *args):
@@ -57,7 +59,7 @@ class One:
     """A single-file daemon shaped like a Cluster for RetryingClient."""
 
     def __init__(self):
-        self.daemons = {1: Daemon(extra=["--log-level", "warn", "--max-connections-per-ip", "100000", "--max-connection-rate-per-ip", "0"])}
+        self.daemons = {1: Daemon(extra=DAEMON_FLAGS)}
 
 
 def main():
@@ -75,7 +77,7 @@ def main():
         figures(pb, seconds)
     if args.bench_only:
         return
-    cluster = Cluster(extra=["--log-level", "warn", "--max-connections-per-ip", "100000", "--max-connection-rate-per-ip", "0"])
+    cluster = Cluster(extra=DAEMON_FLAGS)
     try:
         raise_quota(cluster, pb)
         rounds(cluster, pb, args.rounds)
@@ -97,7 +99,7 @@ def figures(pb, seconds):
     finally:
         one.daemons[1].stop()
         shutil.rmtree(one.daemons[1].dir, ignore_errors=True)
-    cluster = Cluster(extra=["--log-level", "warn", "--max-connections-per-ip", "100000", "--max-connection-rate-per-ip", "0"])
+    cluster = Cluster(extra=DAEMON_FLAGS)
     try:
         raise_quota(cluster, pb)
         leader = cluster.leader()

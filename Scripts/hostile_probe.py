@@ -33,12 +33,15 @@ def well_behaved(daemon, seconds):
     return abuse.well_behaved(CLI, daemon, seconds)
 
 
+def metrics(daemon):
+    return urllib.request.urlopen(f"http://{daemon.ops[0]}:{daemon.ops[1]}/metrics", timeout=5).read().decode()
+
+
 def loop_turns(daemon):
     """(turns over 2.5 ms, over 10 ms, the longest in ms) of the connection loops
     (`anonauth-io-N`, summed) so far."""
-    text = urllib.request.urlopen(f"http://{daemon.ops[0]}:{daemon.ops[1]}/metrics", timeout=5).read().decode()
     buckets, longest = {}, 0.0
-    for line in text.splitlines():
+    for line in metrics(daemon).splitlines():
         if 'loop="anonauth-io-' not in line:
             continue
         if line.startswith("anonauth_event_loop_turn_seconds_bucket"):
@@ -52,8 +55,7 @@ def loop_turns(daemon):
 
 def daemon_cpu_seconds(daemon):
     """The daemon's CPU seconds so far (`process_cpu_seconds_total`)."""
-    text = urllib.request.urlopen(f"http://{daemon.ops[0]}:{daemon.ops[1]}/metrics", timeout=5).read().decode()
-    for line in text.splitlines():
+    for line in metrics(daemon).splitlines():
         if line.startswith("process_cpu_seconds_total "):
             return float(line.split()[1])
     return 0.0

@@ -15,14 +15,20 @@ import Testing
     var read: @Sendable () -> UInt64 { { [self] in nanos.load(ordering: .relaxed) } }
   }
 
+  /// Short-lived connections: each admitted and closed at once, so the cap on open
+  /// connections never binds and only the pace can refuse.
+  func openAndClose(_ limiter: ConnectionLimiter, _ peer: String, times: Int) {
+    for _ in 0..<times {
+      #expect(limiter.admit(peer) == nil)
+      limiter.release(peer)
+    }
+  }
+
   @Test func aBurstThenThePace() {
     let clock = Clock()
     let limiter = ConnectionLimiter(
       maxConnections: 1000, maxPerIP: 5, ratePerIP: 10, exempt: [], now: clock.read)
-    for _ in 1...5 {
-      #expect(limiter.admit("192.0.2.1") == nil)
-      limiter.release("192.0.2.1")  // short-lived: the open-connection cap never binds
-    }
+    openAndClose(limiter, "192.0.2.1", times: 5)
     #expect(limiter.admit("192.0.2.1") == .rate)
     #expect(limiter.admit("192.0.2.2") == nil)  // another peer has a bucket of its own
     clock.advance(milliseconds: 99)
@@ -31,43 +37,37 @@ import Testing
     #expect(limiter.admit("192.0.2.1") == nil)
     #expect(limiter.admit("192.0.2.1") == .rate)
     clock.advance(milliseconds: 10_000)  // full again, and no more than full
-    for _ in 1...5 {
-      #expect(limiter.admit("192.0.2.1") == nil)
-      limiter.release("192.0.2.1")
-    }
+    openAndClose(limiter, "192.0.2.1", times: 5)
     #expect(limiter.admit("192.0.2.1") == .rate)
   }
 
-  @Test func aRefusalCountsNothing() {
+  @Test func aRefusalSpendsNeitherCreditNorAPlace() {
     let clock = Clock()
     let limiter = ConnectionLimiter(
       maxConnections: 1000, maxPerIP: 2, ratePerIP: 1, exempt: [], now: clock.read)
     #expect(limiter.admit("192.0.2.1") == nil)
     #expect(limiter.admit("192.0.2.1") == nil)
-    // Over the open cap: refused for that, and the pace's credit is not spent.
+    clock.advance(milliseconds: 2000)  // the bucket is full again: 2 credits, 2 open
+    // Over the open cap: refused for that, and no credit is spent on it.
     #expect(limiter.admit("192.0.2.1") == .perIP)
     limiter.release("192.0.2.1")
-    #expect(limiter.admit("192.0.2.1") == .rate)  // the burst of 2 is used up
     limiter.release("192.0.2.1")
-    // One open, one refused for pace: a place is still free for when credit comes back.
-    clock.advance(milliseconds: 1000)
+    openAndClose(limiter, "192.0.2.1", times: 2)  // both credits were still there
+    // Out of credit: refused for pace, and no place is taken by it.
+    #expect(limiter.admit("192.0.2.1") == .rate)
+    clock.advance(milliseconds: 2000)
     #expect(limiter.admit("192.0.2.1") == nil)
+    #expect(limiter.admit("192.0.2.1") == nil)  // both places were still free
   }
 
   @Test func offAndExemptPeersAreNotPaced() throws {
     let clock = Clock()
     let off = ConnectionLimiter(maxConnections: 1000, maxPerIP: 3, ratePerIP: 0, exempt: [], now: clock.read)
-    for _ in 1...100 {
-      #expect(off.admit("192.0.2.1") == nil)
-      off.release("192.0.2.1")
-    }
+    openAndClose(off, "192.0.2.1", times: 100)
     let proxy = try #require(IPNetwork("10.0.0.0/8"))
     let paced = ConnectionLimiter(
       maxConnections: 1000, maxPerIP: 3, ratePerIP: 1, exempt: [proxy], now: clock.read)
-    for _ in 1...100 {
-      #expect(paced.admit("10.1.2.3") == nil)
-      paced.release("10.1.2.3")
-    }
+    openAndClose(paced, "10.1.2.3", times: 100)
     #expect(paced.pacedPeers == 0)
   }
 
@@ -75,10 +75,8 @@ import Testing
     let clock = Clock()
     let limiter = ConnectionLimiter(
       maxConnections: 1000, maxPerIP: 2, ratePerIP: 1, exempt: [], now: clock.read)
-    #expect(limiter.admit("2001:db8:1:2::1") == nil)
-    limiter.release("2001:db8:1:2::1")
-    #expect(limiter.admit("2001:db8:1:2::2") == nil)
-    limiter.release("2001:db8:1:2::2")
+    openAndClose(limiter, "2001:db8:1:2::1", times: 1)
+    openAndClose(limiter, "2001:db8:1:2::2", times: 1)
     #expect(limiter.admit("2001:db8:1:2:ffff::3") == .rate)
   }
 
@@ -91,8 +89,7 @@ import Testing
     // is pruned whenever it doubles (from 1,024 entries at least).
     for i in 0..<50_000 {
       let peer = "10.\(i >> 16).\((i >> 8) & 255).\(i & 255)"
-      #expect(limiter.admit(peer) == nil)
-      limiter.release(peer)
+      openAndClose(limiter, peer, times: 1)
       if i % 10 == 9 { clock.advance(milliseconds: 10) }
     }
     #expect(limiter.pacedPeers <= 2048, "\(limiter.pacedPeers) peers still tracked")

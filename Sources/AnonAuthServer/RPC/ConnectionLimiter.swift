@@ -19,7 +19,7 @@ final class ConnectionLimiter: Sendable {
   /// Peers exempt from the per-IP limit and pace: the `--trusted-proxies`, behind which
   /// many clients share one address.
   private let exempt: [IPNetwork]
-  private let state = Mutex(State())
+  private let state: Mutex<State>
 
   private struct State {
     var total = 0
@@ -36,10 +36,8 @@ final class ConnectionLimiter: Sendable {
     self.ratePerIP = ratePerIP
     self.exempt = exempt
     self.now = now
-    if ratePerIP > 0 {
-      // The burst is the per-IP cap: a client may always open its whole allowance at once.
-      state.withLock { $0.rate = ConnectionRate(perSecond: ratePerIP, burst: maxPerIP) }
-    }
+    // The burst is the per-IP cap: a client may always open its whole allowance at once.
+    state = Mutex(State(rate: ratePerIP > 0 ? ConnectionRate(perSecond: ratePerIP, burst: maxPerIP) : nil))
   }
 
   /// Peers the pacing remembers now (for tests: the table must not grow without bound).
@@ -48,7 +46,7 @@ final class ConnectionLimiter: Sendable {
   /// Counts the connection in, or says which limit it is over (and counts nothing).
   func admit(_ peerIP: String?) -> Refusal? {
     let key = perIPKey(peerIP)
-    let time = key == nil ? 0 : now()
+    let time = key == nil || ratePerIP == 0 ? 0 : now()
     return state.withLock { state -> Refusal? in
       if state.total >= maxConnections { return .total }
       if let key {
