@@ -65,7 +65,9 @@ public final class Store: Sendable {
     } catch {
       throw error.with(kind: error.kind, messagePrefix: "cannot open the store at \(options.path): ")
     }
-    let writer = Writer(database: writerConnection, maxBatch: options.maxBatch, counters: counters)
+    let writer = Writer(
+      database: writerConnection, maxBatch: options.maxBatch,
+      commitDelayNanoseconds: UInt64(options.commitDelayMicroseconds) * 1000, counters: counters)
     let readers = ReaderPool(
       readers: readerConnections.enumerated().map { index, connection in
         Reader(database: connection, label: "anonauth.store.reader.\(index)")

@@ -13,6 +13,9 @@ public struct StoreMetrics: Sendable, Hashable {
   public var lastBatchSize: Int
   /// Time spent in COMMIT (the fsync, with `synchronous=FULL`), summed over transactions.
   public var commitNanoseconds: UInt64
+  /// Times the writer held a small batch back for more writes to join it (the commit
+  /// delay): a share of commits that measures how much of the batching it makes.
+  public var heldBatches: UInt64 = 0
   /// Writes waiting for the writer right now: a queue that keeps growing means the disk
   /// cannot keep up.
   public var queuedWrites: Int = 0
@@ -44,6 +47,7 @@ final class StoreCounters: Sendable {
   private let writesFailed = Atomic<UInt64>(0)
   private let lastBatchSize = Atomic<Int>(0)
   private let commitNanoseconds = Atomic<UInt64>(0)
+  private let heldBatches = Atomic<UInt64>(0)
   private let batchSizes = LockedHistogram(bounds: StoreCounters.batchSizeBounds)
   private let commitSeconds = LockedHistogram(bounds: StoreCounters.secondsBounds)
   private let writeSeconds = LockedHistogram(bounds: StoreCounters.secondsBounds)
@@ -73,6 +77,10 @@ final class StoreCounters: Sendable {
     writeSeconds.observe(waitedNanoseconds.map { Double($0) / 1e9 })
   }
 
+  func recordHeldBatch() {
+    heldBatches.wrappingAdd(1, ordering: .relaxed)
+  }
+
   /// A transaction could not begin or commit (disk full, I/O error, read-only file).
   func recordTransactionFailure() {
     writable.store(false, ordering: .relaxed)
@@ -89,6 +97,7 @@ final class StoreCounters: Sendable {
       writesFailed: writesFailed.load(ordering: .relaxed),
       lastBatchSize: lastBatchSize.load(ordering: .relaxed),
       commitNanoseconds: commitNanoseconds.load(ordering: .relaxed),
+      heldBatches: heldBatches.load(ordering: .relaxed),
       batchSizes: batchSizes.snapshot(), commitSeconds: commitSeconds.snapshot(),
       writeSeconds: writeSeconds.snapshot())
   }

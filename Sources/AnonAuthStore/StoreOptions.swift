@@ -18,6 +18,11 @@ public struct StoreOptions: Sendable, Hashable {
   public var busyTimeoutMs: Int32
   /// At most this many writes share one transaction: bounds the latency one batch adds.
   public var maxBatch: Int
+  /// While writes arrive faster than two per this many microseconds, a batch smaller
+  /// than `maxBatch` waits until its oldest write has waited this long, so that more
+  /// writes share its commit (its fsync and its pages); 0 (the default here) never
+  /// waits. No write waits longer than this for the others.
+  public var commitDelayMicroseconds: Int
   /// `PRAGMA quick_check` before `open` returns: a damaged file is refused at once, but
   /// the check reads every page (seconds for a store of millions of accounts). Off, the
   /// owner runs `verifyIntegrity()` once it serves.
@@ -28,9 +33,10 @@ public struct StoreOptions: Sendable, Hashable {
 
   public init(
     path: String, synchronous: Synchronous = .full, readerCount: Int = 2,
-    busyTimeoutMs: Int32 = 5000, maxBatch: Int = 256, checkIntegrityAtOpen: Bool = true,
-    cluster: ClusterStoreOptions? = nil
+    busyTimeoutMs: Int32 = 5000, maxBatch: Int = 256, commitDelayMicroseconds: Int = 0,
+    checkIntegrityAtOpen: Bool = true, cluster: ClusterStoreOptions? = nil
   ) {
+    self.commitDelayMicroseconds = commitDelayMicroseconds
     self.cluster = cluster
     self.path = path
     self.synchronous = synchronous
@@ -52,5 +58,8 @@ public struct StoreOptions: Sendable, Hashable {
     if readerCount < 1 { throw invalid("readerCount must be at least 1, not \(readerCount)") }
     if busyTimeoutMs < 0 { throw invalid("busyTimeoutMs must not be negative") }
     if maxBatch < 1 { throw invalid("maxBatch must be at least 1, not \(maxBatch)") }
+    if !(0...60_000_000).contains(commitDelayMicroseconds) {
+      throw invalid("commitDelayMicroseconds must be 0 to 60,000,000, not \(commitDelayMicroseconds)")
+    }
   }
 }

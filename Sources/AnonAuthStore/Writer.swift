@@ -5,7 +5,8 @@ import Synchronization
 
 /// The one writer connection and the thread it lives on. Writes queued while a commit is
 /// in progress wait for it and then share the next transaction: with `synchronous=FULL`
-/// the fsync is the cost, and a batch pays it once for all its jobs.
+/// the fsync is the cost, and a batch pays it once for all its jobs. While writes stream
+/// in, a small batch may be held back briefly for more to join it (`CommitDelay`).
 final class Writer: @unchecked Sendable {
   // @unchecked Sendable is safe: `database` is used only on the writer thread once
   // `start()` has run; before that only the opening thread used it, and `Thread.start`
@@ -14,14 +15,19 @@ final class Writer: @unchecked Sendable {
   private let database: Database
   private let maxBatch: Int
   private let counters: StoreCounters
-  private let state = Mutex(State())
-  /// Signalled at most once per sleep of the thread (see `State.sleeping`).
+  private let state: Mutex<State>
+  /// Signalled at most once per sleep or hold of the thread (see `State.sleeping`,
+  /// `State.holding`).
   private let wake = DispatchSemaphore(value: 0)
 
   private struct State {
     var queue: [WriteJob] = []
+    var delay: CommitDelay
     /// The thread found nothing to do and waits, or is about to, on the semaphore.
     var sleeping = false
+    /// The thread holds a small batch back until a deadline, waiting on the semaphore
+    /// with a timeout; a full batch or `close` ends the hold early.
+    var holding = false
     var closing = false
     var stopped = false
     var onStopped: [@Sendable () -> Void] = []
@@ -32,21 +38,34 @@ final class Writer: @unchecked Sendable {
       defer { sleeping = false }
       return sleeping
     }
+
+    /// Whether the caller must signal to end a hold: once, and only when the hold is
+    /// over for good (the batch is full, or the store closes).
+    mutating func takeHolding(fullBatch: Int) -> Bool {
+      guard holding, closing || queue.count >= fullBatch else { return false }
+      holding = false
+      return true
+    }
   }
 
   private enum Next {
     case batch([WriteJob])
     case sleep
+    /// Wait, at most until this moment (monotonic nanoseconds), for more jobs.
+    case hold(until: UInt64)
     case stop
   }
 
   /// The savepoint each job runs in; unlikely to clash with a job's own savepoints.
   private static let savepoint = "anonauth_write_job"
 
-  init(database: Database, maxBatch: Int, counters: StoreCounters) {
+  /// - Parameter commitDelayNanoseconds: how long a small batch may be held back for
+  ///   more writes to join it while they stream in; 0 never holds one.
+  init(database: Database, maxBatch: Int, commitDelayNanoseconds: UInt64 = 0, counters: StoreCounters) {
     self.database = database
     self.maxBatch = maxBatch
     self.counters = counters
+    state = Mutex(State(delay: CommitDelay(delayNanoseconds: commitDelayNanoseconds, fullBatch: maxBatch)))
   }
 
   /// Jobs waiting for the writer, for the queue-depth metric.
@@ -68,7 +87,8 @@ final class Writer: @unchecked Sendable {
     let (accepted, wakeThread) = state.withLock { state -> (Bool, Bool) in
       if state.closing { return (false, false) }
       state.queue.append(job)
-      return (true, state.takeSleeping())
+      state.delay.submitted(at: job.submittedAt)
+      return (true, state.takeSleeping() || state.takeHolding(fullBatch: maxBatch))
     }
     if !accepted { job.fail(StoreError(kind: .closed, message: "the store is closed")) }
     if wakeThread { wake.signal() }
@@ -80,7 +100,7 @@ final class Writer: @unchecked Sendable {
       if state.stopped { return (true, false) }
       state.closing = true
       state.onStopped.append(done)
-      return (false, state.takeSleeping())
+      return (false, state.takeSleeping() || state.takeHolding(fullBatch: maxBatch))
     }
     if finished { done() }
     if wakeThread { wake.signal() }
@@ -93,6 +113,7 @@ final class Writer: @unchecked Sendable {
       switch nextStep() {
       case .batch(let jobs): commit(jobs)
       case .sleep: wake.wait()
+      case .hold(let deadline): hold(until: deadline)
       case .stop: break loop
       }
     }
@@ -105,7 +126,15 @@ final class Writer: @unchecked Sendable {
   }
 
   private func nextStep() -> Next {
-    state.withLock { state in
+    let now = DispatchTime.now().uptimeNanoseconds
+    return state.withLock { state in
+      if !state.closing, let oldest = state.queue.first,
+        let deadline = state.delay.holdUntil(
+          queued: state.queue.count, oldestSubmittedAt: oldest.submittedAt, now: now)
+      {
+        state.holding = true
+        return .hold(until: deadline)
+      }
       if !state.queue.isEmpty {
         let count = min(maxBatch, state.queue.count)
         let jobs = Array(state.queue.prefix(count))
@@ -116,6 +145,19 @@ final class Writer: @unchecked Sendable {
       state.sleeping = true
       return .sleep
     }
+  }
+
+  /// Waits for the deadline, or for a submitter or `close` to end the hold. A signal
+  /// promised under the lock (`takeHolding`) may land after the timeout: it is taken
+  /// then, so that it cannot cut the thread's next sleep short.
+  private func hold(until deadline: UInt64) {
+    counters.recordHeldBatch()
+    guard wake.wait(timeout: DispatchTime(uptimeNanoseconds: deadline)) == .timedOut else { return }
+    let signalPending = state.withLock { state in
+      defer { state.holding = false }
+      return !state.holding
+    }
+    if signalPending { wake.wait() }
   }
 
   /// One transaction for the whole batch, one savepoint per job: a job that throws takes

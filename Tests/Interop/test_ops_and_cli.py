@@ -50,7 +50,8 @@ def test_ops_pages(daemon):
     for name in ["anonauth_rpc_calls_total", "anonauth_rpc_duration_seconds_bucket", "anonauth_accounts",
                  "anonauth_sign_ups_total", "anonauth_store_transactions_total", "anonauth_connections_open",
                  "anonauth_connections_total", "anonauth_sign_up_quota_refusals_total", "anonauth_cleanup_passes_total",
-                 "anonauth_cleaned_up_accounts_total", "anonauth_store_queued_writes"]:
+                 "anonauth_cleaned_up_accounts_total", "anonauth_store_queued_writes",
+                 "anonauth_store_held_batches_total"]:
         assert name in metrics, name
     # Store histograms: the sign-up's write was one batch of at least one job, and it waited.
     for histogram in ["anonauth_store_batch_size", "anonauth_store_commit_duration_seconds",

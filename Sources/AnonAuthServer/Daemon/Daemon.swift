@@ -92,7 +92,9 @@ public enum Daemon {
     let clock = SystemClock()
     // The integrity check reads every page: it runs once the daemon serves (below), so
     // a store of millions of accounts starts in milliseconds.
-    var storeOptions = StoreOptions(path: dataDir.path + "/anonauth.db", checkIntegrityAtOpen: false)
+    var storeOptions = StoreOptions(
+      path: dataDir.path + "/anonauth.db", commitDelayMicroseconds: config.commitDelayMicroseconds,
+      checkIntegrityAtOpen: false)
     var clusterNode: ClusterNode?
     if let cluster = config.cluster {
       let node = try ClusterNode.start(cluster, dataDir: dataDir.path, logger: logger)

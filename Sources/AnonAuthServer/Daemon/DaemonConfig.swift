@@ -24,6 +24,9 @@ public struct DaemonConfig: Sendable {
   public var cleanupIntervalMs: Int64
   public var cleanupBatchSize: Int
   public var cleanupJobBudgetMicroseconds: Int
+  /// How long the store's writer may hold a small batch for more writes while they
+  /// stream in (`StoreOptions.commitDelayMicroseconds`).
+  public var commitDelayMicroseconds: Int
   public var logLevel: Logger.Level
   public var rpc: RPCServerConfig
   /// Set, the store is replicated on a dqlite cluster this daemon's node belongs to.
@@ -199,6 +202,7 @@ public struct DaemonConfig: Sendable {
     cleanupIntervalMs = Int64(try number("cleanup-interval-ms", 100...86_400_000))
     cleanupBatchSize = Int(try number("cleanup-batch-size", 1...10_000))
     cleanupJobBudgetMicroseconds = Int(try number("cleanup-job-budget-us", 50...10_000_000))
+    commitDelayMicroseconds = Int(try number("commit-delay-us", 0...100_000))
 
     cluster = try Self.cluster(values)
     if let text = values["cluster-recover"], !text.isEmpty {

@@ -83,6 +83,10 @@ public struct Setting: Sendable {
       "how long one clean-up write job may hold the writer (microseconds); a scheduled pass rests twice as long between jobs"
     ),
     Setting(
+      "commit-delay-us", "1000",
+      "while writes stream in, how long a small batch may wait for more to share its commit (microseconds); 0: never"
+    ),
+    Setting(
       "cluster-id", nil,
       "replicated store: this node's id in the dqlite cluster, for ever (1 bootstraps a new cluster); "
         + "unset, the store is the single file"),

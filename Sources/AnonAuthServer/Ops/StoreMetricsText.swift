@@ -16,6 +16,9 @@ enum StoreMetricsText {
       # HELP anonauth_store_batch_size_average Write jobs per transaction, on average.
       # TYPE anonauth_store_batch_size_average gauge
       anonauth_store_batch_size_average \(m.averageBatchSize)
+      # HELP anonauth_store_held_batches_total Times the writer held a small batch back for more writes to join it (the commit delay).
+      # TYPE anonauth_store_held_batches_total counter
+      anonauth_store_held_batches_total \(m.heldBatches)
       # HELP anonauth_store_queued_writes Write jobs waiting for the writer.
       # TYPE anonauth_store_queued_writes gauge
       anonauth_store_queued_writes \(m.queuedWrites)
