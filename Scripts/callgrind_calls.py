@@ -9,7 +9,8 @@ copy without DWARF, which valgrind 3.19 cannot read from this toolchain), warms 
 with `anonauth bench KIND`, zeroes the counters (`callgrind_control -z`), runs the bench
 again for S seconds (default 10; at 50-100 times slower, a few hundred calls), dumps
 (`callgrind_control -d`) and reads the dump. It prints, per call: all instructions;
-those inside the signature (`EVP_DigestSign`, inclusive: the RS256 sign of the token);
+those inside the signature (`EVP_DigestSignInit` and `EVP_DigestSign`, inclusive: the
+RS256 sign of the token);
 everything else, also as a fraction of the signature; the instructions by library
 (self cost); and the N functions outside libcrypto with the most.
 
@@ -30,12 +31,13 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BIN = ROOT / ".build" / "release"
-SIGN_FUNCTION = "EVP_DigestSign"
+# The signature: our RS256 sign is EVP_DigestSignInit, then EVP_DigestSign (twice: size, sign).
+SIGN_FUNCTIONS = ("EVP_DigestSignInit", "EVP_DigestSign")
 NAME = re.compile(r"^\((\d+)\)(?: (.*))?$")
 
 
 def parse(path):
-    """Self cost by object and by function, and the inclusive cost of SIGN_FUNCTION,
+    """Self cost by object and by function, and the inclusive cost of SIGN_FUNCTIONS,
     from a callgrind dump with one event (Ir). Names come compressed: "(id) name" the
     first time, "(id)" after."""
     names = {"ob": {}, "fn": {}}
@@ -70,7 +72,7 @@ def parse(path):
                 else:
                     by_object[obj] += cost
                     by_function[(obj, fn)] += cost
-                    if fn == SIGN_FUNCTION:
+                    if fn in SIGN_FUNCTIONS:
                         sign_inclusive += cost
                 continue
             key, _, value = line.rstrip("\n").partition("=")
@@ -84,7 +86,7 @@ def parse(path):
                 resolve("cfn", value)
             elif key == "calls":
                 pending_call = True
-                calling_from_sign = fn == SIGN_FUNCTION
+                calling_from_sign = fn in SIGN_FUNCTIONS
     return by_object, by_function, sign_inclusive
 
 
@@ -116,13 +118,21 @@ def main():
         run = subprocess.run(bench + ["--seconds", str(args.seconds)], check=True, capture_output=True, text=True)
         report = json.loads(run.stdout.strip().splitlines()[-1])
         subprocess.run(["callgrind_control", "-d", str(daemon.pid)], check=True, capture_output=True)
+    except BaseException:
+        daemon.kill()
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     finally:
         daemon.send_signal(signal.SIGTERM)
-        daemon.wait(timeout=120)
+        try:
+            daemon.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
     dumps = sorted(work.glob("callgrind.out.*"), key=lambda p: p.stat().st_mtime)
     dumps = [p for p in dumps if p.stat().st_size > 0 and not p.name.endswith(".out")]
     if not dumps:
-        raise SystemExit(f"no callgrind dump in {work}")
+        shutil.rmtree(work, ignore_errors=True)
+        raise SystemExit("callgrind wrote no dump")
     by_object, by_function, sign = parse(dumps[0])
     calls = report["calls"] + report.get("failures", 0)
     total = sum(by_object.values())
@@ -143,7 +153,8 @@ def main():
         return
     print(f"{args.kind}: {calls} calls under callgrind, instructions per call")
     print(f"  all                      {result['instructions_per_call']:>12,}")
-    print(f"  the signature            {result['signature_instructions_per_call']:>12,}  ({SIGN_FUNCTION}, inclusive)")
+    print(f"  the signature            {result['signature_instructions_per_call']:>12,}"
+          f"  ({' + '.join(SIGN_FUNCTIONS)}, inclusive)")
     other = result["other_per_signature"]
     print(f"  everything else          {result['other_instructions_per_call']:>12,}"
           + (f"  = {other} x the signature" if other is not None else ""))

@@ -18,7 +18,7 @@ final class Writer: @unchecked Sendable {
   private let state: Mutex<State>
   /// Signalled at most once per sleep or hold of the thread (see `State.sleeping`,
   /// `State.holding`).
-  private let wake = DispatchSemaphore(value: 0)
+  private let wake = MonotonicSemaphore()
 
   private struct State {
     var queue: [WriteJob] = []
@@ -151,8 +151,13 @@ final class Writer: @unchecked Sendable {
   /// promised under the lock (`takeHolding`) may land after the timeout: it is taken
   /// then, so that it cannot cut the thread's next sleep short.
   private func hold(until deadline: UInt64) {
-    counters.recordHeldBatch()
-    guard wake.wait(timeout: DispatchTime(uptimeNanoseconds: deadline)) == .timedOut else { return }
+    let now = DispatchTime.now().uptimeNanoseconds
+    // The deadline may have passed since `nextStep` read the clock: then the hold ends
+    // here, uncounted, and the next step takes the batch.
+    if deadline > now {
+      counters.recordHeldBatch()
+      if wake.wait(nanoseconds: deadline - now) { return }
+    }
     let signalPending = state.withLock { state in
       defer { state.holding = false }
       return !state.holding

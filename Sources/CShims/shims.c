@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <unistd.h>
+#include <time.h>
 
 int anonauth_errno(void) { return errno; }
 
@@ -44,6 +45,23 @@ void anonauth_set_thread_name(const char *name) {
   strncpy(shortened, name, sizeof shortened - 1);
   shortened[sizeof shortened - 1] = 0;
   pthread_setname_np(pthread_self(), shortened);
+}
+
+void anonauth_sem_wait(sem_t *sem) {
+  while (sem_wait(sem) != 0 && errno == EINTR) {
+  }
+}
+
+int anonauth_sem_wait_monotonic(sem_t *sem, uint64_t nanoseconds) {
+  struct timespec deadline;
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  uint64_t total = (uint64_t)deadline.tv_nsec + nanoseconds % 1000000000u;
+  deadline.tv_sec += (time_t)(nanoseconds / 1000000000u + total / 1000000000u);
+  deadline.tv_nsec = (long)(total % 1000000000u);
+  for (;;) {
+    if (sem_clockwait(sem, CLOCK_MONOTONIC, &deadline) == 0) return 0;
+    if (errno != EINTR) return -1;
+  }
 }
 
 int anonauth_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {

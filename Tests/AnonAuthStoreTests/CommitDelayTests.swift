@@ -29,6 +29,16 @@ import Testing
     #expect(delay.holdUntil(queued: 1, oldestSubmittedAt: now, now: now) == nil)
   }
 
+  @Test func aWriteAfterAPauseInAStreamIsNotHeld() {
+    // A quiet gap counts at most eight delays, so one pause of any length after a stream
+    // must still lift the average above half the delay.
+    let streamEnd: UInt64 = 1_000 * Self.millisecond
+    var delay = Self.streamed(count: 40, gap: 10_000, end: streamEnd)
+    let later = streamEnd + 3_600_000 * Self.millisecond
+    delay.submitted(at: later)
+    #expect(delay.holdUntil(queued: 1, oldestSubmittedAt: later, now: later) == nil)
+  }
+
   @Test func writesSlowerThanTwoPerDelayAreNotHeld() {
     let now: UInt64 = 1_000 * Self.millisecond
     // One every 0.6 ms: fewer than two expected within the 1 ms delay.

@@ -3,6 +3,7 @@
 // What Swift cannot import directly: Linux event APIs missing from Glibc's module,
 // OpenSSL function-like macros, and helpers that keep pointer casts out of Swift.
 #include <sys/types.h>
+#include <semaphore.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/epoll.h>
@@ -22,6 +23,13 @@ int anonauth_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 
 /// Names the calling thread for `top -H` and profilers (at most 15 bytes are kept).
 void anonauth_set_thread_name(const char *name);
+
+/* sem_wait, again after a signal interrupts it. */
+void anonauth_sem_wait(sem_t *sem);
+/* Waits on `sem` at most `nanoseconds` measured on CLOCK_MONOTONIC (sem_timedwait's
+   deadline is on the wall clock, which an operator or NTP can step): 0 when posted,
+   -1 when the time ran out. */
+int anonauth_sem_wait_monotonic(sem_t *sem, uint64_t nanoseconds);
 
 /// errno as a function: Swift reads it at once after a failing call.
 int anonauth_errno(void);
