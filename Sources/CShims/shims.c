@@ -12,6 +12,7 @@
 #include <spawn.h>
 #include <unistd.h>
 #include <time.h>
+#include <sys/syscall.h>
 
 int anonauth_errno(void) { return errno; }
 
@@ -53,8 +54,11 @@ void anonauth_sem_wait(sem_t *sem) {
 }
 
 int anonauth_sem_wait_monotonic(sem_t *sem, uint64_t nanoseconds) {
+  /* The deadline is compared by the kernel with its own monotonic clock, so it is read
+     from the kernel too: a clock_gettime that an LD_PRELOAD time faker (libfaketime, as
+     the crash tests use) shifts would put it days away. */
   struct timespec deadline;
-  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &deadline) != 0) return -1;
   uint64_t total = (uint64_t)deadline.tv_nsec + nanoseconds % 1000000000u;
   deadline.tv_sec += (time_t)(nanoseconds / 1000000000u + total / 1000000000u);
   deadline.tv_nsec = (long)(total % 1000000000u);
