@@ -90,20 +90,9 @@ def parse(path):
     return by_object, by_function, sign_inclusive
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("kind", nargs="?", default="signup")
-    parser.add_argument("--seconds", type=int, default=10)
-    parser.add_argument("--top", type=int, default=15)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    if not shutil.which("valgrind"):
-        raise SystemExit("valgrind is not installed (apt-get install valgrind)")
-    work = pathlib.Path(tempfile.mkdtemp(prefix="anonauth-callgrind-"))
-    binary = work / "anonauthd"
-    subprocess.run(["objcopy", "--strip-debug", str(BIN / "anonauthd"), str(binary)], check=True)
-    data = work / "data"
-    out = work / "callgrind.out"
+def measure(args, binary, data, out, work):
+    """Runs the daemon under callgrind, warms up, zeroes, benches, dumps; returns the
+    bench's report. The daemon is stopped whatever happens."""
     daemon = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(binary), "--dev",
          "--data-dir", str(data), "--listen", "127.0.0.1:0", "--ops-listen", "127.0.0.1:0",
@@ -116,24 +105,39 @@ def main():
         subprocess.run(bench + ["--seconds", "3"], check=True, capture_output=True)
         subprocess.run(["callgrind_control", "-z", str(daemon.pid)], check=True, capture_output=True)
         run = subprocess.run(bench + ["--seconds", str(args.seconds)], check=True, capture_output=True, text=True)
-        report = json.loads(run.stdout.strip().splitlines()[-1])
         subprocess.run(["callgrind_control", "-d", str(daemon.pid)], check=True, capture_output=True)
-    except BaseException:
-        daemon.kill()
-        shutil.rmtree(work, ignore_errors=True)
-        raise
+        return json.loads(run.stdout.strip().splitlines()[-1])
     finally:
         daemon.send_signal(signal.SIGTERM)
         try:
             daemon.wait(timeout=120)
         except subprocess.TimeoutExpired:
             daemon.kill()
-    dumps = sorted(work.glob("callgrind.out.*"), key=lambda p: p.stat().st_mtime)
-    dumps = [p for p in dumps if p.stat().st_size > 0 and not p.name.endswith(".out")]
-    if not dumps:
+            daemon.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("kind", nargs="?", default="signup")
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if not shutil.which("valgrind"):
+        raise SystemExit("valgrind is not installed (apt-get install valgrind)")
+    work = pathlib.Path(tempfile.mkdtemp(prefix="anonauth-callgrind-"))
+    binary = work / "anonauthd"
+    data = work / "data"
+    out = work / "callgrind.out"
+    try:
+        subprocess.run(["objcopy", "--strip-debug", str(BIN / "anonauthd"), str(binary)], check=True)
+        report = measure(args, binary, data, out, work)
+        dumps = [p for p in work.glob("callgrind.out.*") if p.stat().st_size > 0]
+        if not dumps:
+            raise SystemExit("callgrind wrote no dump")
+        by_object, by_function, sign = parse(min(dumps, key=lambda p: p.stat().st_mtime))
+    finally:
         shutil.rmtree(work, ignore_errors=True)
-        raise SystemExit("callgrind wrote no dump")
-    by_object, by_function, sign = parse(dumps[0])
     calls = report["calls"] + report.get("failures", 0)
     total = sum(by_object.values())
     result = {
@@ -147,7 +151,6 @@ def main():
             [pathlib.Path(o or "?").name, f, round(v / calls)]
             for (o, f), v in by_function.most_common() if "libcrypto" not in (o or "")][:args.top],
     }
-    shutil.rmtree(work, ignore_errors=True)
     if args.json:
         print(json.dumps(result))
         return

@@ -41,8 +41,8 @@ final class Writer: @unchecked Sendable {
 
     /// Whether the caller must signal to end a hold: once, and only when the hold is
     /// over for good (the batch is full, or the store closes).
-    mutating func takeHolding(fullBatch: Int) -> Bool {
-      guard holding, closing || queue.count >= fullBatch else { return false }
+    mutating func takeHolding() -> Bool {
+      guard holding, closing || queue.count >= delay.fullBatch else { return false }
       holding = false
       return true
     }
@@ -88,7 +88,7 @@ final class Writer: @unchecked Sendable {
       if state.closing { return (false, false) }
       state.queue.append(job)
       state.delay.submitted(at: job.submittedAt)
-      return (true, state.takeSleeping() || state.takeHolding(fullBatch: maxBatch))
+      return (true, state.takeSleeping() || state.takeHolding())
     }
     if !accepted { job.fail(StoreError(kind: .closed, message: "the store is closed")) }
     if wakeThread { wake.signal() }
@@ -100,7 +100,7 @@ final class Writer: @unchecked Sendable {
       if state.stopped { return (true, false) }
       state.closing = true
       state.onStopped.append(done)
-      return (false, state.takeSleeping() || state.takeHolding(fullBatch: maxBatch))
+      return (false, state.takeSleeping() || state.takeHolding())
     }
     if finished { done() }
     if wakeThread { wake.signal() }
