@@ -121,6 +121,25 @@ import Testing
     }
   }
 
+  /// Reuse detection revokes one family: the account's other sign-in keeps working.
+  @Test func aReplayEndsOnlyItsOwnSession() async throws {
+    try await LinkingHarness.with { h in
+      let first = try await h.signUp(email: "ann@example.com", password: "secret-1")
+      let second = try await h.signIn(email: "ann@example.com", password: "secret-1")
+      let rotated = try await h.refresh(first.refreshToken)
+      h.clock.advance(seconds: 11)
+      await expectRPCError(.invalidRefreshToken, "a replay after the grace window") {
+        () async throws(RPCError) in
+        try await h.refresh(first.refreshToken)
+      }
+      await expectRPCError(.invalidRefreshToken, "its family is revoked") { () async throws(RPCError) in
+        try await h.refresh(rotated.refreshToken)
+      }
+      let other = try await h.refresh(second.refreshToken)
+      #expect(other.localId == first.localId, "the other sign-in's family is not")
+    }
+  }
+
   @Test func wrongPasswordAndUnknownEmailGetTheSameAnswer() async throws {
     try await LinkingHarness.with { h in
       _ = try await h.signUp(email: "ann@example.com", password: "secret-1")

@@ -112,7 +112,8 @@ public struct AccountService: Sendable {
         guard now - old.rotatedAtMs <= grace, let sealed = old.successorSealed,
           let successor = try? AESGCM.open(sealed, key: masterKey, associatedData: presentedHash)
         else {
-          try RefreshTokensRepository.revokeFamily(db, familyID: old.familyID)
+          try RefreshTokensRepository.revokeFamily(
+            db, projectID: projectID, localID: old.localID, familyID: old.familyID)
           return .refused(RPCError(.invalidRefreshToken, "the refresh token was already used"))
         }
         return .issued(account, identities, old, String(decoding: successor, as: UTF8.self))

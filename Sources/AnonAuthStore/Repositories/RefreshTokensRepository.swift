@@ -66,11 +66,17 @@ public enum RefreshTokensRepository {
     return db.changes
   }
 
-  /// Reuse detected: every token of the family stops working.
-  public static func revokeFamily(_ db: Database, familyID: String) throws {
-    try db.execute(
-      "UPDATE refresh_tokens SET revoked = 1, successor_sealed = NULL WHERE family_id = ?", [.text(familyID)])
+  /// Reuse detected: every token of the family stops working. A family never leaves its
+  /// account, so the account's index finds it (there is no index by family: migration 7).
+  public static func revokeFamily(_ db: Database, projectID: String, localID: String, familyID: String) throws
+  {
+    try db.execute(revokeFamilySQL, [.text(projectID), .text(localID), .text(familyID)])
   }
+
+  static let revokeFamilySQL = """
+    UPDATE refresh_tokens SET revoked = 1, successor_sealed = NULL
+    WHERE project_id = ? AND local_id = ? AND family_id = ?
+    """
 
   /// Every refresh token of an account stops working (admin revocation, disable).
   public static func revokeAccount(_ db: Database, projectID: String, localID: String) throws {

@@ -205,5 +205,15 @@ public enum AnonAuthSchema {
         DROP INDEX accounts_by_kind;
         CREATE INDEX accounts_permanent ON accounts(project_id, local_id) WHERE is_anonymous = 0;
         """),
+    Migration(
+      version: 7,
+      sql: """
+        -- Every sign-up and every refresh wrote an entry into refresh_tokens_by_family,
+        -- read only when a replayed token revokes its family: a rare event, and one that
+        -- refresh_tokens_by_account serves as well (the family belongs to the token's
+        -- account, whose tokens are few). One B-tree fewer to write per sign-up and per
+        -- refresh, and about 70 bytes fewer per refresh token on disk.
+        DROP INDEX refresh_tokens_by_family;
+        """),
   ]
 }
