@@ -209,10 +209,11 @@ public enum AnonAuthSchema {
       version: 7,
       sql: """
         -- Every sign-up and every refresh wrote an entry into refresh_tokens_by_family,
-        -- read only when a replayed token revokes its family: a rare event, and one that
-        -- refresh_tokens_by_account serves as well (the family belongs to the token's
-        -- account, whose tokens are few). One B-tree fewer to write per sign-up and per
-        -- refresh, and about 70 bytes fewer per refresh token on disk.
+        -- read only when a replayed token revokes its family. That happens at most once
+        -- a family, and refresh_tokens_by_account serves it (a family never leaves its
+        -- account: the revocation reads that account's tokens once). One B-tree fewer
+        -- to write per sign-up and per refresh, and about 70 bytes fewer per refresh
+        -- token on disk.
         DROP INDEX refresh_tokens_by_family;
         """),
   ]
