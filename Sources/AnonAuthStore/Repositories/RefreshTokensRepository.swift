@@ -67,7 +67,8 @@ public enum RefreshTokensRepository {
   }
 
   /// Reuse detected: every token of the family stops working. A family never leaves its
-  /// account, so the account's index finds it (there is no index by family: migration 7).
+  /// account, so the account's index, keyed by the family too, finds exactly its tokens
+  /// (migration 7).
   public static func revokeFamily(_ db: Database, projectID: String, localID: String, familyID: String) throws
   {
     try db.execute(revokeFamilySQL, [.text(projectID), .text(localID), .text(familyID)])
