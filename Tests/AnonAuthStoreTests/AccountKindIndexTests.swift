@@ -48,10 +48,8 @@ struct AccountKindIndexTests {
     try await withStore(migrations: AnonAuthSchema.migrations) { store, _ in
       let plans = try await store.read { db in
         try [AccountListRepository.Filter.all, .anonymous, .permanent].map { filter in
-          try db.query(
-            "EXPLAIN QUERY PLAN " + AccountListRepository.pageQuery(filter: filter),
-            [.text("p"), .text(""), .integer(100)]
-          ).map { try $0.string(3) }.joined(separator: " | ")
+          try db.queryPlan(
+            AccountListRepository.pageQuery(filter: filter), [.text("p"), .text(""), .integer(100)])
         }
       }
       #expect(plans[2].contains("accounts_permanent"), "\(plans[2])")

@@ -12,10 +12,7 @@ struct CleanupQueryTests {
           var arguments: [SQLValue] = [.integer(0)]
           if scoped { arguments.append(.text("p")) }
           arguments.append(.integer(8))
-          return try db.query(
-            "EXPLAIN QUERY PLAN " + CleanupRepository.dueQuery(projectScoped: scoped), arguments
-          )
-          .map { try $0.string(3) }.joined(separator: " | ")
+          return try db.queryPlan(CleanupRepository.dueQuery(projectScoped: scoped), arguments)
         }
       }
       for plan in plans {

@@ -61,8 +61,7 @@ struct RefreshFamilyIndexTests {
           ("UPDATE refresh_tokens SET revoked = 1 WHERE project_id = ? AND local_id = ?", 2),
           ("DELETE FROM refresh_tokens WHERE project_id = ? AND local_id = ?", 2),
         ].map { sql, count in
-          try db.query("EXPLAIN QUERY PLAN " + sql, Array(repeating: .text("x"), count: count))
-            .map { try $0.string(3) }.joined(separator: " | ")
+          try db.queryPlan(sql, Array(repeating: .text("x"), count: count))
         }
       }
       #expect(

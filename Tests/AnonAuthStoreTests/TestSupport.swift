@@ -109,6 +109,14 @@ extension Store {
   }
 }
 
+extension Database {
+  /// SQLite's plan for `sql`, its steps' details joined by " | ": what the plan tests
+  /// read to see which index a statement uses.
+  func queryPlan(_ sql: String, _ arguments: [SQLValue]) throws -> String {
+    try query("EXPLAIN QUERY PLAN " + sql, arguments).map { try $0.string(3) }.joined(separator: " | ")
+  }
+}
+
 /// A Swift error thrown by a job, to be told apart from the store's own errors.
 struct JobFailed: Error, Equatable {
   let name: String
