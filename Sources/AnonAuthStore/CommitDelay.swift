@@ -19,6 +19,8 @@
 struct CommitDelay: Sendable {
   /// Zero: never hold a batch (every batch commits as soon as the writer is free).
   let delayNanoseconds: UInt64
+  /// The most writes one transaction takes (`StoreOptions.maxBatch`): the writer's one
+  /// copy of it. A batch this full is never held.
   let fullBatch: Int
   /// Moving average of the gap between two submissions (weight 1/8 for the newest).
   private(set) var averageGapNanoseconds: UInt64

@@ -13,7 +13,6 @@ final class Writer: @unchecked Sendable {
   // orders those uses before the thread's. Everything else that threads share is the
   // Mutex-guarded `state`, the semaphore and the atomic counters.
   private let database: Database
-  private let maxBatch: Int
   private let counters: StoreCounters
   private let state: Mutex<State>
   /// Signalled at most once per sleep or hold of the thread (see `State.sleeping`,
@@ -63,7 +62,6 @@ final class Writer: @unchecked Sendable {
   ///   more writes to join it while they stream in; 0 never holds one.
   init(database: Database, maxBatch: Int, commitDelayNanoseconds: UInt64 = 0, counters: StoreCounters) {
     self.database = database
-    self.maxBatch = maxBatch
     self.counters = counters
     state = Mutex(State(delay: CommitDelay(delayNanoseconds: commitDelayNanoseconds, fullBatch: maxBatch)))
   }
@@ -136,7 +134,7 @@ final class Writer: @unchecked Sendable {
         return .hold(until: deadline)
       }
       if !state.queue.isEmpty {
-        let count = min(maxBatch, state.queue.count)
+        let count = min(state.delay.fullBatch, state.queue.count)
         let jobs = Array(state.queue.prefix(count))
         state.queue.removeFirst(count)
         return .batch(jobs)
