@@ -10,7 +10,7 @@ DEB_PACKAGES := pkg-config libssl-dev openssl libsqlite3-dev libprotobuf-c-dev l
                 protobuf-c-compiler protobuf-compiler python3 python3-venv faketime debootstrap
 
 .PHONY: run test deps build build-release bench-large proto check-proto lint format interop-deps \
-        test-swift test-interop build-release-tests deploy-smoke test-deploy bench cluster-proof fuzz clean
+        test-swift test-interop build-release-tests deploy-smoke test-deploy bench bench-hostile cluster-proof fuzz clean
 
 run: deps build
 	.build/debug/anonauthd --dev --data-dir $(DATA_DIR)
@@ -80,6 +80,11 @@ test-interop: build interop-deps build-release-tests
 
 bench: deps build-release
 	python3 Scripts/bench.py --markdown
+
+# Each attack of Tests/Interop/abuse.py alone, then all at once, beside a well-behaved
+# client: its p99 against quiet (goal 2x) and the daemon's peak memory (goal +256 MiB).
+bench-hostile: deps build-release interop-deps
+	ANONAUTHD=$(CURDIR)/.build/release/anonauthd $(PY) Scripts/hostile_probe.py
 
 # The goals at 5 million accounts (4 M + 1 M due for clean-up): about 10 minutes, 3 GiB.
 bench-large: deps build-release

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Each abuser of Tests/Interop/abuse.py alone (and all of them at once) beside the
 hostile suite's well-behaved client, against a fresh release daemon each: the client's
-p99 without and with the abuse, their ratio (the goal is 2x), how long the daemon's
-event-loop turns were meanwhile (from /metrics), and, over the measured 6 s of abuse,
-how many attacks the abusers made, the daemon's CPU seconds and the abusers' own.
+p99 without and with the abuse, their ratio (the goal is 2x), the daemon's peak resident
+memory over its baseline during the abuse (the goal is under 256 MiB for one attacker),
+how long the daemon's event-loop turns were meanwhile (from /metrics), and, over the
+measured 6 s of abuse, how many attacks the abusers made, the daemon's CPU seconds and
+the abusers' own. The password-pool attacker is measured against a bystander signing in
+with a password; every other one against VerifyIdToken calls.
 
     python3 Scripts/hostile_probe.py [ABUSER ...] [all]     (default: each, then all)
+    make bench-hostile                                      (builds release binaries first)
 
 PROBE_DAEMON_ARGS adds daemon flags (`PROBE_DAEMON_ARGS="--io-threads 2"`); name `all`
 several times to see how much the ratio moves between runs. The abusers run under
@@ -29,8 +33,8 @@ from conftest import Daemon, call, load_pb  # noqa: E402
 CLI = str(pathlib.Path(os.environ["ANONAUTHD"]).with_name("anonauth"))
 
 
-def well_behaved(daemon, seconds):
-    return abuse.well_behaved(CLI, daemon, seconds)
+def well_behaved(daemon, seconds, kind="verify"):
+    return abuse.well_behaved(CLI, daemon, seconds, kind)
 
 
 def metrics(daemon):
@@ -78,29 +82,37 @@ def probe(pb, name):
              pb.admin.UpdateProjectConfigRequest(config=config, update_mask=["sign_up_quota_per_hour"]),
              pb.admin.ProjectConfig, metadata={"authorization": "Bearer " + daemon.client_json["admin_key"]})
         sock.close()
-        well_behaved(daemon, 2)  # warm-up
-        quiet = well_behaved(daemon, 6)
+        abusers = abuse.ALL if name == "all" else [getattr(abuse, name)]
+        kind = abuse.bystander_of(abusers[0]) if len(abusers) == 1 else "verify"
+        well_behaved(daemon, 2, kind)  # warm-up
+        baseline = abuse.rss_bytes(daemon.proc.pid)
+        quiet = well_behaved(daemon, 6, kind)
         before = loop_turns(daemon)
-        stop, threads, tally = abuse.start(daemon, pb, abuse.ALL if name == "all" else [getattr(abuse, name)])
+        peak = abuse.PeakRSS(daemon.proc.pid)
+        stop, threads, tally = abuse.start(daemon, pb, abusers)
         time.sleep(2)
         acts, cpu, own = sum(tally.counts.values()), daemon_cpu_seconds(daemon), own_cpu_seconds()
-        loaded = well_behaved(daemon, 6)
+        loaded = well_behaved(daemon, 6, kind)
         acts, cpu = sum(tally.counts.values()) - acts, daemon_cpu_seconds(daemon) - cpu
         own = own_cpu_seconds() - own
         after = loop_turns(daemon)
+        peak_mib = (peak.stop() - baseline) / (1 << 20)
         stop.set()
         for t in threads:
             t.join(timeout=60)
     finally:
         daemon.stop()
-    print(f"{name:22} {quiet['p99_ms']:7.2f} {loaded['p99_ms']:8.2f} {loaded['p99_ms'] / quiet['p99_ms']:6.2f}x "
-          f"{after[0] - before[0]:9.0f} {after[1] - before[1]:8.0f} {after[2]:10.1f} {acts:8d} {cpu:10.2f} {own:10.2f}", flush=True)
+    failed = "" if loaded["failures"] == 0 else f"  ({loaded['failures']} of {loaded['calls']} calls failed)"
+    print(f"{name:22} {kind:8} {quiet['p99_ms']:7.2f} {loaded['p99_ms']:8.2f} {loaded['p99_ms'] / quiet['p99_ms']:6.2f}x "
+          f"{peak_mib:8.1f} {after[0] - before[0]:9.0f} {after[1] - before[1]:8.0f} {after[2]:10.1f} {acts:8d} "
+          f"{cpu:10.2f} {own:10.2f}{failed}", flush=True)
 
 
 def main():
     names = sys.argv[1:] or [a.__name__ for a in abuse.ALL] + ["all"]
     pb = load_pb()
-    print(f"{'abuser':22} {'p99 alone':>7} {'p99 abused':>8} {'ratio':>7} {'turns>2.5ms':>9} {'>10ms':>8} "
+    print(f"{'abuser':22} {'client':8} {'p99 alone':>7} {'p99 abused':>8} {'ratio':>7} {'peak MiB':>8} "
+          f"{'turns>2.5ms':>9} {'>10ms':>8} "
           f"{'longest ms':>10} {'attacks':>8} {'daemon cpu':>10} {'abuser cpu':>10}")
     for name in names:
         probe(pb, name)

@@ -241,8 +241,271 @@ def ops_slowloris(daemon, pb, stop, tally, count=40):
         held = []
 
 
+# The attacks of the exposure review (issue 28): each from one source address of its own,
+# with or without the public API key, as described there. Scripts/hostile_probe.py runs
+# each beside the well-behaved client and prints that client's p99 and the daemon's peak
+# memory; test_hostile_exposure.py checks each one's bystander and memory in `make test`.
+
+MAX_FRAME = 4 << 20
+# Field 15, varint 0: two bytes that no AnonAuth message knows. A maximum-size frame of
+# them was about 2 million fields that protobuf-c allocated one by one.
+UNKNOWN_PAIR = b"\x78\x00"
+
+
+def _unknown_fields(size):
+    return UNKNOWN_PAIR * (size // 2)
+
+
+def _admin(daemon):
+    return {"authorization": "Bearer " + daemon.client_json["admin_key"]}
+
+
+def _for_ip(daemon, ip):
+    """API key, admin key and a trusted end-user IP: set-up calls the attack's own per-IP
+    quota does not see."""
+    return {**_api(daemon), **_admin(daemon), "x-end-user-ip": ip}
+
+
+def _drain(sock, stop, seconds):
+    """Reads whatever the daemon sends for up to `seconds` (a GoAway, replies) until it closes."""
+    sock.settimeout(0.5)
+    ends = time.monotonic() + seconds
+    while time.monotonic() < ends and not stop.is_set():
+        try:
+            if not sock.recv(1 << 16):
+                return
+        except socket.timeout:
+            continue
+
+
+def unknown_field_frames(daemon, pb, stop, tally):
+    """No API key: maximum-size frames of two-byte unknown fields on four connections."""
+    frame = struct.pack(">I", MAX_FRAME) + _unknown_fields(MAX_FRAME)
+    while not stop.is_set():
+        socks = []
+        for _ in range(4):
+            try:
+                sock = _tls(daemon, "127.0.3.1")
+                sock.sendall(frame)
+                socks.append(sock)
+                tally.add("unknown-field frame")
+            except (OSError, ssl.SSLError):
+                tally.add("unknown-field frame refused")
+        for sock in socks:
+            try:
+                _drain(sock, stop, 5)
+            except (OSError, ssl.SSLError):
+                pass
+            sock.close()
+        stop.wait(0.1)
+
+
+def _signup_frame(pb, daemon, call_id, payload, timeout_ms=0):
+    body = call_frame(pb, call_id, ACCOUNT + "SignUp", payload, _api(daemon), timeout_ms)
+    return struct.pack(">I", len(body)) + body
+
+
+def unknown_field_payloads(daemon, pb, stop, tally):
+    """The public API key: sign-ups whose payload is nearly 4 MiB of unknown fields."""
+    payload = _unknown_fields(MAX_FRAME - 512)
+    n = 0
+    while not stop.is_set():
+        try:
+            sock = _tls(daemon, "127.0.3.2", timeout=30)
+            for _ in range(4):
+                n += 1
+                sock.sendall(_signup_frame(pb, daemon, n, payload))
+                tally.add("unknown-field payload")
+            for _ in range(4):
+                read_frame(sock, pb)
+            sock.close()
+        except (OSError, EOFError, ssl.SSLError):
+            pass
+        stop.wait(0.1)
+
+
+def expired_calls(daemon, pb, stop, tally):
+    """The public API key: 150 sign-ups with `timeout_ms=1` on one connection, half of
+    them with a payload of unknown fields, as fast as they go out."""
+    heavy = _unknown_fields(1 << 20)
+    light = pb.account.SignUpRequest(anonymous=pb.account.AnonymousSignUp()).SerializeToString()
+    n = 0
+    while not stop.is_set():
+        try:
+            sock = _tls(daemon, "127.0.3.3", timeout=30)
+            blob = b""
+            for i in range(150):
+                n += 1
+                blob += _signup_frame(pb, daemon, n, heavy if i % 2 else light, timeout_ms=1)
+            sock.sendall(blob)
+            tally.add("expired sign-ups x150")
+            _drain(sock, stop, 2)
+            sock.close()
+        except (OSError, ssl.SSLError):
+            pass
+        stop.wait(0.1)
+
+
+def held_frame_bytes(daemon, pb, stop, tally, count=256):
+    """No API key: connections that each send all but the last byte of a maximum-size
+    frame and wait, renewed as the daemon closes them."""
+    held = []
+    body = struct.pack(">I", MAX_FRAME) + b"\x0a" + bytes(MAX_FRAME - 2)
+    while not stop.is_set():
+        while len(held) < count and not stop.is_set():
+            try:
+                sock = _tls(daemon, "127.0.3.4", timeout=2)
+                sock.sendall(body)
+                held.append(sock)
+                tally.add("held frame")
+            except (OSError, ssl.SSLError):
+                tally.add("held frame refused")
+                break
+        stop.wait(1)
+        alive = []
+        for sock in held:
+            sock.setblocking(False)
+            try:
+                if sock.recv(4096) == b"":
+                    sock.close()
+                    continue
+            except (BlockingIOError, ssl.SSLWantReadError):
+                pass
+            except (OSError, ssl.SSLError):
+                sock.close()
+                continue
+            alive.append(sock)
+        held = alive
+    for sock in held:
+        sock.close()
+
+
+def _password_accounts(daemon, pb, count, tag):
+    """`count` email/password accounts made through the admin key, each from an end-user
+    IP of its own; returns their (email, password)."""
+    accounts = []
+    sock = daemon.connect()
+    try:
+        for i in range(count):
+            email = f"{tag}-{i}-{random.randrange(1 << 30)}@example.com"
+            request = pb.account.SignUpRequest(
+                email_password=pb.account.EmailPasswordSignUp(email=email, password="password123"))
+            status, _ = call(sock, pb, ACCOUNT + "SignUp", request, None, _for_ip(daemon, f"10.200.{i // 250}.{i % 250 + 1}"))
+            if status.code == 0:
+                accounts.append((email, "password123"))
+    finally:
+        sock.close()
+    return accounts
+
+
+def password_sign_ins(daemon, pb, stop, tally):
+    """One address with ten accounts signs in successfully over and over, 32 calls at a
+    time on each of four connections: the password pool's first-come-first-served."""
+    accounts = _password_accounts(daemon, pb, 10, "pool")
+    frames = b""
+    for i in range(32):
+        email, password = accounts[i % len(accounts)]
+        body = call_frame(pb, i + 1, ACCOUNT + "SignInWithPassword",
+                          pb.account.SignInWithPasswordRequest(email=email, password=password).SerializeToString(),
+                          _api(daemon))
+        frames += struct.pack(">I", len(body)) + body
+    while not stop.is_set():
+        def one():
+            try:
+                sock = _tls(daemon, "127.0.3.5", timeout=30)
+                sock.sendall(frames)
+                for _ in range(32):
+                    frame = read_frame(sock, pb)
+                    tally.add("password sign-in " + (frame.reply.status.reason or "OK"))
+                sock.close()
+            except (OSError, EOFError, ssl.SSLError):
+                pass
+        workers = [threading.Thread(target=one) for _ in range(4)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+
+
+def refresh_loop(daemon, pb, stop, tally):
+    """One anonymous account refreshing in a loop, each rotation followed by replays of
+    the token before it inside the grace window: rows written, and tokens re-signed."""
+    sock = None
+    while not stop.is_set():
+        try:
+            sock = sock or _tls(daemon, "127.0.3.6", timeout=30)
+            status, auth = call(sock, pb, ACCOUNT + "SignUp",
+                                pb.account.SignUpRequest(anonymous=pb.account.AnonymousSignUp()),
+                                pb.account.AuthResponse, _api(daemon))
+            if status.code != 0:
+                tally.add("refresh loop sign-up " + status.reason)
+                stop.wait(1)
+                continue
+            previous, token = None, auth.refresh_token
+            for _ in range(500):
+                if stop.is_set():
+                    break
+                status, auth = call(sock, pb, ACCOUNT + "RefreshToken", pb.account.RefreshTokenRequest(refresh_token=token),
+                                    pb.account.AuthResponse, _api(daemon))
+                tally.add("refresh " + (status.reason or "OK"))
+                if status.code != 0:
+                    break
+                previous, token = token, auth.refresh_token
+                for _ in range(4):  # replays of the rotated token, inside the grace window
+                    status, _ = call(sock, pb, ACCOUNT + "RefreshToken",
+                                     pb.account.RefreshTokenRequest(refresh_token=previous), None, _api(daemon))
+                    tally.add("grace replay " + (status.reason or "OK"))
+        except (OSError, EOFError, ssl.SSLError):
+            if sock is not None:
+                sock.close()
+            sock = None
+            stop.wait(0.2)
+    if sock is not None:
+        sock.close()
+
+
+def email_probes(daemon, pb, stop, tally):
+    """One anonymous account links email/password with addresses that exist and that do
+    not, and 60 links of one token at once: enumeration around the quota, and hashes
+    spent on links that cannot succeed."""
+    known = [email for email, _ in _password_accounts(daemon, pb, 5, "probe")]
+    n = 0
+    while not stop.is_set():
+        try:
+            sock = _tls(daemon, "127.0.3.7", timeout=30)
+            status, auth = call(sock, pb, ACCOUNT + "SignUp",
+                                pb.account.SignUpRequest(anonymous=pb.account.AnonymousSignUp()),
+                                pb.account.AuthResponse, _api(daemon))
+            if status.code != 0:
+                tally.add("email probe sign-up " + status.reason)
+                sock.close()
+                stop.wait(1)
+                continue
+            blob = b""
+            for i in range(60):
+                n += 1
+                email = known[i % len(known)] if i % 2 else f"probe-{n}-{random.randrange(1 << 30)}@example.com"
+                request = pb.account.LinkWithCredentialRequest(
+                    id_token=auth.id_token,
+                    credential=pb.account.Credential(provider_id="password", email=email, password="password123"))
+                body = call_frame(pb, i + 1, ACCOUNT + "LinkWithCredential", request.SerializeToString(), _api(daemon))
+                blob += struct.pack(">I", len(body)) + body
+            sock.sendall(blob)
+            for _ in range(60):
+                frame = read_frame(sock, pb)
+                tally.add("link " + (frame.reply.status.reason or "OK"))
+            sock.close()
+        except (OSError, EOFError, ssl.SSLError):
+            pass
+        stop.wait(0.2)
+
+
+EXPOSURE = [unknown_field_frames, unknown_field_payloads, expired_calls, held_frame_bytes, password_sign_ins,
+            refresh_loop, email_probes]
+
+
 ALL = [garbage_frames, abandoned_handshakes, half_sent_frames, never_reads, slow_reader, over_quota_email,
-       hostile_fields, forged_tokens, ops_slowloris]
+       hostile_fields, forged_tokens, ops_slowloris, *EXPOSURE]
 
 
 def _demoted(abuser, *args):
@@ -263,18 +526,61 @@ def _demoted(abuser, *args):
     abuser(*args)
 
 
-def well_behaved(cli, daemon, seconds):
-    """The client measured beside the abusers (the hostile suite and Scripts/hostile_probe.py):
-    VerifyIdToken with check_revoked at 200 calls/s on 2 connections, open loop, through
-    the CLI at `cli`. Returns its `--json` report."""
+# What the well-behaved client does: VerifyIdToken with check_revoked at 200 calls/s, or
+# password sign-ins of its own account at 5 a second (the bystander of the password pool).
+BYSTANDERS = {
+    "verify": ["verify", "--check-revoked", "--rate", "200", "--accounts", "32"],
+    "password": ["password", "--rate", "5"],
+}
+
+
+def well_behaved(cli, daemon, seconds, kind="verify"):
+    """The client measured beside the abusers (the hostile suite and Scripts/hostile_probe.py),
+    open loop on 2 connections from 127.0.0.1, through the CLI at `cli`. Returns its
+    `--json` report."""
     result = subprocess.run(
-        [cli, "bench", "verify", "--check-revoked", "--rate", "200", "--connections", "2", "--seconds",
-         str(seconds), "--accounts", "32", "--json", "--allow-failures", "--data-dir", daemon.dir,
+        [cli, "bench", *BYSTANDERS[kind], "--connections", "2", "--seconds", str(seconds), "--json",
+         "--allow-failures", "--data-dir", daemon.dir,
          # No RSA measurement of its own: it would burn a core beside the abusers.
          "--rsa-signs-per-second", "1"],
         capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def bystander_of(abuser):
+    """The well-behaved client that shows what `abuser` takes from others."""
+    return "password" if abuser is password_sign_ins else "verify"
+
+
+def rss_bytes(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+class PeakRSS:
+    """Samples a process's resident bytes every 50 ms on a thread of its own until `stop`;
+    `peak` is the largest sample."""
+
+    def __init__(self, pid):
+        self.pid, self.peak, self.done = pid, rss_bytes(pid), threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.done.wait(0.05):
+            try:
+                self.peak = max(self.peak, rss_bytes(self.pid))
+            except OSError:
+                return
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        return self.peak
 
 
 def start(daemon, pb, abusers=ALL):

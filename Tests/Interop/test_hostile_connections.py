@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from abuse import rss_bytes
 from conftest import Daemon, call, call_frame, read_frame, send_frame
 
 CHECK = "/anonauth.v1.HealthService/Check"
@@ -25,14 +26,6 @@ def ping_frame(pb, nonce):
     frame = pb.rpc.Frame()
     frame.ping.nonce = nonce
     return frame.SerializeToString()
-
-
-def rss_bytes(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
 
 
 def healthy(daemon, pb, timeout=5):

@@ -1,13 +1,14 @@
 """Every abuser of abuse.py at once, beside a well-behaved client: its calls all succeed,
-its p99 stays within 2x of its p99 without the abuse, and the daemon's memory returns
-near its baseline once the abuse stops. The well-behaved client is `anonauth bench` in a
-process of its own (open loop, latency from the scheduled send time), so the test's own
-threads cannot slow it; each abuser is tested for its documented answer in the
+the daemon lives, and its memory returns near its baseline once the abuse stops. The
+well-behaved client is `anonauth bench` in a process of its own (open loop), so the test's
+own threads cannot slow it; each abuser is tested for its documented answer in the
 test_hostile_*.py files.
 
-The 2x goal is about the product, so it is checked against release binaries:
-$ANONAUTHD_RELEASE (`make test` passes the ones its deploy smoke built). Without them the
-debug build runs with a looser bound that still guards the fixes."""
+Latency is not asserted here: a timing goal inside `make test` fails whoever runs it on a
+busy machine. The 2x p99 goal is measured by `make bench-hostile` (Scripts/hostile_probe.py)
+against release binaries; this test prints the figures of its own run. It runs the
+release daemon when $ANONAUTHD_RELEASE names one (`make test` passes the deploy smoke's),
+with the daemon's own timeouts, as deployed."""
 
 import os
 import pathlib
@@ -19,14 +20,6 @@ from conftest import TEST_DAEMON_FLAGS, Daemon, call
 from test_ops_and_cli import CLI
 
 RELEASE = os.environ.get("ANONAUTHD_RELEASE", "")
-
-
-def rss_bytes(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 def cpu_seconds(pid):
@@ -67,11 +60,12 @@ def test_a_well_behaved_client_is_served_beside_every_abuser_and_memory_comes_ba
     assert status.code == 0, status
     sock.close()
     well_behaved(seconds=2)  # warm-up: code paths, caches, the first connections
-    baseline_rss = rss_bytes(daemon.proc.pid)
+    baseline_rss = abuse.rss_bytes(daemon.proc.pid)
     seconds = 15 if release else 6
     quiet = well_behaved(seconds=seconds)
     assert quiet["failures"] == 0, quiet
 
+    peak = abuse.PeakRSS(daemon.proc.pid)
     stop, threads, tally = abuse.start(daemon, pb)
     try:
         time.sleep(2)  # let every abuser get going
@@ -79,17 +73,17 @@ def test_a_well_behaved_client_is_served_beside_every_abuser_and_memory_comes_ba
         loaded = well_behaved(seconds=seconds)
         daemon_cpu = (cpu_seconds(daemon.proc.pid) - cpu_before) / (time.monotonic() - started)
         assert daemon.proc.poll() is None, "the daemon died under abuse"
-        peak_rss = rss_bytes(daemon.proc.pid)
     finally:
+        peak_rss = peak.stop()
         stop.set()
         for t in threads:
             t.join(timeout=60)
     assert all(not t.is_alive() for t in threads)
     # Memory comes back: connections closed, buffers released (malloc keeps some).
     deadline = time.monotonic() + 20
-    while rss_bytes(daemon.proc.pid) > baseline_rss + (24 << 20) and time.monotonic() < deadline:
+    while abuse.rss_bytes(daemon.proc.pid) > baseline_rss + (24 << 20) and time.monotonic() < deadline:
         time.sleep(0.5)
-    after_rss = rss_bytes(daemon.proc.pid)
+    after_rss = abuse.rss_bytes(daemon.proc.pid)
     print(f"\nabuse: {dict(tally.counts)}")
     print(f"{'release' if release else 'debug'} build, well-behaved p99: {quiet['p99_ms']:.2f} ms alone, {loaded['p99_ms']:.2f} ms under abuse; "
           f"the daemon used {daemon_cpu:.0%} of a core under abuse; RSS {baseline_rss >> 20} MiB before, "
@@ -97,14 +91,4 @@ def test_a_well_behaved_client_is_served_beside_every_abuser_and_memory_comes_ba
 
     assert loaded["failures"] == 0 and loaded["calls"] == quiet["calls"] == 200 * seconds, loaded
     assert len(tally.counts) >= len(abuse.ALL) - 1, tally.counts  # the abusers really ran
-    if release:
-        # The goal. The abusers run under SCHED_IDLE (abuse._demoted), so what is measured
-        # is the daemon's sharing between them and the client, not the kernel's sharing
-        # of two cores with their Python. Windows of 3,000 calls keep the p99 steady.
-        assert loaded["p99_ms"] <= 2 * quiet["p99_ms"], (quiet, loaded)
-    else:
-        # A debug daemon spends several times a release one's CPU on the same abuse (6 to
-        # 12 ms here against 2 to 3 ms alone): this bound guards what was fixed (29 ms
-        # before, with memory never coming back) without flaking.
-        assert loaded["p99_ms"] <= 2 * quiet["p99_ms"] + 15.0, (quiet, loaded)
     assert after_rss <= baseline_rss + (24 << 20), f"RSS {baseline_rss >> 20} MiB before, {after_rss >> 20} MiB after"
