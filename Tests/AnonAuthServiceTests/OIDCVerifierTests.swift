@@ -83,6 +83,29 @@ import Testing
     #expect(heavy.displayName.count == 1024 / marks.utf8.count)
   }
 
+  @Test func whatTheVerifierAcceptsImportsAgain() async throws {
+    // The largest identity the verifier lets through (a 255-byte subject, a display name
+    // of characters of many scalars each) is a row ImportAccounts takes: an export of an
+    // account made from it imports again.
+    let marks = "e" + String(repeating: "\u{301}", count: 40)
+    let identity = try await verify(
+      try issuer.sign(
+        claims {
+          $0["sub"] = .string(String(repeating: "s", count: 255))
+          $0["name"] = .string(String(repeating: marks, count: 80))
+        }))
+    let row = ImportedAccount(
+      localId: "uid-1", email: identity.email, emailVerified: identity.emailVerified,
+      displayName: identity.displayName,
+      providers: [
+        ImportedProvider(
+          providerId: identity.providerID, rawId: identity.rawID, email: identity.email,
+          displayName: identity.displayName)
+      ])
+    let imported = try ImportRow.check(row, projectID: "p", hashConfigID: nil, nowMs: Self.now * 1000)
+    #expect(imported.identities.first?.rawID == identity.rawID)
+  }
+
   @Test func nonce() async throws {
     let token = try issuer.sign(claims { $0["nonce"] = "n-123" })
     _ = try await verify(token, nonce: "n-123")
