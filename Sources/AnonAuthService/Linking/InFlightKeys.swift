@@ -13,6 +13,4 @@ final class InFlightKeys: Sendable {
   func release(_ key: String) {
     _ = keys.withLock { $0.remove(key) }
   }
-
-  var count: Int { keys.withLock { $0.count } }
 }
