@@ -120,10 +120,15 @@ import Testing
       with: OAuthProvider.credential(
         providerID: "google.com", idToken: try google.idToken(sub: "2222", email: nil)))
     #expect(first.isNewUser && !first.user.isAnonymous)
-    // Unlink: still permanent; a second unlink has nothing to remove.
-    let unlinked = try await first.user.unlink(fromProvider: "google.com")
-    #expect(!unlinked.isAnonymous)
-    await expectAuthError(.noSuchProvider) { _ = try await first.user.unlink(fromProvider: "google.com") }
+    // Unlinking its only sign-in method is refused (the account could never be signed in
+    // to again); a provider it does not have is NO_SUCH_PROVIDER.
+    do throws(AuthError) {
+      _ = try await first.user.unlink(fromProvider: "google.com")
+      Issue.record("the only sign-in method was unlinked")
+    } catch {
+      #expect(error.name == "LAST_SIGN_IN_METHOD")
+    }
+    await expectAuthError(.noSuchProvider) { _ = try await first.user.unlink(fromProvider: "facebook.com") }
   }
 
   // MARK: Helpers

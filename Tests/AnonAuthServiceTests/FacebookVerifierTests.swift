@@ -51,6 +51,17 @@ import Testing
     }
   }
 
+  @Test func controlCharactersFromTheGraphAPIAreRefused() async throws {
+    // ImportAccounts would refuse such an account: refused here instead, so that an
+    // export of every account the service made imports again.
+    graph.add("t-name", .init(userID: "1", appID: "app-1", name: "Fay\u{0}"))
+    graph.add("t-mail", .init(userID: "1", appID: "app-1", email: "fay@example.com\u{7}"))
+    graph.add("t-id", .init(userID: "1\u{0}", appID: "app-1"))
+    for token in ["t-name", "t-mail", "t-id"] {
+      await expectLinkError(.invalidIdpResponse) { try await verify(token) }
+    }
+  }
+
   @Test func meDisagreeingWithDebugTokenIsRefused() async throws {
     outbound.route(FakeGraphAPI.base + "/me?") { _ in
       OutboundResponse(status: 200, body: Array("{\"id\":\"2\"}".utf8))

@@ -84,8 +84,10 @@ import Testing
       let google = try await Self.exchange(
         h, try firebase.token(uid: uid, now: h.nowSeconds, provider: "google.com", email: "ida@example.com"))
       #expect(google.signInProvider == "password")
-      // One the account holds is.
-      _ = try await h.link(password.idToken, try h.googleCredential(sub: "g-ida"))
+      // One the account holds is. (Linking needs a recent sign-in; the exchanged session
+      // carries the Firebase token's auth_time, ten minutes old.)
+      let fresh = try await h.signIn(email: "ida@example.com", password: "secret-1")
+      _ = try await h.link(fresh.idToken, try h.googleCredential(sub: "g-ida"))
       let linked = try await Self.exchange(
         h, try firebase.token(uid: uid, now: h.nowSeconds, provider: "google.com", email: "ida@example.com"))
       #expect(linked.signInProvider == "google.com")
@@ -152,6 +154,13 @@ import Testing
             uid: "fb-other", now: h.nowSeconds, provider: "password", email: "zoe@example.com"))
       }
       #expect(try await h.snapshot("fb-other") == before)
+      // The EMAIL_EXISTS answer kept its place in the sign-up quota, as a sign-up would.
+      let counted = try await h.store.read { db in
+        try db.queryOne(
+          "SELECT count(*) FROM sign_up_events WHERE project_id = ?", [.text(LinkingHarness.projectID)]
+        ).map { try $0.int64(0) } ?? 0
+      }
+      #expect(counted == 2)
     }
   }
 

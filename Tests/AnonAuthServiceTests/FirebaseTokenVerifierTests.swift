@@ -84,6 +84,17 @@ import Testing
     ("no sub", { c, _ in c["sub"] = nil }),
     ("sub as a number", { c, _ in c["sub"] = 42 }),
     ("sub over 128 characters", { c, _ in c["sub"] = .string(String(repeating: "u", count: 129)) }),
+    // The uid becomes the account's: what ImportAccounts takes (128 bytes, no controls).
+    ("sub over 128 bytes", { c, _ in c["sub"] = .string(String(repeating: "é", count: 65)) }),
+    (
+      "sub with NUL",
+      { c, _ in
+        c["sub"] = "uid\u{0}1"; c["user_id"] = "uid\u{0}1"
+      }
+    ),
+    ("email with a newline", { c, _ in c["email"] = "ann@example.com\n" }),
+    ("name with NUL", { c, _ in c["name"] = "Ann\u{0}" }),
+    ("picture with a tab", { c, _ in c["picture"] = "https://p.example/a\tb" }),
     ("user_id not sub", { c, _ in c["user_id"] = "someone-else" }),
     ("no sign_in_provider", { c, _ in c["firebase"] = ["identities": [:]] }),
     ("odd sign_in_provider", { c, _ in c["firebase"] = ["sign_in_provider": "a b\"c"] }),

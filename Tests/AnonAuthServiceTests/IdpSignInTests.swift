@@ -56,12 +56,14 @@ import Testing
 
   @Test func aNewIdentityWithAnExistingEmailIsRefused() async throws {
     try await LinkingHarness.with { h in
-      _ = try await h.signUp(email: "eve@example.com", password: "secret-1")
-      let before = try await h.snapshot("none").accounts
-      await expectLinkError(.emailExists) {
-        try await h.signIn(try h.googleCredential(sub: "g-eve", email: "eve@example.com"))
-      }
-      #expect(try await h.snapshot("none").accounts == before)
+      let created = try await h.signUp(email: "eve@example.com", password: "secret-1")
+      let before = try await h.snapshot(created.localId)
+      // The provider does not vouch for the address: the account that has it stays.
+      var claims = h.google.claims(sub: "g-eve", now: h.nowSeconds, email: "eve@example.com")
+      claims["email_verified"] = false
+      let unverified = LinkingHarness.idToken("google.com", try h.google.sign(claims))
+      await expectLinkError(.emailExists) { try await h.signIn(unverified) }
+      #expect(try await h.snapshot(created.localId) == before)
     }
   }
 

@@ -51,6 +51,14 @@ import Testing
           $0["aud"] = ["other", "client-1"]; $0["azp"] = "client-1"
         }))
     _ = try await verify(try issuer.sign(claims { $0["aud"] = ["client-1"] }))
+    // One audience (us) and another azp: Google's cross-client form (the app's client
+    // id as azp, the server's as aud) is accepted, as Google's own verifiers accept it.
+    _ = try await verify(try issuer.sign(claims { $0["azp"] = "android-client" }))
+    _ = try await verify(
+      try issuer.sign(
+        claims {
+          $0["aud"] = ["client-1"]; $0["azp"] = "android-client"
+        }))
     _ = try await verify(try issuer.sign(claims(), kid: ""))
     _ = try await verify(try issuer.sign(claims { $0["exp"] = .int(Self.now - 59) }))
     _ = try await verify(try issuer.sign(claims { $0["iat"] = .int(Self.now + 59) }))
@@ -61,6 +69,41 @@ import Testing
     #expect(!unverified.emailVerified)
     let badEmail = try await verify(try issuer.sign(claims { $0["email"] = "not an email" }))
     #expect(badEmail.email.isEmpty && !badEmail.emailVerified)
+    // A display name is cut to 256 characters and to 1024 bytes, at a character boundary:
+    // 300 characters of 4 bytes each keep 256 characters (1024 bytes); characters of
+    // 40 combining marks each (81 bytes; 80 of them, the token limit is 16 KiB) keep as
+    // many whole characters as 1024 bytes hold.
+    let long = try await verify(
+      try issuer.sign(claims { $0["name"] = .string(String(repeating: "😀", count: 300)) }))
+    #expect(long.displayName.count == 256 && long.displayName.utf8.count == 1024)
+    let marks = "e" + String(repeating: "\u{301}", count: 40)
+    let heavy = try await verify(
+      try issuer.sign(claims { $0["name"] = .string(String(repeating: marks, count: 80)) }))
+    #expect(heavy.displayName.utf8.count <= 1024 && heavy.displayName.utf8.count > 1024 - marks.utf8.count)
+    #expect(heavy.displayName.count == 1024 / marks.utf8.count)
+  }
+
+  @Test func whatTheVerifierAcceptsImportsAgain() async throws {
+    // The largest identity the verifier lets through (a 255-byte subject, a display name
+    // of characters of many scalars each) is a row ImportAccounts takes: an export of an
+    // account made from it imports again.
+    let marks = "e" + String(repeating: "\u{301}", count: 40)
+    let identity = try await verify(
+      try issuer.sign(
+        claims {
+          $0["sub"] = .string(String(repeating: "s", count: 255))
+          $0["name"] = .string(String(repeating: marks, count: 80))
+        }))
+    let row = ImportedAccount(
+      localId: "uid-1", email: identity.email, emailVerified: identity.emailVerified,
+      displayName: identity.displayName,
+      providers: [
+        ImportedProvider(
+          providerId: identity.providerID, rawId: identity.rawID, email: identity.email,
+          displayName: identity.displayName)
+      ])
+    let imported = try ImportRow.check(row, projectID: "p", hashConfigID: nil, nowMs: Self.now * 1000)
+    #expect(imported.identities.first?.rawID == identity.rawID)
   }
 
   @Test func nonce() async throws {
@@ -98,6 +141,20 @@ import Testing
     ("sub empty", { $0["sub"] = "" }),
     ("sub not a string", { $0["sub"] = 42 }),
     ("sub too long", { $0["sub"] = .string(String(repeating: "s", count: 256)) }),
+    // Several audiences need azp, and azp must be us (OIDC Core 3.1.3.7).
+    ("several audiences, no azp", { $0["aud"] = ["client-1", "b"] }),
+    (
+      "several audiences, azp not a string",
+      {
+        $0["aud"] = ["client-1", "b"]; $0["azp"] = 1
+      }
+    ),
+    // Control characters are refused at the door: ImportAccounts would refuse the account.
+    ("sub with NUL", { $0["sub"] = "user\u{0}1" }),
+    ("sub with a newline", { $0["sub"] = "user\n1" }),
+    ("sub with a C1 control", { $0["sub"] = "user\u{85}1" }),
+    ("email with NUL", { $0["email"] = "una\u{0}@example.com" }),
+    ("name with DEL", { $0["name"] = "Una\u{7F}" }),
   ]
 
   @Test(arguments: rejections.indices)

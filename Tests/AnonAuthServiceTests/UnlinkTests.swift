@@ -9,10 +9,14 @@ import Testing
     try await LinkingHarness.with { h in
       let anonymous = try await h.anonymous()
       h.clock.advance(seconds: 1)
-      let linked = try await h.link(
+      let google = try await h.link(
         anonymous.idToken, try h.googleCredential(sub: "g-u", email: "uma@gmail.com"))
+      h.clock.advance(seconds: 1)
+      let linked = try await h.link(
+        google.idToken, LinkingHarness.idToken("oidc.inline", try h.oidc.token(sub: "o-u", now: h.nowSeconds))
+      )
       let info = try await h.unlink(linked.idToken, "google.com")
-      #expect(info.providers.isEmpty)
+      #expect(info.providers.map(\.providerId) == ["oidc.inline"])
       #expect(!info.isAnonymous)
       #expect(try await h.account(anonymous.localId).isAnonymous == false)
       await expectLinkError(.noSuchProvider) { try await h.unlink(linked.idToken, "google.com") }

@@ -28,6 +28,16 @@ extension AccountService {
       if error.reason == Reason.tooManyAttempts.name { env.metrics.quotaRefusals.add(1, ordering: .relaxed) }
       throw error
     }
+    if !signedIn.displaced.isEmpty {
+      env.logger.info(
+        "unverified account taken over by a verified provider identity",
+        [
+          "project_id": .string(project.projectID), "uid": .string(signedIn.account.localID),
+          "provider": .string(identity.providerID),
+          "removed_providers": .string(signedIn.displaced.sorted().joined(separator: ",")),
+          "request_id": .string(context.requestID),
+        ])
+    }
     return try await authResponse(
       project: project, account: signedIn.account, identities: signedIn.identities,
       signInProvider: identity.providerID, authTime: session.authTime, refreshToken: session.token,
@@ -39,34 +49,48 @@ extension AccountService {
   /// Links a credential to the account of `id_token`. The uid stays; an anonymous account
   /// becomes permanent and loses its clean-up schedule; `valid_since` moves to now, so
   /// ID tokens issued before are revoked while the ones returned here (issued at
-  /// `valid_since`) stay valid; they carry the linked provider as `sign_in_provider`.
+  /// `valid_since`) stay valid; they carry the linked provider as `sign_in_provider` and
+  /// the caller's own `auth_time` (a link is not a sign-in). On a permanent account the
+  /// caller must have signed in within the last 5 minutes (`RecentSignIn`); anonymous
+  /// accounts link at any age. A password link counts against the per-IP sign-up quota.
   public func linkWithCredential(_ request: LinkWithCredentialRequest, context: CallContext)
     async throws(RPCError) -> AuthResponse
   {
     let project = try env.project(context)
     let credential = try Self.credential(request.credential)
-    let caller = try await signedInCaller(request.idToken, project: project)
+    let claims = try env.minter.verify(request.idToken, projectID: project.projectID)
+    let caller = try await account(for: claims, project: project)
+    let authTime = RecentSignIn.authTime(claims)
     let providerID = credential.providerId
     // Cheap checks first, so a refused link costs no provider call and no scrypt work;
-    // the write job checks the same things again.
+    // the write jobs check the same things again.
     if providerID == ProviderSettings.password {
       try ProviderSettings.requirePassword(project)
     } else {
       _ = try ProviderSettings.config(providerID, project: project, masterKey: env.masterKey)
     }
+    try RecentSignIn.require(
+      caller.account, authTime: authTime, nowSeconds: env.clock.nowSeconds(), for: "linking a credential")
     if caller.identities.contains(where: { $0.providerID == providerID })
       || (providerID == ProviderSettings.password && caller.account.passwordHash != nil)
     {
       throw RPCError(.providerAlreadyLinked, "the account already has a \(providerID) credential")
     }
     let linker = AccountLinker(env: env)
-    let proof: AccountLinker.Proof =
-      providerID == ProviderSettings.password
-      ? try await linker.proof(for: credential, linkingTo: caller.account.localID, project: project)
-      : .identity(try await throttledIdentity(credential, project: project, context: context))
-    let session = try NewSession(provider: providerID, nowMs: env.clock.nowMs())
-    let linked = try await linker.link(
-      proof, to: caller.account.localID, tokenIssuedAt: caller.issuedAt, project: project, session: session)
+    let ipKey = try quotaIPKey(context)
+    let linked: AccountLinker.Linked
+    let session: NewSession
+    if providerID == ProviderSettings.password {
+      (linked, session) = try await linker.linkPassword(
+        credential, to: caller.account.localID, tokenIssuedAt: caller.issuedAt, authTime: authTime,
+        ipKey: ipKey, project: project)
+    } else {
+      let identity = try await throttledIdentity(credential, project: project, context: context)
+      session = try NewSession(provider: providerID, nowMs: env.clock.nowMs(), authTime: authTime)
+      linked = try await linker.link(
+        .identity(identity), to: caller.account.localID, tokenIssuedAt: caller.issuedAt, authTime: authTime,
+        ipKey: ipKey, project: project, session: session)
+    }
     env.metrics.linked(provider: providerID)
     env.logger.info(
       "credential linked",
@@ -84,14 +108,21 @@ extension AccountService {
   // MARK: UnlinkProvider
 
   /// Removes a provider from the account of `id_token`; `password` takes the email and
-  /// the password hash with it. The account never becomes anonymous again.
+  /// the password hash with it. The account never becomes anonymous again. Needs a
+  /// sign-in within the last 5 minutes (`RecentSignIn`), and refuses to remove the only
+  /// sign-in method left (`LAST_SIGN_IN_METHOD`).
   public func unlinkProvider(_ request: UnlinkProviderRequest, context: CallContext) async throws(RPCError)
     -> AccountInfo
   {
     let project = try env.project(context)
-    let caller = try await signedInCaller(request.idToken, project: project)
+    let claims = try env.minter.verify(request.idToken, projectID: project.projectID)
+    let caller = try await account(for: claims, project: project)
+    let authTime = RecentSignIn.authTime(claims)
+    try RecentSignIn.require(
+      caller.account, authTime: authTime, nowSeconds: env.clock.nowSeconds(), for: "unlinking a provider")
     let linked = try await AccountLinker(env: env).unlink(
-      request.providerId, from: caller.account.localID, tokenIssuedAt: caller.issuedAt, project: project)
+      request.providerId, from: caller.account.localID, tokenIssuedAt: caller.issuedAt, authTime: authTime,
+      project: project)
     return AccountInfo(linked.account, identities: linked.identities)
   }
 

@@ -163,17 +163,10 @@ public struct AccountService: Sendable {
     let project = try env.project(context)
     let claims = try env.minter.verify(request.idToken, projectID: project.projectID)
     let account = try await self.account(for: claims, project: project, log: context.log).account
-    // Deleting a permanent account is a sensitive change: it needs a sign-in within the
-    // last 5 minutes (Firebase's requires-recent-login). An anonymous account cannot sign
-    // in again, so its own token is enough at any age.
-    if !account.isAnonymous {
-      let authTime = claims["auth_time"]?.int64Value ?? 0
-      // Checked: auth_time is a claim; one that overflows is as good as none.
-      let (age, overflow) = env.clock.nowSeconds().subtractingReportingOverflow(authTime)
-      if overflow || age > Self.recentSignInSeconds {
-        throw RPCError(.credentialTooOld, "deleting this account needs a sign-in within the last 5 minutes")
-      }
-    }
+    // Deleting a permanent account is a sensitive change (Firebase's requires-recent-login).
+    try RecentSignIn.require(
+      account, authTime: RecentSignIn.authTime(claims), nowSeconds: env.clock.nowSeconds(),
+      for: "deleting this account")
     let deleted = try await env.write { db in
       try AccountsRepository.delete(db, projectID: project.projectID, localID: account.localID)
     }

@@ -73,12 +73,17 @@ struct FacebookVerifier {
       id.utf8.count <= 255
     else { throw refusedBy("/me gave no user id") }
     if let tokenUser, tokenUser != id { throw refusedBy("/me and debug_token disagree on the user") }
-    let email = me["email"]?.stringValue.flatMap(EmailAddress.normalize) ?? ""
+    let rawEmail = me["email"]?.stringValue ?? ""
     let name = me["name"]?.stringValue ?? ""
+    // Refused at the door, so that every account made here survives export and import.
+    guard ![id, rawEmail, name].contains(where: ProviderText.hasControl) else {
+      throw refusedBy("/me gave text with control characters")
+    }
+    let email = EmailAddress.normalize(rawEmail) ?? ""
     // Facebook does not say whether it verified the address: counted as not verified.
     return VerifiedIdentity(
       providerID: ProviderSettings.facebook, rawID: id, email: email, emailVerified: false,
-      displayName: String(name.prefix(256)))
+      displayName: ProviderText.clippedName(name))
   }
 
   private func fetchJSON(_ url: String) async throws(Failure) -> [String: JSONValue] {

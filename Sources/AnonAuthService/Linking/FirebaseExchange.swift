@@ -46,7 +46,8 @@ struct FirebaseExchange {
   /// `ipKey`): anonymous for an anonymous Firebase token, else permanent with the
   /// token's email, name and picture.
   /// - Throws: `USER_NOT_FOUND` (unknown uid, creation off), `USER_DISABLED`,
-  ///   `EMAIL_EXISTS` (a new permanent account's email belongs to another account),
+  ///   `EMAIL_EXISTS` (a new permanent account's email belongs to another account;
+  ///   counted against the sign-up quota),
   ///   `TOO_MANY_ATTEMPTS_TRY_LATER` (sign-up quota).
   func signIn(_ identity: FirebaseIdentity, project: ProjectRecord, ipKey: String, session: NewSession)
     async throws(RPCError) -> SignedIn
@@ -55,7 +56,7 @@ struct FirebaseExchange {
     let day = UTCDay.string(ms: session.nowMs)
     let authTime = min(identity.authTime, session.authTime)
     let uid = identity.uid
-    let outcome = try await env.write { db -> SignedIn in
+    let outcome = try await env.write { db -> Result<SignedIn, RPCError> in
       if var account = try AccountsRepository.get(db, projectID: projectID, localID: uid) {
         if account.disabled { throw RPCError(.userDisabled, "the account is disabled") }
         let identities = try AccountsRepository.identities(db, projectID: projectID, localID: uid)
@@ -67,9 +68,10 @@ struct FirebaseExchange {
         record.signInProvider = provider
         record.authTime = authTime
         try RefreshTokensRepository.insert(db, record)
-        return SignedIn(
-          account: account, identities: identities, isNewUser: false, signInProvider: provider,
-          authTime: authTime)
+        return .success(
+          SignedIn(
+            account: account, identities: identities, isNewUser: false, signInProvider: provider,
+            authTime: authTime))
       }
       // Read in the job, so that a switch turned off a moment ago is obeyed.
       let current = try ProjectsRepository.get(db, projectID) ?? project
@@ -86,7 +88,10 @@ struct FirebaseExchange {
         }
       } else if !identity.email.isEmpty {
         if try AccountsRepository.byEmail(db, projectID: projectID, email: identity.email) != nil {
-          throw RPCError(.emailExists, "another account has this email")
+          // Counted like a sign-up (and returned, so the count stays), so that probing
+          // which emails are taken goes no faster than signing up.
+          try SignUpQuota.admit(db, project: current, ipKey: ipKey, nowMs: session.nowMs)
+          return .failure(RPCError(.emailExists, "another account has this email"))
         }
         account.email = identity.email
         account.emailVerified = identity.emailVerified
@@ -99,10 +104,12 @@ struct FirebaseExchange {
       record.authTime = authTime
       try RefreshTokensRepository.insert(db, record)
       try UsageRepository.countSignUp(db, projectID: projectID, day: day, provider: provider)
-      return SignedIn(
-        account: account, identities: [], isNewUser: true, signInProvider: provider, authTime: authTime)
+      return .success(
+        SignedIn(
+          account: account, identities: [], isNewUser: true, signInProvider: provider, authTime: authTime))
     }
-    if outcome.isNewUser { env.metrics.signedUp(provider: outcome.signInProvider) }
-    return outcome
+    let signedIn = try outcome.get()
+    if signedIn.isNewUser { env.metrics.signedUp(provider: signedIn.signInProvider) }
+    return signedIn
   }
 }

@@ -6,7 +6,7 @@ import AnonAuthWire
 /// only, signed by the certificate of its header's `kid` among Google's published keys
 /// for securetoken@system.gserviceaccount.com, issued by
 /// `https://securetoken.google.com/<project>` for the audience `<project>`, with a uid
-/// (`sub`) of 1 to 128 characters, and `exp`, `iat` and `auth_time` in order with the
+/// (`sub`) of 1 to 128 bytes without control characters, and `exp`, `iat` and `auth_time` in order with the
 /// clock skew the OIDC verifier allows. Every failure is `INVALID_IDP_RESPONSE` with a
 /// short message that never repeats the token.
 struct FirebaseTokenVerifier {
@@ -14,7 +14,8 @@ struct FirebaseTokenVerifier {
   static let defaultCertsURL =
     "https://www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com"
   static let issuerPrefix = "https://securetoken.google.com/"
-  /// Firebase uids are at most 128 characters.
+  /// Firebase uids are at most 128 characters; AnonAuth takes 128 bytes, what
+  /// `ImportAccounts` takes.
   static let maximumUIDLength = 128
   static let skewSeconds = OIDCVerifier.skewSeconds
 
@@ -81,8 +82,10 @@ struct FirebaseTokenVerifier {
     guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
       throw invalid("the Firebase ID token has no subject")
     }
-    guard sub.count <= Self.maximumUIDLength else {
-      throw invalid("the Firebase ID token's subject is longer than 128 characters")
+    // 128 bytes and no control characters: the uid becomes the account's, and
+    // `ImportAccounts` takes no other (an exported account must import again).
+    guard sub.utf8.count <= Self.maximumUIDLength, !ProviderText.hasControl(sub) else {
+      throw invalid("the Firebase ID token's subject is over 128 bytes or has control characters")
     }
     if let userID = claims["user_id"], userID.stringValue != sub {
       throw invalid("the Firebase ID token's user_id is not its subject")
@@ -103,12 +106,18 @@ struct FirebaseTokenVerifier {
     guard FirebaseIdentity.isPlausibleProvider(provider) else {
       throw invalid("the Firebase ID token has no usable firebase.sign_in_provider")
     }
-    let email = claims["email"]?.stringValue.flatMap(EmailAddress.normalize) ?? ""
     let picture = claims["picture"]?.stringValue ?? ""
+    for (name, value) in [
+      ("email", claims["email"]?.stringValue), ("name", claims["name"]?.stringValue), ("picture", picture),
+    ]
+    where value.map(ProviderText.hasControl) == true {
+      throw invalid("the Firebase ID token's \(name) has control characters")
+    }
+    let email = claims["email"]?.stringValue.flatMap(EmailAddress.normalize) ?? ""
     return FirebaseIdentity(
       uid: sub, signInProvider: provider, email: email,
       emailVerified: !email.isEmpty && claims["email_verified"]?.boolValue == true,
-      displayName: String((claims["name"]?.stringValue ?? "").prefix(256)),
+      displayName: ProviderText.clippedName(claims["name"]?.stringValue ?? ""),
       photoURL: picture.utf8.count <= 2048 ? picture : "", authTime: authTime)
   }
 

@@ -14,6 +14,8 @@ public final class LinkingContext: Sendable {
   /// Facebook tokens the Graph API refused, for a minute.
   let facebookRejections: RejectedTokenCache
   let hasher: PasswordHasher
+  /// Accounts with a password link in flight (see `AccountLinker.linkPassword`).
+  let passwordLinks = InFlightKeys()
 
   /// 30 failed identity-provider sign-ins or links per IP within 10 minutes.
   static let defaultIdpLimit = SignInThrottle.Limit(maxFailures: 30, windowMs: 600_000)

@@ -10,17 +10,21 @@ struct NewSession: Sendable {
   let hash: [UInt8]
   let nowMs: Int64
   let provider: String
+  /// Seconds, the family's `auth_time`: this sign-in's time, or for the session a link
+  /// starts the caller's own `auth_time` (a link proves the new credential, not that the
+  /// account's owner signed in again; see `RecentSignIn`).
+  let authTime: Int64
 
-  init(provider: String, nowMs: Int64) throws(RPCError) {
+  /// - Parameter authTime: nil for a real sign-in (now); the caller's `auth_time` for a
+  ///   link.
+  init(provider: String, nowMs: Int64, authTime: Int64? = nil) throws(RPCError) {
     let made = try RefreshTokenFactory.make(nowMs: nowMs)
     token = made.token
     hash = made.hash
     self.nowMs = nowMs
     self.provider = provider
+    self.authTime = min(authTime ?? nowMs / 1000, nowMs / 1000)
   }
-
-  /// Seconds of this sign-in, the family's `auth_time`.
-  var authTime: Int64 { nowMs / 1000 }
 
   /// - Parameter validSince: the account's, as the write job read it. A revocation that
   ///   landed after this session's time was taken must not revoke the token this very job

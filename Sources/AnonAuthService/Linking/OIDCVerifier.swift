@@ -93,9 +93,17 @@ struct OIDCVerifier {
     guard audiences.contains(config.clientId) else {
       throw invalid("the ID token was issued for another client")
     }
-    // With several audiences, the authorized party must be us (OIDC Core 3.1.3.7).
-    if audiences.count > 1, let azp = claims["azp"]?.stringValue, azp != config.clientId {
-      throw invalid("the ID token was issued for another client")
+    // With several audiences, the authorized party must be present and be us (OIDC Core
+    // 3.1.3.7): otherwise a token another client obtained, naming us only among others,
+    // would sign in here. With one audience (us) a different `azp` is accepted: that is
+    // Google's cross-client form (an Android or iOS client asks for a token whose
+    // audience is the server's client id; `azp` names the app's own client id), and the
+    // audience alone already says the token was issued for us, as Google's and
+    // Firebase's verifiers judge it.
+    if audiences.count > 1 {
+      guard claims["azp"]?.stringValue == config.clientId else {
+        throw invalid("an ID token with several audiences needs azp equal to the client id")
+      }
     }
     guard let exp = claims["exp"]?.int64Value, let iat = claims["iat"]?.int64Value else {
       throw invalid("the ID token lacks exp or iat")
@@ -117,6 +125,13 @@ struct OIDCVerifier {
     guard let sub = claims["sub"]?.stringValue, !sub.isEmpty, sub.utf8.count <= 255 else {
       throw invalid("the ID token has no subject")
     }
+    // Refused at the door, so that every account made here survives export and import.
+    for (name, value) in [
+      ("sub", sub), ("email", claims["email"]?.stringValue), ("name", claims["name"]?.stringValue),
+    ]
+    where value.map(ProviderText.hasControl) == true {
+      throw invalid("the ID token's \(name) has control characters")
+    }
     let email = claims["email"]?.stringValue.flatMap(EmailAddress.normalize) ?? ""
     let verified: Bool
     switch claims["email_verified"] {
@@ -127,7 +142,7 @@ struct OIDCVerifier {
     let name = claims["name"]?.stringValue ?? ""
     return VerifiedIdentity(
       providerID: config.providerId, rawID: sub, email: email, emailVerified: !email.isEmpty && verified,
-      displayName: String(name.prefix(256)))
+      displayName: ProviderText.clippedName(name))
   }
 
   private func invalid(_ why: String) -> RPCError { RPCError(.invalidIdpResponse, why) }

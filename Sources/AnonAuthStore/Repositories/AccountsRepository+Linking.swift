@@ -1,5 +1,5 @@
 /// SQL the account-linking worker needs beyond the basic account rows: sign-in stamps,
-/// password hashes, and removing one provider identity.
+/// password hashes, and removing provider identities.
 extension AccountsRepository {
   /// Stamps a sign-in.
   public static func setLastSignIn(_ db: Database, projectID: String, localID: String, atMs: Int64) throws {
@@ -28,5 +28,15 @@ extension AccountsRepository {
       "DELETE FROM provider_identities WHERE project_id = ? AND local_id = ? AND provider_id = ?",
       [.text(projectID), .text(localID), .text(providerID)])
     return db.changes > 0
+  }
+
+  /// Removes every provider identity of an account (a verified provider identity taking
+  /// over an account whose email was never verified); returns how many there were.
+  @discardableResult
+  public static func deleteIdentities(_ db: Database, projectID: String, localID: String) throws -> Int {
+    try db.execute(
+      "DELETE FROM provider_identities WHERE project_id = ? AND local_id = ?",
+      [.text(projectID), .text(localID)])
+    return db.changes
   }
 }

@@ -34,6 +34,10 @@ public struct Reason: Hashable, Sendable, CustomStringConvertible {
   public static let noSuchProvider = Reason("NO_SUCH_PROVIDER", .failedPrecondition)
   public static let credentialTooOld = Reason(
     "CREDENTIAL_TOO_OLD_LOGIN_AGAIN", .failedPrecondition)
+  /// Unlinking the only sign-in method a permanent account has left: the account could
+  /// never be signed in to again (an addition to PROTOCOL.md section 4; Firebase has no
+  /// such rule).
+  public static let lastSignInMethod = Reason("LAST_SIGN_IN_METHOD", .failedPrecondition)
   public static let forbiddenClaim = Reason("FORBIDDEN_CLAIM", .invalidArgument)
   public static let projectNotFound = Reason("PROJECT_NOT_FOUND", .notFound)
   public static let missingSignUpMethod = Reason("MISSING_SIGN_UP_METHOD", .invalidArgument)
