@@ -125,11 +125,12 @@ def check_store(data_dir):
     try:
         assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         assert db.execute("PRAGMA foreign_key_check").fetchall() == []
-        # Each family has exactly one live head, unless the whole family was revoked.
+        # A session (one row per refresh-token family) that has rotated has its previous
+        # token and rotation time; one that has not has neither: no half-applied rotation.
         half = db.execute(
-            """SELECT family_id FROM refresh_tokens GROUP BY family_id
-               HAVING SUM(revoked) = 0 AND SUM(rotated_at_ms = 0) != 1""").fetchall()
-        assert half == [], f"half-rotated refresh families: {half}"
+            """SELECT hex(family_id) FROM refresh_sessions
+               WHERE (generation > 0) != (previous_hash IS NOT NULL AND rotated_at_ms > 0)""").fetchall()
+        assert half == [], f"half-rotated refresh sessions: {half}"
         return db.execute("SELECT local_id, is_anonymous, email FROM accounts").fetchall()
     finally:
         db.close()
