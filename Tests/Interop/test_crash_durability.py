@@ -36,6 +36,10 @@ class Acked:
         self.anonymous = []  # uids
         self.email = {}  # uid -> email (sign-ups and links)
         self.families = {}  # family name -> latest acknowledged refresh token
+        # Families a refresh worker holds: two workers never refresh one family at once,
+        # as one client does not (a token two rotations old is reuse, even within the
+        # grace window, and would end the family).
+        self.busy = set()
         self.cleaned = 0  # accounts RunCleanup said it deleted
 
 
@@ -86,13 +90,18 @@ def worker(kind, daemon, pb, acked, stop, serial):
                     acked.email[reply.local_id] = email
             elif kind == "refresh":
                 with acked.lock:
-                    name = random.choice(sorted(acked.families))
+                    name = random.choice(sorted(set(acked.families) - acked.busy))
+                    acked.busy.add(name)
                     token = acked.families[name]
-                status, reply = client.account("RefreshToken", pb.account.RefreshTokenRequest(refresh_token=token))
-                assert status.code == 0, status
-                with acked.lock:
-                    if acked.families[name] == token:
+                try:
+                    status, reply = client.account(
+                        "RefreshToken", pb.account.RefreshTokenRequest(refresh_token=token))
+                    assert status.code == 0, status
+                    with acked.lock:
                         acked.families[name] = reply.refresh_token
+                finally:
+                    with acked.lock:
+                        acked.busy.discard(name)
             elif kind == "link":
                 status, reply = client.account("SignUp", anonymous(pb))
                 assert status.code == 0, status
