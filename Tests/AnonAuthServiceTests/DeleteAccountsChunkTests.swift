@@ -4,8 +4,9 @@ import AnonAuthWire
 import Testing
 
 /// Deleting accounts never holds the writer for long: an account takes at most 100
-/// sessions with it, and `DeleteAccounts` deletes 16 accounts per write job, so the
-/// writes of every other project queued meanwhile are committed between two jobs.
+/// sessions with it, and `DeleteAccounts` deletes at most 16 accounts and 256 rows per
+/// write job, so the writes of every other project queued meanwhile are committed
+/// between two jobs.
 @Suite("DeleteAccounts in bounded jobs")
 struct DeleteAccountsChunkTests {
   @Test("1,000 ids with 100 sessions each: several commits, nothing left behind, the bystander served")
@@ -36,10 +37,12 @@ struct DeleteAccountsChunkTests {
       request.localIds = ids + (0..<960).map { "unknown-\($0)" }
       let result = try await h.admin.deleteAccounts(request, context: h.adminContext("DeleteAccounts"))
       #expect(result.deleted == 40)
-      // 1,000 ids in jobs of 16: 63 commits (one job for all of them before).
-      #expect(h.store.metrics.transactions - before >= 63)
+      // 40 accounts of 101 rows, two a job, then 960 unknown ids 16 a job: 80 commits
+      // (one job for all of them before).
+      #expect(h.store.metrics.transactions - before >= 80)
       let left = try await h.store.read { db in
-        try db.queryOne("SELECT count(*) FROM refresh_sessions WHERE project_id = ?", [.text(projectID)])?.int(0)
+        try db.queryOne("SELECT count(*) FROM refresh_sessions WHERE project_id = ?", [.text(projectID)])?
+          .int(0)
       }
       #expect(left == 0)
       #expect(try await h.accountCount() == 1)

@@ -77,15 +77,17 @@ extension AdminService {
     return AccountInfo(account, identities: identities)
   }
 
-  /// Accounts one write job of `DeleteAccounts` deletes. An account takes its identities
-  /// and at most `RefreshTokensRepository.maxSessionsPerAccount` (100) sessions with it,
-  /// so a job removes at most about 1,600 rows, and the other writes queued meanwhile
-  /// (every project's) are committed between two jobs instead of after 1,000 accounts.
-  static let deleteChunk = 16
+  /// The most accounts, and rows (an account and its refresh sessions, at most
+  /// `RefreshTokensRepository.maxSessionsPerAccount`), one write job of `DeleteAccounts`
+  /// removes: the writes queued meanwhile (every project's) are committed between two
+  /// jobs instead of after 1,000 accounts. Rows are what a deletion costs: a session's
+  /// entries sit on pages of their own, 100 of them about 0.7 ms with the pages cached.
+  static let deleteChunkAccounts = 16
+  static let deleteChunkRows = 256
 
-  /// Deletes up to 1000 accounts, `deleteChunk` per write job; unknown ids are skipped
-  /// and not counted. A store error stops the call with the chunks before it done (a
-  /// retry with the same ids deletes the rest).
+  /// Deletes up to 1000 accounts in write jobs of bounded size (`deleteChunkRows`);
+  /// unknown ids are skipped and not counted. A store error stops the call with the
+  /// jobs before it done (a retry with the same ids deletes the rest).
   public func deleteAccounts(_ request: DeleteAccountsRequest, context: CallContext) async throws(RPCError)
     -> DeleteAccountsResponse
   {
@@ -94,16 +96,18 @@ extension AdminService {
       throw RPCError(.invalidArgument, "at most 1000 local_ids per call")
     }
     let projectID = project.projectID
+    let ids = request.localIds
     var deleted = 0
-    for start in stride(from: 0, to: request.localIds.count, by: Self.deleteChunk) {
-      let ids = Array(request.localIds[start..<min(start + Self.deleteChunk, request.localIds.count)])
-      deleted += try await env.write { db in
-        var count = 0
-        for id in ids where try AccountsRepository.delete(db, projectID: projectID, localID: id) {
-          count += 1
-        }
-        return count
+    var start = 0
+    while start < ids.count {
+      let rest = ids[start...]
+      let job = try await env.write { db in
+        try AccountsRepository.deleteBatch(
+          db, projectID: projectID, localIDs: rest, maxAccounts: Self.deleteChunkAccounts,
+          maxRows: Self.deleteChunkRows)
       }
+      deleted += job.deleted
+      start += max(1, job.handled)
     }
     env.metrics.accountsDeleted(Int64(deleted))
     env.logger.info("accounts deleted", ["project_id": .string(projectID), "deleted": .int(Int64(deleted))])
