@@ -138,7 +138,14 @@ struct RefreshTests {
           try await h.refresh(token)
         }
       }
-      // None of that hurt the real token.
+      // None of that hurt the real token, or took the writer: the unknown tokens were
+      // refused from a read.
+      let writes = h.store.metrics.transactions
+      for _ in 0..<20 {
+        let junk = try SecureRandom.base64URL(byteCount: 48)  // the shape of a token, no session
+        await expectRPCError(.invalidRefreshToken) { () async throws(RPCError) in try await h.refresh(junk) }
+      }
+      #expect(h.store.metrics.transactions == writes)
       _ = try await h.refresh(signedUp.refreshToken)
     }
   }

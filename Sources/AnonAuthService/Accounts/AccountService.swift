@@ -91,6 +91,11 @@ public struct AccountService: Sendable {
     let masterKey = env.masterKey
     let projectID = project.projectID
 
+    // A token no session has (junk, revoked, of a deleted account) is refused from a
+    // read, so a flood of them never takes the writer from anyone.
+    let known = try await env.read { db in try RefreshTokensRepository.find(db, key: key) != nil }
+    guard known else { throw RPCError(.invalidRefreshToken, "the refresh token is not valid") }
+
     // One write job (RefreshRotation): lookup, reuse detection and rotation are atomic
     // with respect to every other refresh of the same family.
     let outcome = try await env.write { db in
@@ -101,6 +106,15 @@ public struct AccountService: Sendable {
     switch outcome {
     case .refused(let error):
       throw error
+    case .reused(let account, let generation):
+      context.log.setAccount(uid: account.localID, isAnonymous: account.isAnonymous)
+      env.logger.warning(
+        "refresh token reuse: session revoked, valid_since moved",
+        [
+          "project_id": .string(projectID), "uid": .string(account.localID),
+          "is_anon": .bool(account.isAnonymous), "generation": .int(generation),
+        ])
+      throw RPCError(.invalidRefreshToken, "the refresh token was already used")
     case .issued(let account, let identities, let session, let raw):
       context.log.setAccount(uid: account.localID, isAnonymous: account.isAnonymous)
       return try await authResponse(

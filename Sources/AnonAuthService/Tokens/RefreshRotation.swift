@@ -19,6 +19,9 @@ enum RefreshRotation {
   enum Outcome: Sendable {
     case issued(AccountRecord, [IdentityRecord], RefreshSessionRecord, String)
     case refused(RPCError)
+    /// Reuse: the family is revoked; the call gets `INVALID_REFRESH_TOKEN`, and the
+    /// operator a log line (a token was probably stolen).
+    case reused(AccountRecord, generation: Int64)
   }
 
   /// - Parameters:
@@ -72,10 +75,10 @@ enum RefreshRotation {
           account, try identities(db, session), session, String(decoding: successor, as: UTF8.self))
       }
       try revoke(db, session, account: &account, nowMs: now)
-      return .refused(RPCError(.invalidRefreshToken, "the refresh token was already used"))
+      return .reused(account, generation: session.generation)
     case .older:
       try revoke(db, session, account: &account, nowMs: now)
-      return .refused(RPCError(.invalidRefreshToken, "the refresh token was already used"))
+      return .reused(account, generation: session.generation)
     }
   }
 
