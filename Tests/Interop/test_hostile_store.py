@@ -97,3 +97,10 @@ def test_grace_replays_are_limited_and_reuse_revokes_id_tokens(daemon, pb):
         assert st.reason == "TOKEN_EXPIRED", st
         sessions, _, _ = store_rows(daemon)
         assert sessions == 0
+    # The operator hears of it: a token was probably stolen.
+    deadline = time.monotonic() + 10
+    while "refresh token reuse" not in daemon.log_lines_text():
+        assert time.monotonic() < deadline, daemon.log_lines_text()[-2000:]
+        time.sleep(0.1)
+    line = next(x for x in daemon.log_lines_text().splitlines() if "refresh token reuse" in x)
+    assert first.local_id in line and '"generation":2' in line, line
