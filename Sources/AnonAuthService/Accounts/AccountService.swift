@@ -91,10 +91,14 @@ public struct AccountService: Sendable {
     let masterKey = env.masterKey
     let projectID = project.projectID
 
-    // A token no session has (junk, revoked, of a deleted account) is refused from a
-    // read, so a flood of them never takes the writer from anyone.
-    let known = try await env.read { db in try RefreshTokensRepository.find(db, key: key) != nil }
-    guard known else { throw RPCError(.invalidRefreshToken, "the refresh token is not valid") }
+    // A token no session has (junk, revoked, of a deleted account), and a grace-window
+    // replay with no re-issue left, are refused from a read: a flood of them never takes
+    // the writer from anyone.
+    let refusal = try await env.read { db in
+      RefreshRotation.refusalFromRead(
+        try RefreshTokensRepository.find(db, key: key), nowMs: clock.nowMs(), graceMs: grace)
+    }
+    if let refusal { throw refusal }
 
     // One write job (RefreshRotation): lookup, reuse detection and rotation are atomic
     // with respect to every other refresh of the same family.

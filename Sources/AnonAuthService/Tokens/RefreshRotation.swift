@@ -16,6 +16,27 @@ enum RefreshRotation {
   /// nothing it did not have after its first re-issue.
   static let maxGraceReissues: Int64 = 5
 
+  static let reissuesSpent = RPCError(
+    .tooManyAttempts, "this refresh token's successor was already handed out; use it",
+    details: ["retry_after_seconds": "1"])
+
+  /// The answer a read can give before the write job: a token no session has, or a
+  /// replay whose grace-window re-issues are spent. Neither takes the writer, so a flood
+  /// of them costs reads only. (A rotation between the read and the call's next step
+  /// makes such a replay reuse; it is answered as spent, and its next replay revokes.)
+  static func refusalFromRead(
+    _ found: (session: RefreshSessionRecord, presented: RefreshSessionRecord.Presented)?, nowMs: Int64,
+    graceMs: Int64
+  ) -> RPCError? {
+    guard let found else { return RPCError(.invalidRefreshToken, "the refresh token is not valid") }
+    if found.presented == .previous, nowMs - found.session.rotatedAtMs <= graceMs,
+      found.session.reissues >= maxGraceReissues
+    {
+      return reissuesSpent
+    }
+    return nil
+  }
+
   enum Outcome: Sendable {
     case issued(AccountRecord, [IdentityRecord], RefreshSessionRecord, String)
     case refused(RPCError)
@@ -64,12 +85,7 @@ enum RefreshRotation {
       if now - session.rotatedAtMs <= graceMs, let sealed = session.successorSealed,
         let successor = try? AESGCM.open(sealed, key: masterKey, associatedData: session.previousHash ?? [])
       {
-        guard session.reissues < maxGraceReissues else {
-          return .refused(
-            RPCError(
-              .tooManyAttempts, "this refresh token's successor was already handed out; use it",
-              details: ["retry_after_seconds": "1"]))
-        }
+        guard session.reissues < maxGraceReissues else { return .refused(reissuesSpent) }
         try RefreshTokensRepository.countReissue(db, familyID: session.familyID)
         return .issued(
           account, try identities(db, session), session, String(decoding: successor, as: UTF8.self))
