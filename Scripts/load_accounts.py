@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Loads a large store for benchmarks, in minutes: N anonymous accounts of the project,
-each with one refresh token, written straight into a stopped daemon's SQLite file.
+each with one refresh session, written straight into a stopped daemon's SQLite file.
 
     python3 Scripts/load_accounts.py DATA_DIR N [--due M] [--project demo-project]
 
-Uids are 28 random characters of [A-Za-z0-9] and token keys an 8-byte issue stamp then 32
-random bytes (family ids the first 16 bytes in hex), as the daemon makes them, so the
+Uids are 28 random characters of [A-Za-z0-9] and session (token family) ids a 6-byte
+start time in ms then 10 random bytes, as the daemon makes them (migration 8), so the
 B-trees are keyed as in production. Accounts were created over
 the last 29 days (none due for clean-up yet); `--due M` adds M more that were created 40
 days ago and are due now, for the clean-up benchmark. The daemon's indexes are dropped
@@ -52,7 +52,7 @@ def main():
         raise SystemExit(f"no project {args.project} in {path}")
     indexes = db.execute(
         "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
-        "AND tbl_name IN ('accounts', 'refresh_tokens')").fetchall()
+        "AND tbl_name IN ('accounts', 'refresh_sessions')").fetchall()
     for name, _ in indexes:
         db.execute(f'DROP INDEX "{name}"')
     now = int(time.time() * 1000)
@@ -71,13 +71,15 @@ def main():
                 deletion = 0
             uid = ids[i]
             accounts.append((args.project, uid, 1, created, created, deletion))
-            key = created.to_bytes(6, "big") + rng.randbytes(34)
-            tokens.append((key, args.project, uid, key[:16].hex(), created, created // 1000, "anonymous"))
+            # A session as migration 8 stores it: the family id (the start in ms, then
+            # random), the live token's SHA-256.
+            family = created.to_bytes(6, "big") + rng.randbytes(10)
+            tokens.append((family, args.project, uid, rng.randbytes(32), created, created // 1000, "anonymous"))
         tokens.sort()
         db.execute("BEGIN")
         db.executemany("INSERT INTO accounts (project_id, local_id, is_anonymous, created_at_ms, last_sign_in_at_ms, "
                        "scheduled_deletion_at_ms) VALUES (?,?,?,?,?,?)", accounts)
-        db.executemany("INSERT INTO refresh_tokens (token_hash, project_id, local_id, family_id, issued_at_ms, "
+        db.executemany("INSERT INTO refresh_sessions (family_id, project_id, local_id, token_hash, issued_at_ms, "
                        "auth_time, sign_in_provider) VALUES (?,?,?,?,?,?,?)", tokens)
         db.execute("COMMIT")
         print(f"  {min(start + CHUNK, total):,} accounts ({time.monotonic() - started:.0f} s)", flush=True)

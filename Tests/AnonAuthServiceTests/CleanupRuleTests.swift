@@ -192,53 +192,41 @@ struct QuotaEventPruneTests {
   }
 }
 
-@Suite("Clean-up bounds the rotated refresh tokens")
+@Suite("Clean-up forgets the sealed successors")
 struct RotatedTokenPruneTests {
   func rows(_ h: ServiceHarness) async throws -> (total: Int64, sealed: Int64) {
     try await h.store.read { db in
-      let row = try db.queryOne("SELECT count(*), count(successor_sealed) FROM refresh_tokens")
+      let row = try db.queryOne("SELECT count(*), count(successor_sealed) FROM refresh_sessions")
       return (try row?.int64(0) ?? -1, try row?.int64(1) ?? -1)
     }
   }
 
-  @Test("sealed successors go a minute after the grace window; revoked families' rotated rows after 30 days")
+  @Test(
+    "a session is one row however often it refreshed; its sealed successor goes a minute after the grace window"
+  )
   func pruned() async throws {
     try await ServiceHarness.with { h in
       let user = try await h.signUp()
-      let next = try await h.refresh(user.refreshToken)
-      #expect(try await rows(h) == (2, 1))
+      var token = try await h.refresh(user.refreshToken).refreshToken
+      #expect(try await rows(h) == (1, 1))
+      for _ in 0..<20 { token = try await h.refresh(token).refreshToken }
+      #expect(try await rows(h) == (1, 1))
       h.clock.advance(seconds: 11)
       _ = try await h.cleanup.runPass(projectID: nil, trigger: "test")
-      #expect(try await rows(h) == (2, 1))  // within the margin: kept
+      #expect(try await rows(h) == (1, 1))  // within the margin: kept
       h.clock.advance(seconds: 60)
       _ = try await h.cleanup.runPass(projectID: nil, trigger: "test")
-      #expect(try await rows(h) == (2, 0))  // the successor is no longer kept sealed
-
-      // A live family keeps its rotated rows however old: a replay must still revoke it.
-      let other = try await h.signUp(peerIP: "198.51.100.77")
-      let otherNext = try await h.refresh(other.refreshToken)
-      h.clock.advance(ms: CleanupWorker.rotatedTokenRetentionMs + 1)
-      _ = try await h.cleanup.runPass(projectID: nil, trigger: "test")
-      await expectRPCError(.invalidRefreshToken) { () async throws(RPCError) in
-        try await h.refresh(other.refreshToken)
-      }
-      await expectRPCError(.invalidRefreshToken) { () async throws(RPCError) in
-        try await h.refresh(otherNext.refreshToken)
-      }
-
-      // Both families are revoked now (the first by the replay below): 30 days on, their
-      // rotated rows go; the live ends of the families stay.
+      #expect(try await rows(h) == (1, 0))  // the successor is no longer kept sealed
+      // The live token still refreshes; a replay of an old one is still reuse.
+      let next = try await h.refresh(token)
+      h.clock.advance(seconds: 11)
       await expectRPCError(.invalidRefreshToken) { () async throws(RPCError) in
         try await h.refresh(user.refreshToken)
       }
-      _ = next
-      h.clock.advance(ms: CleanupWorker.rotatedTokenRetentionMs + 1)
-      _ = try await h.cleanup.runPass(projectID: nil, trigger: "test")
-      let rotatedLeft = try await h.store.read { db in
-        try db.queryOne("SELECT count(*) FROM refresh_tokens WHERE rotated_at_ms > 0")?.int64(0) ?? -1
+      await expectRPCError(.invalidRefreshToken) { () async throws(RPCError) in
+        try await h.refresh(next.refreshToken)
       }
-      #expect(rotatedLeft == 0)
-      #expect(try await rows(h).total == 2)
+      #expect(try await rows(h) == (0, 0))
     }
   }
 }

@@ -273,7 +273,7 @@ final class LinkingHarness: Sendable {
         account: try AccountsRepository.get(db, projectID: projectID, localID: localID),
         identities: try AccountsRepository.identities(db, projectID: projectID, localID: localID),
         refreshTokens: try db.queryOne(
-          "SELECT count(*) FROM refresh_tokens WHERE local_id = ?", [.text(localID)]
+          "SELECT count(*) FROM refresh_sessions WHERE local_id = ?", [.text(localID)]
         ).map { try $0.int64(0) } ?? 0,
         accounts: try AccountsRepository.count(db))
     }

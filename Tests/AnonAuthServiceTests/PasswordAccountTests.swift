@@ -121,8 +121,10 @@ import Testing
     }
   }
 
-  /// Reuse detection revokes one family: the account's other sign-in keeps working.
-  @Test func aReplayEndsOnlyItsOwnSession() async throws {
+  /// Reuse detection revokes its family and moves the account's valid_since to now (so
+  /// the family's ID tokens fail check_revoked): the account's other sign-ins, issued
+  /// before, end with it; signing in again starts a working session.
+  @Test func aReplayEndsTheAccountsSessionsUntilTheNextSignIn() async throws {
     try await LinkingHarness.with { h in
       let first = try await h.signUp(email: "ann@example.com", password: "secret-1")
       let second = try await h.signIn(email: "ann@example.com", password: "secret-1")
@@ -135,8 +137,13 @@ import Testing
       await expectRPCError(.invalidRefreshToken, "its family is revoked") { () async throws(RPCError) in
         try await h.refresh(rotated.refreshToken)
       }
-      let other = try await h.refresh(second.refreshToken)
-      #expect(other.localId == first.localId, "the other sign-in's family is not")
+      await expectRPCError(.tokenExpired, "the other sign-in was issued before valid_since") {
+        () async throws(RPCError) in
+        try await h.refresh(second.refreshToken)
+      }
+      h.clock.advance(seconds: 1)
+      let again = try await h.signIn(email: "ann@example.com", password: "secret-1")
+      #expect(try await h.refresh(again.refreshToken).localId == first.localId)
     }
   }
 

@@ -62,9 +62,57 @@ struct RefreshTests {
       await expectRPCError(.invalidRefreshToken, "and stays so") { () async throws(RPCError) in
         try await h.refresh(signedUp.refreshToken)
       }
-      // Another family is not affected; the account's ID tokens still work.
+      // Another account is not affected; this account's ID tokens are revoked with the
+      // family (valid_since moved: RevocationTests).
       _ = try await h.refresh(other.refreshToken)
-      #expect(try await h.accountInfo(first.idToken).localId == signedUp.localId)
+      await expectRPCError(.tokenExpired) { () async throws(RPCError) in
+        try await h.accountInfo(first.idToken)
+      }
+    }
+  }
+
+  @Test("a token two rotations old is reuse even inside the grace window")
+  func olderGeneration() async throws {
+    try await ServiceHarness.with { h in
+      let signedUp = try await h.signUp()
+      let first = try await h.refresh(signedUp.refreshToken)
+      let second = try await h.refresh(first.refreshToken)
+      h.clock.advance(seconds: 1)
+      await expectRPCError(.invalidRefreshToken) { () async throws(RPCError) in
+        try await h.refresh(signedUp.refreshToken)
+      }
+      for token in [first.refreshToken, second.refreshToken] {
+        await expectRPCError(.invalidRefreshToken, "the whole family is revoked") {
+          () async throws(RPCError) in
+          try await h.refresh(token)
+        }
+      }
+    }
+  }
+
+  @Test(
+    "the grace window re-issues a successor at most 5 times, then TOO_MANY_ATTEMPTS_TRY_LATER; the family lives"
+  )
+  func graceReissuesAreLimited() async throws {
+    try await ServiceHarness.with { h in
+      let signedUp = try await h.signUp()
+      let first = try await h.refresh(signedUp.refreshToken)
+      for _ in 0..<5 {
+        #expect(try await h.refresh(signedUp.refreshToken).refreshToken == first.refreshToken)
+      }
+      let writes = h.store.metrics.transactions
+      for _ in 0..<10 {
+        let refused = await expectRPCError(.tooManyAttempts) { () async throws(RPCError) in
+          try await h.refresh(signedUp.refreshToken)
+        }
+        #expect(refused?.details["retry_after_seconds"] == "1")
+      }
+      #expect(h.store.metrics.transactions == writes, "refused from a read: the writer is not taken")
+      // Not reuse: the successor the first call handed out still refreshes, and its own
+      // rotation gets a fresh allowance.
+      let second = try await h.refresh(first.refreshToken)
+      #expect(try await h.refresh(first.refreshToken).refreshToken == second.refreshToken)
+      _ = try await h.refresh(second.refreshToken)
     }
   }
 
@@ -94,7 +142,14 @@ struct RefreshTests {
           try await h.refresh(token)
         }
       }
-      // None of that hurt the real token.
+      // None of that hurt the real token, or took the writer: the unknown tokens were
+      // refused from a read.
+      let writes = h.store.metrics.transactions
+      for _ in 0..<20 {
+        let junk = try SecureRandom.base64URL(byteCount: 48)  // the shape of a token, no session
+        await expectRPCError(.invalidRefreshToken) { () async throws(RPCError) in try await h.refresh(junk) }
+      }
+      #expect(h.store.metrics.transactions == writes)
       _ = try await h.refresh(signedUp.refreshToken)
     }
   }

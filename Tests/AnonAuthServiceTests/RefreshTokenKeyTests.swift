@@ -7,17 +7,23 @@ import Testing
 
 @Suite("Refresh-token keys")
 struct RefreshTokenKeyTests {
-  @Test("a new token is 54 base64url characters; its key is its stamp, then its SHA-256")
-  func stampedShape() throws {
+  @Test(
+    "a new token is 64 base64url characters: its family id, then 256 bits; its key is the id, then its SHA-256"
+  )
+  func shape() throws {
     let made = try RefreshTokenFactory.make(nowMs: 1_790_000_000_123)
-    #expect(made.token.utf8.count == 54)
+    #expect(made.token.utf8.count == 64)
     let bytes = try #require(Base64URL.decode(made.token))
-    #expect(bytes.count == 40)
-    #expect(made.hash == Array(bytes.prefix(8)) + SHA256.hash(Array(made.token.utf8)))
+    #expect(bytes.count == 48)
+    #expect(made.hash == Array(bytes.prefix(16)) + SHA256.hash(Array(made.token.utf8)))
     #expect(RefreshTokenFactory.hash(made.token) == made.hash)
-    // The stamp is the time in ms, big-endian in six bytes.
+    // The family id starts with the time in ms, big-endian in six bytes.
     let ms = bytes.prefix(6).reduce(Int64(0)) { $0 << 8 | Int64($1) }
     #expect(ms == 1_790_000_000_123)
+    // A rotation keeps the family id and draws new secret bits.
+    let next = try RefreshTokenFactory.make(familyID: Array(bytes.prefix(16)))
+    #expect(next.hash.prefix(16) == made.hash.prefix(16))
+    #expect(next.token != made.token && next.hash != made.hash)
   }
 
   @Test("keys and family ids sort by issue time; the same millisecond still differs")
@@ -48,33 +54,40 @@ struct RefreshTokenKeyTests {
     #expect(RefreshTokenFactory.hash(junk) == SHA256.hash(Array(junk.utf8)))
   }
 
-  @Test("a refresh token issued before stamps still refreshes, rotating onto a stamped one")
+  @Test("a refresh token of an older form still refreshes, rotating onto a new one; its replay is reuse")
   func legacyTokenStillRefreshes() async throws {
     try await ServiceHarness.with { h in
       let signedUp = try await h.signUp()
-      // Rewrite the account's stored token into the older form: a 43-character token
-      // whose key is its SHA-256, in a family named the older way (base64url).
+      // Rewrite the account's session as migration 8 carries over a token of the oldest
+      // form: a 43-character token whose key is its SHA-256, found by legacy_key.
       let legacy = try SecureRandom.base64URL(byteCount: 32)
       let legacyKey = SHA256.hash(Array(legacy.utf8))
-      let stampedKey = RefreshTokenFactory.hash(signedUp.refreshToken)
+      let family = Array(RefreshTokenFactory.hash(signedUp.refreshToken).prefix(16))
       let localID = signedUp.localId
       try await h.store.write { db in
         try db.execute(
-          "UPDATE refresh_tokens SET token_hash = ?, family_id = ? WHERE token_hash = ?",
-          [.blob(legacyKey), .text(Base64URL.encode(Array(legacyKey.prefix(16)))), .blob(stampedKey)])
+          "UPDATE refresh_sessions SET family_id = ?, token_hash = ?, legacy_key = ? WHERE family_id = ?",
+          [.blob(Array(legacyKey.prefix(16))), .blob(legacyKey), .blob(legacyKey), .blob(family)])
         #expect(db.changes == 1)
       }
-      await expectRPCError(.invalidRefreshToken, "the stamped token was rewritten away") {
+      await expectRPCError(.invalidRefreshToken, "the new token was rewritten away") {
         () async throws(RPCError) in
         try await h.refresh(signedUp.refreshToken)
       }
       let refreshed = try await h.refresh(legacy)
       #expect(refreshed.localId == localID)
-      #expect(refreshed.refreshToken.utf8.count == 54)
+      #expect(refreshed.refreshToken.utf8.count == 64)
       // Replayed within the grace window: the same successor (sealed under the old key).
       let replay = try await h.refresh(legacy)
       #expect(replay.refreshToken == refreshed.refreshToken)
-      _ = try await h.refresh(refreshed.refreshToken)
+      let next = try await h.refresh(refreshed.refreshToken)
+      // Two rotations on, the legacy token is an older generation: reuse.
+      await expectRPCError(.invalidRefreshToken) { () async throws(RPCError) in
+        try await h.refresh(legacy)
+      }
+      await expectRPCError(.invalidRefreshToken, "the family is revoked") { () async throws(RPCError) in
+        try await h.refresh(next.refreshToken)
+      }
     }
   }
 }

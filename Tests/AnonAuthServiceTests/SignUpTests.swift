@@ -13,8 +13,8 @@ struct SignUpTests {
       #expect(response.localId.allSatisfy { $0.isASCIIAlphanumeric })
       #expect(response.refreshToken.count >= 43)
       #expect(response.refreshToken.allSatisfy { $0.isBase64URL })
-      // An 8-byte issue stamp, then the 256 random bits.
-      #expect(Base64URL.decode(response.refreshToken)?.count == 40)
+      // A 16-byte family id (starting with an issue stamp), then the 256 random bits.
+      #expect(Base64URL.decode(response.refreshToken)?.count == 48)
       #expect(response.isAnonymous)
       #expect(response.isNewUser)
       #expect(response.signInProvider == "anonymous")

@@ -44,7 +44,7 @@ def test_a_damaged_store_is_found_after_start_and_refuses_writes(pb):
     with contextlib.closing(sqlite3.connect(path)) as db:
         page_size = db.execute("PRAGMA page_size").fetchone()[0]
         pages = [n for (n,) in db.execute(
-            "SELECT pageno FROM dbstat WHERE name = 'refresh_tokens_by_account_family' ORDER BY pageno")]
+            "SELECT pageno FROM dbstat WHERE name = 'refresh_sessions_by_account' ORDER BY pageno")]
     assert pages
     with open(path, "r+b") as f:
         f.seek((pages[-1] - 1) * page_size)

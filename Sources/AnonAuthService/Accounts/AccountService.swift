@@ -84,67 +84,47 @@ public struct AccountService: Sendable {
     guard !request.refreshToken.isEmpty, request.refreshToken.utf8.count <= 512 else {
       throw RPCError(.invalidRefreshToken, "the refresh token is not valid")
     }
-    let presentedHash = RefreshTokenFactory.hash(request.refreshToken)
+    let key = RefreshTokenFactory.hash(request.refreshToken)
     let clock = env.clock
-    let fresh = try RefreshTokenFactory.make(nowMs: clock.nowMs())
+    let fresh = try RefreshTokenFactory.make(familyID: RefreshRotation.familyID(ofKey: key))
     let grace = env.refreshReuseGraceMs
     let masterKey = env.masterKey
     let projectID = project.projectID
 
-    // One write job: lookup, reuse detection and rotation are atomic with respect to
-    // every other refresh of the same family. The time is read inside it, so a job that
-    // waited in the writer's queue judges the grace window by when it really runs.
-    let outcome: RefreshOutcome = try await env.write { db in
-      let now = clock.nowMs()
-      guard let old = try RefreshTokensRepository.get(db, tokenHash: presentedHash),
-        old.projectID == projectID,
-        !old.revoked
-      else { return .refused(RPCError(.invalidRefreshToken, "the refresh token is not valid")) }
-      guard var account = try AccountsRepository.get(db, projectID: projectID, localID: old.localID) else {
-        return .refused(RPCError(.invalidRefreshToken, "the account no longer exists"))
-      }
-      if account.disabled { return .refused(RPCError(.userDisabled, "the account is disabled")) }
-      if old.issuedAtMs / 1000 < account.validSince {
-        return .refused(RPCError(.tokenExpired, "the refresh token was revoked"))
-      }
-      let identities = try AccountsRepository.identities(db, projectID: projectID, localID: old.localID)
-      if old.rotatedAtMs > 0 {
-        guard now - old.rotatedAtMs <= grace, let sealed = old.successorSealed,
-          let successor = try? AESGCM.open(sealed, key: masterKey, associatedData: presentedHash)
-        else {
-          try RefreshTokensRepository.revokeFamily(
-            db, projectID: projectID, localID: old.localID, familyID: old.familyID)
-          return .refused(RPCError(.invalidRefreshToken, "the refresh token was already used"))
-        }
-        return .issued(account, identities, old, String(decoding: successor, as: UTF8.self))
-      }
-      var next = old
-      next.tokenHash = fresh.hash
-      next.issuedAtMs = now
-      next.rotatedAtMs = 0
-      next.successorSealed = nil
-      let sealed = try AESGCM.seal(Array(fresh.token.utf8), key: masterKey, associatedData: presentedHash)
-      try RefreshTokensRepository.insert(db, next)
-      try RefreshTokensRepository.markRotated(
-        db, tokenHash: presentedHash, atMs: now, successorSealed: sealed)
-      account.lastRefreshAtMs = now
-      try AccountsRepository.setLastRefresh(db, projectID: projectID, localID: account.localID, atMs: now)
-      return .issued(account, identities, next, fresh.token)
+    // A token no session has (junk, revoked, of a deleted account), and a grace-window
+    // replay with no re-issue left, are refused from a read: a flood of them never takes
+    // the writer from anyone.
+    let refusal = try await env.read { db in
+      RefreshRotation.refusalFromRead(
+        try RefreshTokensRepository.find(db, key: key), nowMs: clock.nowMs(), graceMs: grace)
+    }
+    if let refusal { throw refusal }
+
+    // One write job (RefreshRotation): lookup, reuse detection and rotation are atomic
+    // with respect to every other refresh of the same family.
+    let outcome = try await env.write { db in
+      try RefreshRotation.run(
+        db, projectID: projectID, key: key, nowMs: clock.nowMs(), graceMs: grace, masterKey: masterKey,
+        fresh: fresh)
     }
     switch outcome {
     case .refused(let error):
       throw error
-    case .issued(let account, let identities, let token, let raw):
+    case .reused(let account, let generation):
+      context.log.setAccount(uid: account.localID, isAnonymous: account.isAnonymous)
+      env.logger.warning(
+        "refresh token reuse: session revoked, valid_since moved",
+        [
+          "project_id": .string(projectID), "uid": .string(account.localID),
+          "is_anon": .bool(account.isAnonymous), "generation": .int(generation),
+        ])
+      throw RPCError(.invalidRefreshToken, "the refresh token was already used")
+    case .issued(let account, let identities, let session, let raw):
       context.log.setAccount(uid: account.localID, isAnonymous: account.isAnonymous)
       return try await authResponse(
-        project: project, account: account, identities: identities, signInProvider: token.signInProvider,
-        authTime: token.authTime, refreshToken: raw, isNewUser: false)
+        project: project, account: account, identities: identities, signInProvider: session.signInProvider,
+        authTime: session.authTime, refreshToken: raw, isNewUser: false)
     }
-  }
-
-  private enum RefreshOutcome: Sendable {
-    case issued(AccountRecord, [IdentityRecord], RefreshTokenRecord, String)
-    case refused(RPCError)
   }
 
   // MARK: GetAccountInfo, DeleteAccount

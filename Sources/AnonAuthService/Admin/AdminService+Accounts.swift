@@ -77,7 +77,17 @@ extension AdminService {
     return AccountInfo(account, identities: identities)
   }
 
-  /// Deletes up to 1000 accounts; unknown ids are skipped and not counted.
+  /// The most accounts, and rows (an account and its refresh sessions, at most
+  /// `RefreshTokensRepository.maxSessionsPerAccount`), one write job of `DeleteAccounts`
+  /// removes: the writes queued meanwhile (every project's) are committed between two
+  /// jobs instead of after 1,000 accounts. Rows are what a deletion costs: a session's
+  /// entries sit on pages of their own, 100 of them about 0.7 ms with the pages cached.
+  static let deleteChunkAccounts = 16
+  static let deleteChunkRows = 256
+
+  /// Deletes up to 1000 accounts in write jobs of bounded size (`deleteChunkRows`);
+  /// unknown ids are skipped and not counted. A store error stops the call with the
+  /// jobs before it done (a retry with the same ids deletes the rest).
   public func deleteAccounts(_ request: DeleteAccountsRequest, context: CallContext) async throws(RPCError)
     -> DeleteAccountsResponse
   {
@@ -87,10 +97,17 @@ extension AdminService {
     }
     let projectID = project.projectID
     let ids = request.localIds
-    let deleted = try await env.write { db in
-      var count = 0
-      for id in ids where try AccountsRepository.delete(db, projectID: projectID, localID: id) { count += 1 }
-      return count
+    var deleted = 0
+    var start = 0
+    while start < ids.count {
+      let rest = ids[start...]
+      let job = try await env.write { db in
+        try AccountsRepository.deleteBatch(
+          db, projectID: projectID, localIDs: rest, maxAccounts: Self.deleteChunkAccounts,
+          maxRows: Self.deleteChunkRows)
+      }
+      deleted += job.deleted
+      start += max(1, job.handled)
     }
     env.metrics.accountsDeleted(Int64(deleted))
     env.logger.info("accounts deleted", ["project_id": .string(projectID), "deleted": .int(Int64(deleted))])

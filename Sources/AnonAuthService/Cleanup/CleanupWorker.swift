@@ -127,24 +127,15 @@ public final class CleanupWorker: Sendable {
     }
   }
 
-  /// How long a rotated token of a revoked family is kept before it is deleted.
-  public static let rotatedTokenRetentionMs: Int64 = 30 * 86_400_000
-
-  /// Every refresh rotates and leaves its predecessor behind. Successors sealed for the
-  /// reuse grace window are dropped a minute after it is over (the margin keeps a refresh
-  /// that waited in the writer's queue from finding its successor gone); rotated rows of
-  /// revoked families go after the retention period. 5,000 per write job.
+  /// A session is one row (migration 8) that each refresh rewrites, keeping the new
+  /// token sealed for the reuse grace window; the seal is dropped a minute after the
+  /// window is over (the margin keeps a refresh that waited in the writer's queue from
+  /// finding its successor gone), so a stolen copy of the store holds no live token.
+  /// 5,000 per write job.
   func pruneRotatedRefreshTokens() async throws(RPCError) {
-    let now = env.clock.nowMs()
-    let graceOver = now - env.refreshReuseGraceMs - 60_000
+    let graceOver = env.clock.nowMs() - env.refreshReuseGraceMs - 60_000
     while try await env.write({ db in
       try RefreshTokensRepository.forgetSuccessors(db, rotatedBeforeMs: graceOver, limit: 5000)
-    }) == 5000 {
-      await Task.yield()
-    }
-    let retired = now - Self.rotatedTokenRetentionMs
-    while try await env.write({ db in
-      try RefreshTokensRepository.deleteRevokedRotated(db, rotatedBeforeMs: retired, limit: 5000)
     }) == 5000 {
       await Task.yield()
     }

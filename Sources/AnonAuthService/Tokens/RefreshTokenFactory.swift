@@ -1,55 +1,78 @@
 import AnonAuthCrypto
+import AnonAuthStore
 import AnonAuthWire
 
-/// Refresh tokens: 256 bits from the CSPRNG behind an 8-byte issue stamp, printable
-/// (base64url, 54 characters); the store keeps only their key (the stamp, then the token's
-/// SHA-256), never the token.
+/// Refresh tokens: the token family's id (16 bytes) then 256 bits from the CSPRNG,
+/// printable (base64url, 64 characters); the store keeps only their key (the family id,
+/// then the token's SHA-256), never the token.
 ///
-/// Why the stamp: the key is the refresh-token table's primary key and the token family
-/// is indexed. A bare SHA-256 puts every new token on a random page of a large B-tree, and
-/// each such page is a full page in the WAL at every commit. Keys that start with the
-/// issue time land where the previous ones did, so a batch of sign-ups dirties a few pages
-/// at the tree's right edge instead of one page per token. The stamp is only the issue
-/// time (in ms) and two random bytes: it tells the token's holder nothing new, and the
-/// 256 secret bits are untouched.
+/// Why the family id: the store keeps one row per family (migration 8), found by its id,
+/// so a refresh rewrites that row instead of adding one, and a token of an older
+/// generation still names the family it must revoke. The id starts with the family's
+/// start time in ms and two random bytes (the stamp), then eight more random bytes:
+/// new families land at the right edge of the table's key instead of on a random page,
+/// and a batch of sign-ups dirties a few pages instead of one a session. The id tells
+/// the token's holder nothing new, and the 256 secret bits are untouched.
 ///
-/// Tokens issued before the stamp (43 characters, 32 bytes) keep working: their key is
-/// their SHA-256, as it was stored.
+/// Tokens of the older forms keep working: 54 characters (a stamp and 256 bits, keyed
+/// by the stamp then the SHA-256) and 43 characters (keyed by the SHA-256), found by the
+/// key their session was carried over with.
 enum RefreshTokenFactory {
   static let stampBytes = 8
   static let secretBytes = 32
-  /// The characters of a stamped token: base64url of 40 bytes, unpadded.
+  static let familyIDBytes = RefreshTokensRepository.familyIDBytes
+  /// The characters of a token: base64url of 48 bytes.
+  static let tokenLength = 64
+  /// The characters of a stamped token of the older form: base64url of 40 bytes, unpadded.
   static let stampedLength = 54
 
+  /// The first token of a new family.
   static func make(nowMs: Int64) throws(RPCError) -> (token: String, hash: [UInt8]) {
+    let random = try randomBytes(2 + (familyIDBytes - stampBytes))
+    return try make(familyID: stamp(nowMs: nowMs, random[0], random[1]) + random[2...])
+  }
+
+  /// A family's next token (a rotation).
+  static func make(familyID: [UInt8]) throws(RPCError) -> (token: String, hash: [UInt8]) {
+    let token = Base64URL.encode(familyID + (try randomBytes(secretBytes)))
+    return (token, hash(token))
+  }
+
+  private static func randomBytes(_ count: Int) throws(RPCError) -> [UInt8] {
     do {
-      let random = try SecureRandom.bytes(2 + secretBytes)
-      let token = Base64URL.encode(stamp(nowMs: nowMs, random[0], random[1]) + random[2...])
-      return (token, hash(token))
+      return try SecureRandom.bytes(count)
     } catch {
       throw RPCError(.internalError, "random generator failed")
     }
   }
 
-  /// The store's key for a presented token: a stamped token's stamp then its SHA-256;
-  /// anything else (an older token, or junk) its SHA-256 alone. Keys of the two kinds
-  /// differ in length, so they never collide.
+  /// The store's key for a presented token: a token's family id then its SHA-256; a
+  /// stamped token of the older form its stamp then its SHA-256; anything else (the
+  /// oldest form, or junk) its SHA-256 alone. Keys of the three kinds differ in length,
+  /// so they never collide.
   static func hash(_ token: String) -> [UInt8] {
     let digest = SHA256.hash(Array(token.utf8))
-    guard token.utf8.count == stampedLength, let bytes = Base64URL.decode(token),
-      bytes.count == stampBytes + secretBytes
-    else { return digest }
-    return Array(bytes.prefix(stampBytes)) + digest
+    let length = token.utf8.count
+    guard length == tokenLength || length == stampedLength, let bytes = Base64URL.decode(token) else {
+      return digest
+    }
+    if length == tokenLength, bytes.count == familyIDBytes + secretBytes {
+      return Array(bytes.prefix(familyIDBytes)) + digest
+    }
+    if length == stampedLength, bytes.count == stampBytes + secretBytes {
+      return Array(bytes.prefix(stampBytes)) + digest
+    }
+    return digest
   }
 
-  /// A new family's id: its first key's first 16 bytes in lowercase hex, so that (for
-  /// stamped keys) ids sort by time as the keys do. Base64url would not: its alphabet is
-  /// not in ASCII order.
+  /// A family's id in lowercase hex (logs, metrics): its key's first 16 bytes, so that
+  /// ids sort by time as the keys do. Base64url would not: its alphabet is not in ASCII
+  /// order.
   static func familyID(forKey key: [UInt8]) -> String {
     let digits = Array("0123456789abcdef".utf8)
     var text: [UInt8] = []
     text.reserveCapacity(32)
-    for byte in key.prefix(16) {
+    for byte in key.prefix(familyIDBytes) {
       text.append(digits[Int(byte >> 4)])
       text.append(digits[Int(byte & 0x0f)])
     }

@@ -1,88 +1,149 @@
-/// SQL for refresh tokens: lookup by hash, rotation, family and account revocation.
+/// SQL for refresh-token sessions (one row per token family, migration 8): start, lookup
+/// by a presented token, rotation, grace-window re-issues, family and account revocation.
 public enum RefreshTokensRepository {
+  /// Sessions an account keeps: a new sign-in beyond it ends the session that refreshed
+  /// least recently. Real users have a session per device and browser; 100 leaves room
+  /// for many while an account's rows, and with them the work of deleting or revoking it
+  /// (one writer job), stay bounded: at most 100 rows of about 300 bytes.
+  public static let maxSessionsPerAccount = 100
+
+  /// Bytes of the family id at the front of a key (and of a token since migration 8).
+  public static let familyIDBytes = 16
+  /// Bytes of a key made since migration 8: the family id, then the token's SHA-256.
+  public static let keyBytes = familyIDBytes + 32
+
   static let columns = """
-    token_hash, project_id, local_id, family_id, issued_at_ms, auth_time, sign_in_provider, rotated_at_ms,
-    successor_sealed, revoked
+    family_id, project_id, local_id, token_hash, generation, issued_at_ms, auth_time, sign_in_provider,
+    previous_hash, rotated_at_ms, successor_sealed, reissues, legacy_key
     """
 
-  static func decode(_ row: Row) throws -> RefreshTokenRecord {
-    var r = RefreshTokenRecord(
-      tokenHash: try row.blob(0), projectID: try row.string(1), localID: try row.string(2),
-      familyID: try row.string(3), issuedAtMs: try row.int64(4), authTime: try row.int64(5),
-      signInProvider: try row.string(6))
-    r.rotatedAtMs = try row.int64(7)
-    r.successorSealed = try row.optionalBlob(8)
-    r.revoked = try row.bool(9)
-    return r
+  static func decode(_ row: Row) throws -> RefreshSessionRecord {
+    RefreshSessionRecord(
+      familyID: try row.blob(0), projectID: try row.string(1), localID: try row.string(2),
+      tokenHash: try row.blob(3), generation: try row.int64(4), issuedAtMs: try row.int64(5),
+      authTime: try row.int64(6), signInProvider: try row.string(7), previousHash: try row.optionalBlob(8),
+      rotatedAtMs: try row.int64(9), successorSealed: try row.optionalBlob(10), reissues: try row.int64(11),
+      legacyKey: try row.optionalBlob(12))
   }
 
-  public static func insert(_ db: Database, _ r: RefreshTokenRecord) throws {
+  /// The part of a key compared with `token_hash` and `previous_hash`: the SHA-256 of a
+  /// key made since migration 8, an older key whole.
+  static func hashPart(_ key: [UInt8]) -> [UInt8] {
+    key.count == keyBytes ? Array(key.suffix(keyBytes - familyIDBytes)) : key
+  }
+
+  /// Starts a session with its first token, then ends the account's least recently
+  /// refreshed sessions beyond `maxSessionsPerAccount`.
+  /// - Returns: how many sessions the cap ended.
+  @discardableResult
+  public static func insert(_ db: Database, _ r: RefreshTokenRecord) throws -> Int {
+    let family = Array(r.tokenHash.prefix(familyIDBytes))
+    // A key of an older form (tests and tools write them) is found by legacy_key.
+    let legacy: SQLValue = r.tokenHash.count == keyBytes ? .null : .blob(r.tokenHash)
     try db.execute(
-      "INSERT INTO refresh_tokens (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?)",
+      """
+      INSERT INTO refresh_sessions (family_id, project_id, local_id, token_hash, issued_at_ms, auth_time,
+        sign_in_provider, legacy_key) VALUES (?,?,?,?,?,?,?,?)
+      """,
       [
-        .blob(r.tokenHash), .text(r.projectID), .text(r.localID), .text(r.familyID), .integer(r.issuedAtMs),
-        .integer(r.authTime), .text(r.signInProvider), .integer(r.rotatedAtMs),
-        r.successorSealed.map { .blob($0) } ?? .null, .integer(r.revoked ? 1 : 0),
+        .blob(family), .text(r.projectID), .text(r.localID), .blob(hashPart(r.tokenHash)),
+        .integer(r.issuedAtMs), .integer(r.authTime), .text(r.signInProvider), legacy,
       ])
+    return try endSessionsBeyondCap(db, projectID: r.projectID, localID: r.localID, keeping: family)
   }
 
-  public static func get(_ db: Database, tokenHash: [UInt8]) throws -> RefreshTokenRecord? {
-    try db.queryOne("SELECT \(columns) FROM refresh_tokens WHERE token_hash = ?", [.blob(tokenHash)]).map(
+  /// Ends the sessions of an account beyond the cap, least recently refreshed first,
+  /// never `keeping` (the session just started). Reads at most cap + 1 index entries.
+  static func endSessionsBeyondCap(_ db: Database, projectID: String, localID: String, keeping: [UInt8])
+    throws -> Int
+  {
+    let count = try sessionCount(db, projectID: projectID, localID: localID)
+    guard count > maxSessionsPerAccount else { return 0 }
+    try db.execute(
+      """
+      DELETE FROM refresh_sessions WHERE family_id IN (
+        SELECT family_id FROM refresh_sessions
+        WHERE project_id = ? AND local_id = ? AND family_id != ?
+        ORDER BY issued_at_ms, family_id LIMIT ?)
+      """,
+      [.text(projectID), .text(localID), .blob(keeping), .integer(Int64(count - maxSessionsPerAccount))])
+    return db.changes
+  }
+
+  public static func sessionCount(_ db: Database, projectID: String, localID: String) throws -> Int {
+    try db.queryOne(
+      "SELECT count(*) FROM refresh_sessions WHERE project_id = ? AND local_id = ?",
+      [.text(projectID), .text(localID)]
+    )?.int(0) ?? 0
+  }
+
+  /// The session a presented token's key names, and what the token is to it; nil when
+  /// no session has it (unknown, revoked, or of a deleted account). A key made since
+  /// migration 8 names its family in its first 16 bytes; an older key is looked up whole.
+  public static func find(_ db: Database, key: [UInt8]) throws
+    -> (session: RefreshSessionRecord, presented: RefreshSessionRecord.Presented)?
+  {
+    let row =
+      key.count == keyBytes
+      ? try db.queryOne(
+        "SELECT \(columns) FROM refresh_sessions WHERE family_id = ?",
+        [.blob(Array(key.prefix(familyIDBytes)))])
+      : try db.queryOne("SELECT \(columns) FROM refresh_sessions WHERE legacy_key = ?", [.blob(key)])
+    guard let row else { return nil }
+    let session = try decode(row)
+    let hash = hashPart(key)
+    if hash == session.tokenHash { return (session, .current) }
+    if hash == session.previousHash { return (session, .previous) }
+    return (session, .older)
+  }
+
+  public static func get(_ db: Database, familyID: [UInt8]) throws -> RefreshSessionRecord? {
+    try db.queryOne("SELECT \(columns) FROM refresh_sessions WHERE family_id = ?", [.blob(familyID)]).map(
       decode)
   }
 
-  /// Marks a token rotated, keeping its sealed successor for the grace window.
-  public static func markRotated(_ db: Database, tokenHash: [UInt8], atMs: Int64, successorSealed: [UInt8])
-    throws
-  {
+  /// A rotation: `newHash` becomes the live token, the live one the previous, with the
+  /// new token sealed for the grace window. One row rewritten, none added.
+  public static func rotate(
+    _ db: Database, familyID: [UInt8], newHash: [UInt8], atMs: Int64, successorSealed: [UInt8]
+  ) throws {
     try db.execute(
-      "UPDATE refresh_tokens SET rotated_at_ms = ?, successor_sealed = ? WHERE token_hash = ?",
-      [.integer(atMs), .blob(successorSealed), .blob(tokenHash)])
+      """
+      UPDATE refresh_sessions SET previous_hash = token_hash, token_hash = ?, generation = generation + 1,
+        issued_at_ms = ?, rotated_at_ms = ?, successor_sealed = ?, reissues = 0
+      WHERE family_id = ?
+      """, [.blob(newHash), .integer(atMs), .integer(atMs), .blob(successorSealed), .blob(familyID)])
   }
 
-  /// Drops the sealed successors of tokens rotated before `beforeMs` (the reuse grace
+  /// Counts one grace-window re-issue of the live token.
+  public static func countReissue(_ db: Database, familyID: [UInt8]) throws {
+    try db.execute(
+      "UPDATE refresh_sessions SET reissues = reissues + 1 WHERE family_id = ?", [.blob(familyID)])
+  }
+
+  /// Drops the sealed successors of rotations before `rotatedBeforeMs` (the reuse grace
   /// window is over: nobody may receive them again). Returns how many rows changed.
   public static func forgetSuccessors(_ db: Database, rotatedBeforeMs: Int64, limit: Int) throws -> Int {
     try db.execute(
       """
-      UPDATE refresh_tokens SET successor_sealed = NULL WHERE token_hash IN (
-        SELECT token_hash FROM refresh_tokens
-        WHERE rotated_at_ms > 0 AND rotated_at_ms < ? AND successor_sealed IS NOT NULL LIMIT ?)
+      UPDATE refresh_sessions SET successor_sealed = NULL WHERE family_id IN (
+        SELECT family_id FROM refresh_sessions
+        WHERE successor_sealed IS NOT NULL AND rotated_at_ms < ? LIMIT ?)
       """, [.integer(rotatedBeforeMs), .integer(Int64(limit))])
     return db.changes
   }
 
-  /// Deletes rotated tokens of revoked families rotated before `beforeMs`. A replay of
-  /// one is refused as `INVALID_REFRESH_TOKEN` whether the row is there or not; rotated
-  /// tokens of live families stay, because their replay must still revoke the family
-  /// (PROTOCOL.md section 2).
-  public static func deleteRevokedRotated(_ db: Database, rotatedBeforeMs: Int64, limit: Int) throws -> Int {
-    try db.execute(
-      """
-      DELETE FROM refresh_tokens WHERE token_hash IN (
-        SELECT token_hash FROM refresh_tokens
-        WHERE rotated_at_ms > 0 AND rotated_at_ms < ? AND revoked = 1 LIMIT ?)
-      """, [.integer(rotatedBeforeMs), .integer(Int64(limit))])
-    return db.changes
+  /// Reuse detected: the family stops working. Its row goes: a token of a family that
+  /// is not there is refused as `INVALID_REFRESH_TOKEN`, as a revoked one was.
+  public static func revokeFamily(_ db: Database, familyID: [UInt8]) throws {
+    try db.execute("DELETE FROM refresh_sessions WHERE family_id = ?", [.blob(familyID)])
   }
 
-  /// Reuse detected: every token of the family stops working. A family never leaves its
-  /// account, so the account's index, keyed by the family too, finds exactly its tokens
-  /// (migration 7).
-  public static func revokeFamily(_ db: Database, projectID: String, localID: String, familyID: String) throws
-  {
-    try db.execute(revokeFamilySQL, [.text(projectID), .text(localID), .text(familyID)])
-  }
-
-  static let revokeFamilySQL = """
-    UPDATE refresh_tokens SET revoked = 1, successor_sealed = NULL
-    WHERE project_id = ? AND local_id = ? AND family_id = ?
-    """
-
-  /// Every refresh token of an account stops working (admin revocation, disable).
+  /// Every session of an account ends (admin revocation): at most
+  /// `maxSessionsPerAccount` rows.
   public static func revokeAccount(_ db: Database, projectID: String, localID: String) throws {
     try db.execute(
-      "UPDATE refresh_tokens SET revoked = 1, successor_sealed = NULL WHERE project_id = ? AND local_id = ?",
+      "DELETE FROM refresh_sessions WHERE project_id = ? AND local_id = ?",
       [.text(projectID), .text(localID)])
   }
 }

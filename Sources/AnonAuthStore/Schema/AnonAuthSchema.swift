@@ -219,5 +219,53 @@ public enum AnonAuthSchema {
         DROP INDEX refresh_tokens_by_account;
         CREATE INDEX refresh_tokens_by_account_family ON refresh_tokens(project_id, local_id, family_id);
         """),
+    Migration(
+      version: 8,
+      sql: """
+        -- One row per session (token family) instead of one per token: a refresh rewrites
+        -- its family's row, so a session costs the same however often it refreshes (every
+        -- refresh used to leave a row that lived as long as the account). The row keeps
+        -- the live token's SHA-256 and the previous one's, with the rotation time and the
+        -- successor sealed for the reuse grace window; a token that is neither is an older
+        -- generation, and presenting it revokes the family, which deletes the row. Tokens
+        -- carry their family id (16 bytes: the start time in ms, then random), so a
+        -- refresh looks up its row by primary key.
+        --
+        -- Each live token of the old table becomes a session whose id is its key's first
+        -- 16 bytes; legacy_key finds it by the old key until its first refresh (partial
+        -- index: sessions started after the upgrade never write it). Rotated tokens are
+        -- not carried over; an account keeps its newest 100 sessions (the cap the service
+        -- keeps from now on, RefreshTokensRepository.maxSessionsPerAccount). Inserted in
+        -- key order, which takes a third less CPU than the order of the window's sort.
+        CREATE TABLE refresh_sessions (
+          family_id BLOB PRIMARY KEY,
+          project_id TEXT NOT NULL,
+          local_id TEXT NOT NULL,
+          token_hash BLOB NOT NULL,
+          generation INTEGER NOT NULL DEFAULT 0,
+          issued_at_ms INTEGER NOT NULL,
+          auth_time INTEGER NOT NULL,
+          sign_in_provider TEXT NOT NULL,
+          previous_hash BLOB,
+          rotated_at_ms INTEGER NOT NULL DEFAULT 0,
+          successor_sealed BLOB,
+          reissues INTEGER NOT NULL DEFAULT 0,
+          legacy_key BLOB,
+          FOREIGN KEY (project_id, local_id) REFERENCES accounts(project_id, local_id) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        INSERT OR IGNORE INTO refresh_sessions (family_id, project_id, local_id, token_hash, issued_at_ms,
+            auth_time, sign_in_provider, legacy_key)
+          SELECT substr(token_hash, 1, 16), project_id, local_id, token_hash, issued_at_ms, auth_time,
+            sign_in_provider, token_hash
+          FROM (SELECT *, row_number() OVER (
+                  PARTITION BY project_id, local_id ORDER BY issued_at_ms DESC, token_hash DESC) AS newest
+                FROM refresh_tokens WHERE rotated_at_ms = 0 AND revoked = 0)
+          WHERE newest <= 100
+          ORDER BY 1;
+        DROP TABLE refresh_tokens;
+        CREATE INDEX refresh_sessions_by_account ON refresh_sessions(project_id, local_id);
+        CREATE INDEX refresh_sessions_sealed ON refresh_sessions(rotated_at_ms) WHERE successor_sealed IS NOT NULL;
+        CREATE INDEX refresh_sessions_legacy ON refresh_sessions(legacy_key) WHERE legacy_key IS NOT NULL;
+        """),
   ]
 }
