@@ -389,7 +389,8 @@ class Field:
         if self.is_map:
             if self.map_value.kind == "message":
                 value = self.map_value.element_type()
-                entry = f"ProtoScanSchema([1: .plain, 2: .message({value}.protoScanSchema, repeated: false)])"
+                key = self.map_key.scan_kind()
+                entry = f"ProtoScanSchema([1: {key}, 2: .message({value}.protoScanSchema, repeated: false)])"
                 return f".message({entry}, repeated: true)"
             return ".message(.plainMapEntry, repeated: true)"
         kind = self.kind
@@ -401,6 +402,8 @@ class Field:
             return f".message({self.element_type()}.protoScanSchema, repeated: {repeated})"
         if self.repeated and kind in ("scalar", "bool", "enum"):
             return f".packed(width: {PACKED_WIDTHS.get(self.proto.type, 0)})"
+        if kind in ("string", "bytes"):
+            return ".text(repeated: true)" if self.repeated else ".text(repeated: false)"
         return ".plain"
 
     def needs_spill(self):

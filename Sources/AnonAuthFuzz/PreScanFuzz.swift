@@ -26,7 +26,8 @@ enum PreScanFuzz {
         precondition(!cost.decoded && cost.allocations == 0, "a refused \(M.self) was unpacked")
         return
       }
-      precondition(cost.tally.cost <= CallLimits.maxDecodeCost, "accepted over the decode cost")
+      precondition(cost.tally.cost <= cost.costLimit, "accepted over the decode cost")
+      precondition(cost.costLimit <= CallLimits.maxDecodeCost, "a bound over the largest")
       precondition(cost.tally.unknownFields <= CallLimits.maxUnknownFields, "accepted over the unknowns")
       precondition(
         cost.allocations <= cost.allocationBound,

@@ -107,6 +107,33 @@ import Testing
     #expect((try? Frame(serializedBytes: [0x1a, 0x00, 0x22, 0x00])) != nil)
   }
 
+  /// Requests without repeated fields (everything an API key can send) get the small
+  /// bound: the same string field given thousands of times is refused.
+  @Test func fixedShapeMessagesHaveTheSmallBound() throws {
+    #expect(!SignUpRequest.protoScanSchema.mayRepeat)
+    #expect(!RefreshTokenRequest.protoScanSchema.mayRepeat)
+    #expect(ImportAccountsRequest.protoScanSchema.mayRepeat)
+    #expect(UpdateProjectConfigRequest.protoScanSchema.mayRepeat)
+    #expect(DeleteAccountsRequest.protoScanSchema.mayRepeat)
+    #expect(GetPublicKeysResponse.protoScanSchema.mayRepeat)
+    // SignUp { email_password { email: "" x n } }: each costs 2.
+    func signUp(emails: Int) -> [UInt8] {
+      Self.lengthDelimited(2, Self.repeated([0x0a, 0x00], count: emails))
+    }
+    Self.expectRefusedBeforeAllocating(
+      signUp(emails: CallLimits.maxFixedShapeDecodeCost), as: SignUpRequest.self, verdict: .tooManyFields)
+    let fits =
+      (CallLimits.maxFixedShapeDecodeCost - 1 - EmailPasswordSignUp.protoScanSchema.occurrenceCost) / 2
+    #expect((try? SignUpRequest(serializedBytes: signUp(emails: fits))) != nil)
+  }
+
+  /// A frame has its own small bound: the map entries of a reply's status stop there.
+  @Test func framesHaveTheirOwnBound() {
+    let entries = CallLimits.maxFrameDecodeCost / 3
+    let bytes = Self.lengthDelimited(2, Self.lengthDelimited(2, Self.repeated([0x22, 0x00], count: entries)))
+    Self.expectRefusedBeforeAllocating(bytes, as: Frame.self, verdict: .tooManyFields)
+  }
+
   @Test func packedElementsCountOneEach() {
     let schema = ProtoScanSchema([1: .packed(width: 0), 2: .packed(width: 8)])
     var tally = ProtoPreScan.Tally()

@@ -21,15 +21,26 @@ public enum CallLimits {
   /// peer adds a few fields per message; 1024 still lets it add one to every account of
   /// the largest import or export page (1000).
   public static let maxUnknownFields = 1024
-  /// The most a message may cost to decode, counted by the pre-scan: 1 per field and per
-  /// element of a repeated field (map entries included), and for each nested message 1
-  /// plus the number of fields its type declares (protobuf-c allocates a struct with a
-  /// slot for each, and so does the Swift value, even when the wire carries none).
+  /// The most a message may cost to decode, counted by the pre-scan: 1 per number (and
+  /// per element of a packed run), 2 per string or bytes value (protobuf-c allocates
+  /// each, the bridge makes a Swift value of each), 1 per unknown field, and for each
+  /// nested message or map entry 1 plus the number of fields its type declares
+  /// (protobuf-c allocates a struct with a slot for each, and so does the Swift value,
+  /// even when the wire carries none).
   ///
-  /// The largest legitimate messages are admin batches: 1000 imported accounts with 10
-  /// providers each cost about 140,000, an export page of 1000 such accounts about
-  /// 180,000, 1000 uids to delete about 1,000. 2^18 leaves room above those while a
-  /// message of tiny fields stops at a quarter of a million values instead of two
-  /// million.
+  /// This bound applies to the types that may legitimately carry many values: admin
+  /// batches and responses. The largest are 1000 imported accounts with 10 providers
+  /// each and an export page of 1000 such accounts, each about 200,000 (what
+  /// `DecodeCostTests` builds). 2^18 leaves room above those while a message of tiny
+  /// fields stops at 131,072 strings or 18,724 empty accounts instead of two million.
   public static let maxDecodeCost = 1 << 18
+  /// The decode cost bound of a message type that has no repeated field or map, at any
+  /// depth: every request an API key can send (sign-up, sign-in, refresh, verify, ...).
+  /// A legitimate one holds a few dozen values; 4096 leaves room for a field given more
+  /// than once and for all the unknown fields `maxUnknownFields` allows.
+  public static let maxFixedShapeDecodeCost = 4096
+  /// The decode cost bound of a `Frame`, decoded on the I/O loop before anything else:
+  /// a call with the most metadata (64 entries) costs about 330, and its payload is one
+  /// bytes value whatever it holds (decoded later, with its own bound).
+  public static let maxFrameDecodeCost = 4096
 }

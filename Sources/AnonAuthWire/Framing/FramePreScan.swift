@@ -1,5 +1,7 @@
-/// The pre-scan of a `Frame`: the generic one (`ProtoPreScan`, every field counted) plus
-/// the metadata limits of its `Call`, checked in the same pass.
+/// The pre-scan of a `Frame`: the generic one (`ProtoPreScan`, every field counted, with
+/// the frame's own small bound `CallLimits.maxFrameDecodeCost`: a frame is decoded on the
+/// I/O loop, and its payload is opaque bytes) plus the metadata limits of its `Call`,
+/// checked in the same pass.
 ///
 /// Metadata is unpacked (every entry allocated and hashed) before the method is even
 /// looked up, so a frame of hundreds of thousands of tiny entries is refused without
@@ -19,7 +21,9 @@ public enum FramePreScan {
     var entries = 0
     var bytes = 0
     let call = Call.protoScanSchema
-    return ProtoPreScan.scan(frame, schema: Frame.protoScanSchema, tally: &tally) { schema, field in
+    return ProtoPreScan.scan(
+      frame, schema: Frame.protoScanSchema, limit: Frame.decodeCostLimit, tally: &tally
+    ) { schema, field in
       guard schema === call, field.number == callMetadataField, let entry = field.payload else {
         return nil
       }
@@ -36,6 +40,8 @@ public enum FramePreScan {
 /// A `Frame` whose calls carry metadata over `CallLimits` does not decode: the connection
 /// answers `GoAway` `MALFORMED_FRAME`, like any other frame it will not unpack.
 extension Frame {
+  static var decodeCostLimit: Int { CallLimits.maxFrameDecodeCost }
+
   static func preScan(_ bytes: [UInt8], tally: inout ProtoPreScan.Tally) -> ProtoPreScan.Verdict {
     FramePreScan.scan(bytes, tally: &tally)
   }

@@ -214,9 +214,9 @@ extension EmailPasswordSignUp: ProtoCBridged {
   typealias CMessage = Anonauth__V1__EmailPasswordSignUp
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
-    3: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -325,12 +325,12 @@ extension Credential: ProtoCBridged {
   typealias CMessage = Anonauth__V1__Credential
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
-    3: .plain,
-    4: .plain,
-    5: .plain,
-    6: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .text(repeated: false),
+    5: .text(repeated: false),
+    6: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -422,8 +422,8 @@ extension SignInWithPasswordRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__SignInWithPasswordRequest
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -586,7 +586,7 @@ extension LinkWithCredentialRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__LinkWithCredentialRequest
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
+    1: .text(repeated: false),
     2: .message(Credential.protoScanSchema, repeated: false),
   ])
 
@@ -671,8 +671,8 @@ extension UnlinkProviderRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__UnlinkProviderRequest
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -753,7 +753,7 @@ extension RefreshTokenRequest: ProtoMessage {
 extension RefreshTokenRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__RefreshTokenRequest
 
-  static let protoScanSchema = ProtoScanSchema([1: .plain])
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__refresh_token_request__init(message)
@@ -831,7 +831,7 @@ extension GetAccountInfoRequest: ProtoMessage {
 extension GetAccountInfoRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__GetAccountInfoRequest
 
-  static let protoScanSchema = ProtoScanSchema([1: .plain])
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__get_account_info_request__init(message)
@@ -909,7 +909,7 @@ extension DeleteAccountRequest: ProtoMessage {
 extension DeleteAccountRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__DeleteAccountRequest
 
-  static let protoScanSchema = ProtoScanSchema([1: .plain])
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__delete_account_request__init(message)
@@ -1055,7 +1055,7 @@ extension SignInWithFirebaseIdTokenRequest: ProtoMessage {
 extension SignInWithFirebaseIdTokenRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__SignInWithFirebaseIdTokenRequest
 
-  static let protoScanSchema = ProtoScanSchema([1: .plain])
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__sign_in_with_firebase_id_token_request__init(message)
@@ -1164,13 +1164,13 @@ extension AuthResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__AuthResponse
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
-    3: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
     4: .plain,
     5: .plain,
     6: .plain,
-    7: .plain,
+    7: .text(repeated: false),
     8: .message(AccountInfo.protoScanSchema, repeated: false),
   ])
 
@@ -1306,18 +1306,18 @@ extension AccountInfo: ProtoCBridged {
   typealias CMessage = Anonauth__V1__AccountInfo
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
+    1: .text(repeated: false),
     2: .plain,
-    3: .plain,
+    3: .text(repeated: false),
     4: .plain,
-    5: .plain,
+    5: .text(repeated: false),
     6: .plain,
     7: .plain,
     8: .plain,
     9: .plain,
     10: .message(ProviderInfo.protoScanSchema, repeated: true),
     11: .plain,
-    12: .plain,
+    12: .text(repeated: false),
     13: .plain,
   ])
 
@@ -1437,10 +1437,10 @@ extension ProviderInfo: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ProviderInfo
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
-    3: .plain,
-    4: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {

@@ -85,7 +85,7 @@ extension ProjectConfig: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ProjectConfig
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
+    1: .text(repeated: false),
     2: .plain,
     3: .plain,
     4: .message(IdpConfig.protoScanSchema, repeated: true),
@@ -94,9 +94,9 @@ extension ProjectConfig: ProtoCBridged {
     7: .plain,
     8: .plain,
     9: .plain,
-    10: .plain,
-    11: .plain,
-    12: .plain,
+    10: .text(repeated: false),
+    11: .text(repeated: false),
+    12: .text(repeated: false),
     13: .plain,
   ])
 
@@ -234,14 +234,14 @@ extension IdpConfig: ProtoCBridged {
   typealias CMessage = Anonauth__V1__IdpConfig
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
+    1: .text(repeated: false),
     2: .plain,
-    3: .plain,
-    4: .plain,
-    5: .plain,
-    6: .plain,
-    7: .plain,
-    8: .plain,
+    3: .text(repeated: false),
+    4: .text(repeated: false),
+    5: .text(repeated: false),
+    6: .text(repeated: false),
+    7: .text(repeated: false),
+    8: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -336,7 +336,7 @@ extension CreateProjectRequest: ProtoMessage {
 extension CreateProjectRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__CreateProjectRequest
 
-  static let protoScanSchema = ProtoScanSchema([1: .plain])
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__create_project_request__init(message)
@@ -414,7 +414,7 @@ extension GetProjectConfigRequest: ProtoMessage {
 extension GetProjectConfigRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__GetProjectConfigRequest
 
-  static let protoScanSchema = ProtoScanSchema([1: .plain])
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__get_project_config_request__init(message)
@@ -499,7 +499,7 @@ extension UpdateProjectConfigRequest: ProtoCBridged {
 
   static let protoScanSchema = ProtoScanSchema([
     1: .message(ProjectConfig.protoScanSchema, repeated: false),
-    2: .plain,
+    2: .text(repeated: true),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -581,7 +581,7 @@ extension CreateApiKeyRequest: ProtoMessage {
 extension CreateApiKeyRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__CreateApiKeyRequest
 
-  static let protoScanSchema = ProtoScanSchema([1: .plain])
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__create_api_key_request__init(message)
@@ -659,7 +659,7 @@ extension CreateApiKeyResponse: ProtoMessage {
 extension CreateApiKeyResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__CreateApiKeyResponse
 
-  static let protoScanSchema = ProtoScanSchema([1: .plain])
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__create_api_key_response__init(message)
@@ -737,7 +737,7 @@ extension ListApiKeysRequest: ProtoMessage {
 extension ListApiKeysRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ListApiKeysRequest
 
-  static let protoScanSchema = ProtoScanSchema([1: .plain])
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__list_api_keys_request__init(message)
@@ -815,7 +815,7 @@ extension ListApiKeysResponse: ProtoMessage {
 extension ListApiKeysResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ListApiKeysResponse
 
-  static let protoScanSchema = ProtoScanSchema([1: .plain])
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: true)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__list_api_keys_response__init(message)
@@ -897,8 +897,8 @@ extension RevokeApiKeyRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__RevokeApiKeyRequest
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -1062,7 +1062,7 @@ extension ScheduleSignUpQuotaRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ScheduleSignUpQuotaRequest
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
+    1: .text(repeated: false),
     2: .plain,
     3: .plain,
     4: .plain,
@@ -1230,10 +1230,10 @@ extension ListAccountsRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ListAccountsRequest
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
+    1: .text(repeated: false),
     2: .plain,
     3: .plain,
-    4: .plain,
+    4: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -1324,7 +1324,7 @@ extension ListAccountsResponse: ProtoCBridged {
 
   static let protoScanSchema = ProtoScanSchema([
     1: .message(AccountInfo.protoScanSchema, repeated: true),
-    2: .plain,
+    2: .text(repeated: false),
     3: .plain,
   ])
 
@@ -1412,8 +1412,8 @@ extension GetAccountRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__GetAccountRequest
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -1501,8 +1501,8 @@ extension DisableAccountRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__DisableAccountRequest
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: false),
     3: .plain,
   ])
 
@@ -1591,8 +1591,8 @@ extension DeleteAccountsRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__DeleteAccountsRequest
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: true),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -1754,8 +1754,8 @@ extension RevokeRefreshTokensRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__RevokeRefreshTokensRequest
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -1911,9 +1911,9 @@ extension SetCustomClaimsRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__SetCustomClaimsRequest
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
-    3: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -1997,7 +1997,7 @@ extension PreviewCleanupRequest: ProtoMessage {
 extension PreviewCleanupRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__PreviewCleanupRequest
 
-  static let protoScanSchema = ProtoScanSchema([1: .plain])
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__preview_cleanup_request__init(message)
@@ -2181,7 +2181,7 @@ extension RunCleanupRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__RunCleanupRequest
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
+    1: .text(repeated: false),
     2: .plain,
   ])
 
@@ -2340,7 +2340,7 @@ extension GetUsageRequest: ProtoMessage {
 extension GetUsageRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__GetUsageRequest
 
-  static let protoScanSchema = ProtoScanSchema([1: .plain])
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__get_usage_request__init(message)
@@ -2424,7 +2424,7 @@ extension DailySignUps: ProtoCBridged {
   typealias CMessage = Anonauth__V1__DailySignUps
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
+    1: .text(repeated: false),
     2: .message(.plainMapEntry, repeated: true),
   ])
 
@@ -2705,7 +2705,7 @@ extension RotateSigningKeyResponse: ProtoMessage {
 extension RotateSigningKeyResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__RotateSigningKeyResponse
 
-  static let protoScanSchema = ProtoScanSchema([1: .plain])
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__rotate_signing_key_response__init(message)
@@ -2786,7 +2786,7 @@ extension BackupRequest: ProtoMessage {
 extension BackupRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__BackupRequest
 
-  static let protoScanSchema = ProtoScanSchema([1: .plain])
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__backup_request__init(message)
@@ -2867,7 +2867,7 @@ extension BackupResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__BackupResponse
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
+    1: .text(repeated: false),
     2: .plain,
   ])
 
@@ -2977,9 +2977,9 @@ extension PasswordHashConfig: ProtoCBridged {
   typealias CMessage = Anonauth__V1__PasswordHashConfig
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
-    3: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
     4: .plain,
     5: .plain,
     6: .plain,
@@ -3116,19 +3116,19 @@ extension ImportedAccount: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ImportedAccount
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: false),
     3: .plain,
-    4: .plain,
-    5: .plain,
+    4: .text(repeated: false),
+    5: .text(repeated: false),
     6: .plain,
     7: .plain,
     8: .plain,
-    9: .plain,
-    10: .plain,
-    11: .plain,
+    9: .text(repeated: false),
+    10: .text(repeated: false),
+    11: .text(repeated: false),
     12: .message(ImportedProvider.protoScanSchema, repeated: true),
-    13: .plain,
+    13: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -3249,11 +3249,11 @@ extension ImportedProvider: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ImportedProvider
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
-    3: .plain,
-    4: .plain,
-    5: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .text(repeated: false),
+    5: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -3362,7 +3362,7 @@ extension ImportAccountsRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ImportAccountsRequest
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
+    1: .text(repeated: false),
     2: .message(ImportedAccount.protoScanSchema, repeated: true),
     3: .message(PasswordHashConfig.protoScanSchema, repeated: false),
     4: .plain,
@@ -3470,9 +3470,9 @@ extension ImportRowError: ProtoCBridged {
 
   static let protoScanSchema = ProtoScanSchema([
     1: .plain,
-    2: .plain,
-    3: .plain,
-    4: .plain,
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -3653,9 +3653,9 @@ extension ExportAccountsRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ExportAccountsRequest
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
+    1: .text(repeated: false),
     2: .plain,
-    3: .plain,
+    3: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -3761,11 +3761,11 @@ extension ExportedAccount: ProtoCBridged {
 
   static let protoScanSchema = ProtoScanSchema([
     1: .message(AccountInfo.protoScanSchema, repeated: false),
-    2: .plain,
-    3: .plain,
-    4: .plain,
-    5: .plain,
-    6: .plain,
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .text(repeated: false),
+    5: .text(repeated: false),
+    6: .text(repeated: true),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -3861,7 +3861,7 @@ extension ExportAccountsResponse: ProtoCBridged {
 
   static let protoScanSchema = ProtoScanSchema([
     1: .message(ExportedAccount.protoScanSchema, repeated: true),
-    2: .plain,
+    2: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -4021,8 +4021,8 @@ extension ClusterNode: ProtoCBridged {
 
   static let protoScanSchema = ProtoScanSchema([
     1: .plain,
-    2: .plain,
-    3: .plain,
+    2: .text(repeated: false),
+    3: .text(repeated: false),
     4: .plain,
   ])
 
@@ -4122,7 +4122,7 @@ extension DescribeClusterResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__DescribeClusterResponse
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
+    1: .text(repeated: false),
     2: .plain,
     3: .plain,
     4: .message(ClusterNode.protoScanSchema, repeated: true),

@@ -105,7 +105,7 @@ extension CheckResponse: ProtoMessage {
 extension CheckResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__CheckResponse
 
-  static let protoScanSchema = ProtoScanSchema([1: .plain])
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__check_response__init(message)

@@ -195,10 +195,10 @@ extension Call: ProtoCBridged {
 
   static let protoScanSchema = ProtoScanSchema([
     1: .plain,
-    2: .plain,
+    2: .text(repeated: false),
     3: .message(.plainMapEntry, repeated: true),
     4: .plain,
-    5: .plain,
+    5: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -324,7 +324,7 @@ extension Reply: ProtoCBridged {
   static let protoScanSchema = ProtoScanSchema([
     1: .plain,
     2: .message(Status.protoScanSchema, repeated: false),
-    3: .plain,
+    3: .text(repeated: false),
     4: .message(.plainMapEntry, repeated: true),
   ])
 
@@ -449,8 +449,8 @@ extension Status: ProtoCBridged {
 
   static let protoScanSchema = ProtoScanSchema([
     1: .plain,
-    2: .plain,
-    3: .plain,
+    2: .text(repeated: false),
+    3: .text(repeated: false),
     4: .message(.plainMapEntry, repeated: true),
   ])
 
@@ -720,7 +720,7 @@ extension GoAway: ProtoCBridged {
 
   static let protoScanSchema = ProtoScanSchema([
     1: .plain,
-    2: .plain,
+    2: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {

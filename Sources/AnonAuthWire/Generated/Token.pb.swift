@@ -40,7 +40,7 @@ extension VerifyIdTokenRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__VerifyIdTokenRequest
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
+    1: .text(repeated: false),
     2: .plain,
   ])
 
@@ -147,14 +147,14 @@ extension VerifyIdTokenResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__VerifyIdTokenResponse
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
-    2: .plain,
+    1: .text(repeated: false),
+    2: .text(repeated: false),
     3: .plain,
-    4: .plain,
+    4: .text(repeated: false),
     5: .plain,
     6: .plain,
     7: .plain,
-    8: .plain,
+    8: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -327,7 +327,7 @@ extension GetPublicKeysResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__GetPublicKeysResponse
 
   static let protoScanSchema = ProtoScanSchema([
-    1: .plain,
+    1: .text(repeated: false),
     2: .message(.plainMapEntry, repeated: true),
     3: .plain,
   ])

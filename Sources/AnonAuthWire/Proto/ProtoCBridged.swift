@@ -36,14 +36,19 @@ protocol ProtoCBridged: ProtoMessage {
   /// The field numbers of this message and which hold messages, for the pre-scan.
   static var protoScanSchema: ProtoScanSchema { get }
 
+  /// The most this type may cost to decode (`ProtoPreScan.costLimit`; `Frame` has its own).
+  static var decodeCostLimit: Int { get }
+
   /// The linear check every decode runs before protobuf-c allocates (`ProtoPreScan`).
   static func preScan(_ bytes: [UInt8], tally: inout ProtoPreScan.Tally) -> ProtoPreScan.Verdict
 }
 
 extension ProtoCBridged {
   /// The generic pre-scan; `Frame` adds its metadata limits (`FramePreScan`).
+  static var decodeCostLimit: Int { ProtoPreScan.costLimit(protoScanSchema) }
+
   static func preScan(_ bytes: [UInt8], tally: inout ProtoPreScan.Tally) -> ProtoPreScan.Verdict {
-    ProtoPreScan.scan(bytes, schema: protoScanSchema, tally: &tally)
+    ProtoPreScan.scan(bytes, schema: protoScanSchema, limit: decodeCostLimit, tally: &tally)
   }
 }
 

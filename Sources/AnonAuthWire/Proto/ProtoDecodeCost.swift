@@ -8,6 +8,8 @@ public struct ProtoDecodeCost: Sendable {
   public let allocations: Int
   /// Whether the message decoded.
   public let decoded: Bool
+  /// The cost bound of the message type.
+  public let costLimit: Int
 
   /// The most blocks protobuf-c may allocate for a message the pre-scan accepted: one
   /// struct for the message, and at most one block per field occurrence it counted
@@ -20,7 +22,8 @@ extension ProtoMessage {
   /// Pre-scans and decodes `bytes` as this message, counting protobuf-c's allocations.
   public static func measureDecode(_ bytes: [UInt8]) -> ProtoDecodeCost {
     guard let bridged = Self.self as? any ProtoCBridged.Type else {
-      return ProtoDecodeCost(verdict: .unreadable, tally: .init(), allocations: 0, decoded: false)
+      return ProtoDecodeCost(
+        verdict: .unreadable, tally: .init(), allocations: 0, decoded: false, costLimit: 0)
     }
     return measure(bridged, bytes)
   }
@@ -31,6 +34,7 @@ extension ProtoMessage {
     let allocations = ProtoUnpackAllocations()
     let decoded = (try? ProtoBridge.decode(bytes, as: M.self, allocations: allocations)) != nil
     return ProtoDecodeCost(
-      verdict: verdict, tally: tally, allocations: allocations.count, decoded: decoded)
+      verdict: verdict, tally: tally, allocations: allocations.count, decoded: decoded,
+      costLimit: M.decodeCostLimit)
   }
 }

@@ -15,7 +15,8 @@ public enum ProtoPreScan {
     /// Metadata over `CallLimits` in a `Frame`'s call: entries and bytes counted so far
     /// (the scan stops early).
     case metadataOverLimits(entries: Int, bytes: Int)
-    /// More than `CallLimits.maxDecodeCost`: fields, elements and nested messages.
+    /// Over the decode cost bound of the message type (`CallLimits.maxDecodeCost`, or a
+    /// smaller one): fields, elements and nested messages.
     case tooManyFields
     /// More than `CallLimits.maxUnknownFields` fields this build does not know.
     case tooManyUnknownFields
@@ -42,18 +43,26 @@ public enum ProtoPreScan {
     public init() {}
   }
 
-  /// Scans `bytes` as a message of `schema`. `visit` sees every field of every message
-  /// with the schema it belongs to, and may refuse: the hook for limits on particular
-  /// fields (`FramePreScan`).
+  /// The decode cost bound of a message type: `CallLimits.maxDecodeCost` for one that
+  /// may legitimately carry many values, `CallLimits.maxFixedShapeDecodeCost` otherwise.
+  static func costLimit(_ schema: ProtoScanSchema) -> Int {
+    schema.mayRepeat ? CallLimits.maxDecodeCost : CallLimits.maxFixedShapeDecodeCost
+  }
+
+  /// Scans `bytes` as a message of `schema`, with a cost bound of `limit`. `visit` sees
+  /// every field of every message with the schema it belongs to, and may refuse: the
+  /// hook for limits on particular fields (`FramePreScan`).
   static func scan(
-    _ bytes: [UInt8], schema: ProtoScanSchema, tally: inout Tally,
+    _ bytes: [UInt8], schema: ProtoScanSchema, limit: Int? = nil, tally: inout Tally,
     visit: (ProtoScanSchema, ProtoWireReader.Field) -> Verdict? = { _, _ in nil }
   ) -> Verdict {
-    bytes.withUnsafeBytes { walk($0, schema: schema, tally: &tally, visit: visit) } ?? .withinLimits
+    let limit = limit ?? costLimit(schema)
+    return bytes.withUnsafeBytes { walk($0, schema: schema, limit: limit, tally: &tally, visit: visit) }
+      ?? .withinLimits
   }
 
   private static func walk(
-    _ bytes: UnsafeRawBufferPointer, schema: ProtoScanSchema, tally: inout Tally,
+    _ bytes: UnsafeRawBufferPointer, schema: ProtoScanSchema, limit: Int, tally: inout Tally,
     visit: (ProtoScanSchema, ProtoWireReader.Field) -> Verdict?
   ) -> Verdict? {
     var reader = ProtoWireReader(bytes: bytes)
@@ -69,6 +78,8 @@ public enum ProtoPreScan {
         if tally.unknownFields > CallLimits.maxUnknownFields { return .tooManyUnknownFields }
       case .plain:
         tally.cost += 1
+      case .text:
+        tally.cost += 2
       case .packed(let width):
         tally.cost += field.payload.map { elements(in: $0, width: width) } ?? 1
       case .message(let nested, let repeated):
@@ -79,14 +90,14 @@ public enum ProtoPreScan {
           singularSeen |= bit
         }
         tally.cost += nested.occurrenceCost
-        if tally.cost > CallLimits.maxDecodeCost { return .tooManyFields }
+        if tally.cost > limit { return .tooManyFields }
         if let payload = field.payload,
-          let verdict = walk(payload, schema: nested, tally: &tally, visit: visit)
+          let verdict = walk(payload, schema: nested, limit: limit, tally: &tally, visit: visit)
         {
           return verdict
         }
       }
-      if tally.cost > CallLimits.maxDecodeCost { return .tooManyFields }
+      if tally.cost > limit { return .tooManyFields }
       if let verdict = visit(schema, field) { return verdict }
     }
     return nil

@@ -8,8 +8,11 @@ final class ProtoScanSchema: Sendable {
   enum Field: Sendable {
     /// Not declared: protobuf-c keeps it as an unknown field (an allocation each).
     case unknown
-    /// A scalar, enum, string or bytes value: one per occurrence.
+    /// A number, bool or enum: one per occurrence, stored in the message's own struct.
     case plain
+    /// A string or bytes value: one per occurrence, and each costs protobuf-c an
+    /// allocation and the bridge a Swift value, so it counts twice.
+    case text(repeated: Bool)
     /// A repeated number: one occurrence may be a packed run of many. `width` is the
     /// bytes of one element, or 0 for varints.
     case packed(width: Int)
@@ -27,6 +30,10 @@ final class ProtoScanSchema: Sendable {
   /// allocates a struct with a slot per field and the Swift value has a property per
   /// field even when the wire carries none of them.
   let occurrenceCost: Int
+  /// Whether a legitimate encoding can hold many values: a repeated field or a map,
+  /// here or in a nested message. One that cannot holds at most a few dozen, and gets
+  /// the much smaller bound `CallLimits.maxFixedShapeDecodeCost`.
+  let mayRepeat: Bool
 
   init(_ declared: [Int: Field]) {
     var fields = [Field](repeating: .unknown, count: (declared.keys.max() ?? 0) + 1)
@@ -35,12 +42,19 @@ final class ProtoScanSchema: Sendable {
     }
     self.fields = fields
     occurrenceCost = 1 + declared.count
+    mayRepeat = declared.values.contains { field in
+      switch field {
+      case .text(repeated: true), .packed, .message(_, repeated: true): true
+      case .message(let nested, repeated: false): nested.mayRepeat
+      case .plain, .text(repeated: false), .unknown: false
+      }
+    }
   }
 
   func field(_ number: UInt64) -> Field {
     number < UInt64(fields.count) ? fields[Int(number)] : .unknown
   }
 
-  /// A map entry whose key and value are both scalars or strings.
-  static let plainMapEntry = ProtoScanSchema([1: .plain, 2: .plain])
+  /// A map entry whose key and value are not messages (counted as strings, the dearer).
+  static let plainMapEntry = ProtoScanSchema([1: .text(repeated: false), 2: .text(repeated: false)])
 }

@@ -27,8 +27,10 @@ final class ProtoUnpackAllocations {
   private var cursor: UnsafeMutableRawPointer?
   private var remaining = 0
   private var nextChunkBytes = ProtoUnpackAllocations.firstChunkBytes
-  /// The chunk `size(of:)` found last.
-  private var lastChunk = 0
+  /// Where blocks of the chunk `size(of:)` found last start and end.
+  private var lastChunk: (start: UnsafeRawPointer, end: UnsafeRawPointer)?
+  /// From the lowest chunk's start to the highest chunk's end.
+  private var span: (start: UnsafeRawPointer, end: UnsafeRawPointer)?
 
   /// Blocks handed out and not yet freed.
   private(set) var live = 0
@@ -46,25 +48,22 @@ final class ProtoUnpackAllocations {
   /// The size protobuf-c asked for when it allocated `pointer`, or nil when protobuf-c
   /// did not allocate it (the static empty string it uses as a default).
   func size(of pointer: UnsafeRawPointer) -> Int? {
-    // Strings are read in about the order they were allocated: try the last chunk hit
-    // first, so a message of many strings does not walk every chunk for each.
-    if let size = size(of: pointer, inChunk: lastChunk) { return size }
-    for index in chunks.indices {
-      if let size = size(of: pointer, inChunk: index) {
-        lastChunk = index
-        return size
+    // Hot for messages of many strings, so the common answers come first: the chunk
+    // found last (strings are read in about the order they were allocated), then
+    // "outside every chunk" (protobuf-c's static default, for every absent string).
+    if let last = lastChunk, pointer >= last.start, pointer < last.end {
+      return pointer.load(fromByteOffset: -Self.headerBytes, as: Int.self)
+    }
+    guard let span, pointer >= span.start, pointer < span.end else { return nil }
+    for chunk in chunks {
+      let start = UnsafeRawPointer(chunk.base + Self.headerBytes)
+      let end = UnsafeRawPointer(chunk.base + chunk.count)
+      if pointer >= start, pointer < end {
+        lastChunk = (start, end)
+        return pointer.load(fromByteOffset: -Self.headerBytes, as: Int.self)
       }
     }
     return nil
-  }
-
-  private func size(of pointer: UnsafeRawPointer, inChunk index: Int) -> Int? {
-    guard index < chunks.count else { return nil }
-    let chunk = chunks[index]
-    guard pointer >= UnsafeRawPointer(chunk.base + Self.headerBytes),
-      pointer < UnsafeRawPointer(chunk.base + chunk.count)
-    else { return nil }
-    return pointer.load(fromByteOffset: -Self.headerBytes, as: Int.self)
   }
 
   private func allocate(_ size: Int) -> UnsafeMutableRawPointer {
@@ -78,6 +77,9 @@ final class ProtoUnpackAllocations {
       nextChunkBytes = min(nextChunkBytes * 2, Self.largestChunkBytes)
       header = UnsafeMutableRawPointer.allocate(byteCount: chunkBytes, alignment: Self.alignment)
       chunks.append((header, chunkBytes))
+      let start = UnsafeRawPointer(header)
+      let end = start + chunkBytes
+      span = span.map { (min($0.start, start), max($0.end, end)) } ?? (start, end)
       remaining = chunkBytes
     }
     header.storeBytes(of: size, as: Int.self)

@@ -1,6 +1,10 @@
 import AnonAuthWire
 import Foundation
 
+/// glibc's `malloc_trim`, which the Glibc module does not export.
+@_silgen_name("malloc_trim")
+private func mallocTrim(_ pad: Int) -> Int32
+
 /// `anonauth bench decode`: what decoding a maximum-size frame or payload costs, in
 /// process (no daemon), for the shapes an attacker would pick, against a plain frame of
 /// one big bytes field. Every decode goes through the pre-scan (`ProtoPreScan`), so the
@@ -77,8 +81,11 @@ enum DecodeBench {
       peakExtraBytes: extra)
   }
 
-  /// Linux: writing 5 to clear_refs resets the resident high-water mark (VmHWM).
+  /// Linux: writing 5 to clear_refs resets the resident high-water mark (VmHWM). Memory
+  /// an earlier shape freed goes back to the system first, or this shape would reuse it
+  /// without raising the mark.
   private static func resetPeak() {
+    _ = mallocTrim(0)
     try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
   }
 

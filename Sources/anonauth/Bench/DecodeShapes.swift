@@ -21,9 +21,16 @@ struct DecodeShapes {
         "payload of empty strings (DeleteAccounts.local_ids)", DeleteAccountsRequest.self, fill([0x12, 0x00])),
       payload(
         "  the same, at the cost limit", DeleteAccountsRequest.self,
-        repeated([0x12, 0x00], count: unit - 1)),
+        repeated([0x12, 0x00], count: unit / 2 - 1)),
       frameOnly("frame of map entries (Reply.status.details)", replyWithDetails(count: size / 2)),
-      frameOnly("  the same, at the cost limit", replyWithDetails(count: unit / 3 - 4)),
+      frameOnly(
+        "  the same, at the cost limit", replyWithDetails(count: CallLimits.maxFrameDecodeCost / 3 - 4)),
+      payload(
+        "payload of one string field given again and again (SignUp)", SignUpRequest.self,
+        signUpEmails(count: (size - Self.envelope) / 2 - 8)),
+      payload(
+        "  the same, at the cost limit", SignUpRequest.self,
+        signUpEmails(count: CallLimits.maxFixedShapeDecodeCost / 2 - 8)),
       payload(
         "payload of empty nested messages (ImportAccounts)", ImportAccountsRequest.self, fill([0x12, 0x00])),
       payload(
@@ -88,6 +95,14 @@ struct DecodeShapes {
     out.reserveCapacity(unit.count * count)
     for _ in 0..<count { out += unit }
     return out
+  }
+
+  /// `SignUp { email_password { email: "" } }` with the email given `count` times.
+  private func signUpEmails(count: Int) -> [UInt8] {
+    let emails = repeated([0x0a, 0x00], count: count)
+    var out: [UInt8] = [0x12]
+    appendVarint(UInt64(emails.count), to: &out)
+    return out + emails
   }
 
   /// A `Frame` with a `Reply` whose status has `count` empty `details` entries (`22 00`).
