@@ -40,6 +40,11 @@ SCALARS = {
     F.TYPE_FLOAT: "Float",
     F.TYPE_DOUBLE: "Double",
 }
+# Bytes per element of a packed repeated field; varints (absent here) are 0.
+PACKED_WIDTHS = {
+    F.TYPE_FIXED32: 4, F.TYPE_SFIXED32: 4, F.TYPE_FLOAT: 4,
+    F.TYPE_FIXED64: 8, F.TYPE_SFIXED64: 8, F.TYPE_DOUBLE: 8,
+}
 MAP_KEY_TYPES = {
     F.TYPE_STRING, F.TYPE_BOOL, F.TYPE_INT32, F.TYPE_SINT32, F.TYPE_SFIXED32,
     F.TYPE_UINT32, F.TYPE_FIXED32, F.TYPE_INT64, F.TYPE_SINT64, F.TYPE_SFIXED64,
@@ -379,6 +384,28 @@ class Field:
             return f"reader.bytes({source})"
         return f"try reader.message({source}, as: {self.element_type()}.self)"
 
+    def scan_kind(self):
+        """The field's entry in the message's `ProtoScanSchema`."""
+        if self.is_map:
+            if self.map_value.kind == "message":
+                value = self.map_value.element_type()
+                key = self.map_key.scan_kind()
+                entry = f"ProtoScanSchema([1: {key}, 2: .message({value}.protoScanSchema, repeated: false)])"
+                return f".message({entry}, repeated: true)"
+            return ".message(.plainMapEntry, repeated: true)"
+        kind = self.kind
+        if kind == "message":
+            if not self.repeated and self.number >= 64:
+                # ProtoPreScan tracks the singular message fields of a message in 64 bits.
+                raise GeneratorError(f"field {self.proto.name}: singular message fields need numbers below 64")
+            repeated = "true" if self.repeated else "false"
+            return f".message({self.element_type()}.protoScanSchema, repeated: {repeated})"
+        if self.repeated and kind in ("scalar", "bool", "enum"):
+            return f".packed(width: {PACKED_WIDTHS.get(self.proto.type, 0)})"
+        if kind in ("string", "bytes"):
+            return ".text(repeated: true)" if self.repeated else ".text(repeated: false)"
+        return ".plain"
+
     def needs_spill(self):
         if self.is_map:
             return False  # map entries spill into their own unknown fields
@@ -562,6 +589,8 @@ class MessageEmitter:
         w.line(f"extension {info.swift_name}: ProtoCBridged {{")
         w.line(f"  typealias CMessage = {c}")
         w.blank()
+        self.emit_scan_schema(w)
+        w.blank()
         w.line("  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {")
         w.line(f"    {p}__init(message)")
         w.line("  }")
@@ -598,6 +627,23 @@ class MessageEmitter:
                 w.blank()
                 self.emit_entry_fill(w, field)
         w.line("}")
+
+    def emit_scan_schema(self, w):
+        fields = sorted(self.fields, key=lambda f: f.number)
+        if not fields:
+            w.line("  static let protoScanSchema = ProtoScanSchema([:])")
+            return
+        if len(fields) == 1:
+            one = f"  static let protoScanSchema = ProtoScanSchema([{fields[0].number}: {fields[0].scan_kind()}])"
+            if len(one) <= LINE_LIMIT:
+                w.line(one)
+                return
+        w.line("  static let protoScanSchema = ProtoScanSchema([")
+        for field in fields:
+            # swift-format wants no trailing comma after a lone element.
+            comma = "," if len(fields) > 1 else ""
+            w.line(f"    {field.number}: {field.scan_kind()}{comma}")
+        w.line("  ])")
 
     def emit_fill(self, w):
         w.line("  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {")

@@ -93,6 +93,8 @@ def frames():
     write("frame", "ping-pong", b"\x02" + framed(field(3, field(1, 42)), field(4, field(1, 42))))
     write("frame", "goaway", b"\xff" + framed(field(5, field(1, 3) + field(2, "SHUTTING_DOWN"))))
     write("frame", "two-calls-cut", b"\x03" + framed(call(1, check), call(2, check))[:-3])
+    write("frame", "unknown-7800", b"\xff" + framed(b"\x78\x00" * 1100))
+    write("frame", "empty-map-entries", b"\x40" + framed(field(2, field(2, b"\x22\x00" * 3000))))
     write("frame", "zero-length", b"\x00" + b"\x00\x00\x00\x00")
     write("frame", "too-large", b"\x00" + b"\x7f\xff\xff\xff" + b"x" * 8)
 
@@ -117,6 +119,32 @@ def requests():
     }
     for name, (index, payload) in seeds.items():
         write("requests", name, bytes([index]) + payload)
+
+
+def prescan():
+    # The first byte picks the type, in PreScanFuzz.checks' order. The hostile shapes are
+    # a little over their limit (or at it), small enough to replay in `make test`.
+    def reply_status(status):
+        return field(2, field(2, status))
+    check = "/anonauth.v1.HealthService/Check"
+    seeds = {
+        "frame-unknown-7800": (0, b"\x78\x00" * 1100),
+        "frame-call-metadata": (0, call(1, check, [("x-api-key", "k"), ("x-request-id", "r")], field(1, b""))),
+        "frame-map-entries": (0, reply_status(b"\x22\x00" * 5000)),
+        "frame-two-calls": (0, call(1, check) + call(2, check)),
+        "payload-unknown-7800": (1, field(1, b"") + b"\x78\x00" * 1100),
+        "empty-strings": (2, field(1, "demo") + b"\x12\x00" * 3000),
+        "empty-accounts-over-cost": (3, b"\x12\x00" * 20000),
+        "accounts-with-providers": (3, b"\x12\x02\x62\x00" * 2000),
+        "nested-unknowns": (3, field(2, b"\x78\x00") * 1100),
+        "repeated-singular-config": (4, field(1, field(4, b"")) * 3),
+        "export-page": (5, field(1, field(1, field(1, "uid") + field(10, field(1, "google.com"))) + field(6, "u"))
+                        * 50 + field(2, "next")),
+        "usage-map": (6, field(5, field(1, "2026-01-01") + field(2, field(1, "anonymous") + field(2, 3)) * 200)),
+        "packed-looking": (7, field(2, b"") * 100 + field(1, 7)),
+    }
+    for name, (index, payload) in seeds.items():
+        write("prescan", name, bytes([index]) + payload)
 
 
 def tokens_and_keys():
@@ -185,9 +213,15 @@ def phc_and_config():
 
 
 if __name__ == "__main__":
+    import sys
+    if sys.argv[1:]:  # only the named groups, e.g. `make_fuzz_seeds.py prescan`
+        for name in sys.argv[1:]:
+            globals()[name]()
+        sys.exit(0)
     frames()
     dqlite()
     requests()
+    prescan()
     tokens_and_keys()
     json_values()
     http()

@@ -8,6 +8,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   case frame
   /// Every request message a client can send, through the protobuf-c bridge.
   case requests
+  /// The pre-scan before every decode: never traps, and bounds what it accepts.
+  case prescan
   /// JWT decoding and RS256/ES256 verification.
   case jwt
   /// An identity provider's key set.
@@ -32,6 +34,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     switch self {
     case .frame: FrameFuzz.run(data)
     case .requests: RequestsFuzz.run(data)
+    case .prescan: PreScanFuzz.run(data)
     case .jwt: JWTFuzz.run(data)
     case .jwks: JWKSFuzz.run(data)
     case .json: JSONFuzz.run(data)

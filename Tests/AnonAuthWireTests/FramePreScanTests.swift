@@ -58,24 +58,31 @@ import Testing
     #expect(throws: ProtoDecodingError.malformed) { try Frame(serializedBytes: bytes) }
   }
 
-  /// The call field twice in one frame: the entries of both count.
-  @Test func countsAcrossRepeatedCallFields() {
+  /// The call field twice in one frame: protobuf-c would merge the two calls (their
+  /// metadata concatenated), so a frame may carry it once.
+  @Test func refusesARepeatedCallField() {
     var call: [UInt8] = []
     for _ in 0..<40 { call += [0x1a, 0x00] }
     var one: [UInt8] = [0x0a]
     ProtoVarint.append(UInt64(call.count), to: &one)
     one += call
     #expect(FramePreScan.scan(one) == .withinLimits)
-    #expect(FramePreScan.scan(one + one) != .withinLimits)
+    #expect(FramePreScan.scan(one + one) == .repeatedSingularMessage)
   }
 
-  /// Truncated or nonsensical bytes are left to the decoder, and never trap.
+  /// Truncated or nonsensical bytes are refused (protobuf-c rejects them too), and never
+  /// trap.
   @Test(
     arguments: [
       [0x0a], [0x0a, 0xff], [0x0a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01],
-      [0x0a, 0x05, 0x1a], [0x0b], [0x0a, 0x02, 0x1a, 0x7f], [0xff, 0xff], [],
+      [0x0a, 0x05, 0x1a], [0x0b], [0x0a, 0x02, 0x1a, 0x7f], [0xff, 0xff],
     ] as [[UInt8]])
-  func toleratesGarbage(bytes: [UInt8]) {
-    #expect(FramePreScan.scan(bytes) == .withinLimits)
+  func refusesGarbage(bytes: [UInt8]) {
+    #expect(FramePreScan.scan(bytes) == .unreadable)
+    #expect(throws: ProtoDecodingError.malformed) { try Frame(serializedBytes: bytes) }
+  }
+
+  @Test func acceptsTheEmptyFrame() {
+    #expect(FramePreScan.scan([]) == .withinLimits)
   }
 }

@@ -43,6 +43,11 @@ extension SignUpRequest: ProtoMessage {
 extension SignUpRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__SignUpRequest
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .message(AnonymousSignUp.protoScanSchema, repeated: false),
+    2: .message(EmailPasswordSignUp.protoScanSchema, repeated: false),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__sign_up_request__init(message)
   }
@@ -130,6 +135,8 @@ extension AnonymousSignUp: ProtoMessage {
 extension AnonymousSignUp: ProtoCBridged {
   typealias CMessage = Anonauth__V1__AnonymousSignUp
 
+  static let protoScanSchema = ProtoScanSchema([:])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__anonymous_sign_up__init(message)
   }
@@ -205,6 +212,12 @@ extension EmailPasswordSignUp: ProtoMessage {
 
 extension EmailPasswordSignUp: ProtoCBridged {
   typealias CMessage = Anonauth__V1__EmailPasswordSignUp
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+  ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__email_password_sign_up__init(message)
@@ -311,6 +324,15 @@ extension Credential: ProtoMessage {
 extension Credential: ProtoCBridged {
   typealias CMessage = Anonauth__V1__Credential
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .text(repeated: false),
+    5: .text(repeated: false),
+    6: .text(repeated: false),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__credential__init(message)
   }
@@ -399,6 +421,11 @@ extension SignInWithPasswordRequest: ProtoMessage {
 extension SignInWithPasswordRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__SignInWithPasswordRequest
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__sign_in_with_password_request__init(message)
   }
@@ -477,6 +504,10 @@ extension SignInWithIdpRequest: ProtoMessage {
 extension SignInWithIdpRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__SignInWithIdpRequest
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .message(Credential.protoScanSchema, repeated: false)
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__sign_in_with_idp_request__init(message)
   }
@@ -553,6 +584,11 @@ extension LinkWithCredentialRequest: ProtoMessage {
 
 extension LinkWithCredentialRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__LinkWithCredentialRequest
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .message(Credential.protoScanSchema, repeated: false),
+  ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__link_with_credential_request__init(message)
@@ -634,6 +670,11 @@ extension UnlinkProviderRequest: ProtoMessage {
 extension UnlinkProviderRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__UnlinkProviderRequest
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__unlink_provider_request__init(message)
   }
@@ -712,6 +753,8 @@ extension RefreshTokenRequest: ProtoMessage {
 extension RefreshTokenRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__RefreshTokenRequest
 
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__refresh_token_request__init(message)
   }
@@ -787,6 +830,8 @@ extension GetAccountInfoRequest: ProtoMessage {
 
 extension GetAccountInfoRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__GetAccountInfoRequest
+
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__get_account_info_request__init(message)
@@ -864,6 +909,8 @@ extension DeleteAccountRequest: ProtoMessage {
 extension DeleteAccountRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__DeleteAccountRequest
 
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__delete_account_request__init(message)
   }
@@ -933,6 +980,8 @@ extension DeleteAccountResponse: ProtoMessage {
 
 extension DeleteAccountResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__DeleteAccountResponse
+
+  static let protoScanSchema = ProtoScanSchema([:])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__delete_account_response__init(message)
@@ -1005,6 +1054,8 @@ extension SignInWithFirebaseIdTokenRequest: ProtoMessage {
 
 extension SignInWithFirebaseIdTokenRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__SignInWithFirebaseIdTokenRequest
+
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__sign_in_with_firebase_id_token_request__init(message)
@@ -1111,6 +1162,17 @@ extension AuthResponse: ProtoMessage {
 
 extension AuthResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__AuthResponse
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .plain,
+    5: .plain,
+    6: .plain,
+    7: .text(repeated: false),
+    8: .message(AccountInfo.protoScanSchema, repeated: false),
+  ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__auth_response__init(message)
@@ -1243,6 +1305,22 @@ extension AccountInfo: ProtoMessage {
 extension AccountInfo: ProtoCBridged {
   typealias CMessage = Anonauth__V1__AccountInfo
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .plain,
+    3: .text(repeated: false),
+    4: .plain,
+    5: .text(repeated: false),
+    6: .plain,
+    7: .plain,
+    8: .plain,
+    9: .plain,
+    10: .message(ProviderInfo.protoScanSchema, repeated: true),
+    11: .plain,
+    12: .text(repeated: false),
+    13: .plain,
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__account_info__init(message)
   }
@@ -1357,6 +1435,13 @@ extension ProviderInfo: ProtoMessage {
 
 extension ProviderInfo: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ProviderInfo
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .text(repeated: false),
+  ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__provider_info__init(message)

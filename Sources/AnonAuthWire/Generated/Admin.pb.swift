@@ -84,6 +84,22 @@ extension ProjectConfig: ProtoMessage {
 extension ProjectConfig: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ProjectConfig
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .plain,
+    3: .plain,
+    4: .message(IdpConfig.protoScanSchema, repeated: true),
+    5: .plain,
+    6: .plain,
+    7: .plain,
+    8: .plain,
+    9: .plain,
+    10: .text(repeated: false),
+    11: .text(repeated: false),
+    12: .text(repeated: false),
+    13: .plain,
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__project_config__init(message)
   }
@@ -217,6 +233,17 @@ extension IdpConfig: ProtoMessage {
 extension IdpConfig: ProtoCBridged {
   typealias CMessage = Anonauth__V1__IdpConfig
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .plain,
+    3: .text(repeated: false),
+    4: .text(repeated: false),
+    5: .text(repeated: false),
+    6: .text(repeated: false),
+    7: .text(repeated: false),
+    8: .text(repeated: false),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__idp_config__init(message)
   }
@@ -309,6 +336,8 @@ extension CreateProjectRequest: ProtoMessage {
 extension CreateProjectRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__CreateProjectRequest
 
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__create_project_request__init(message)
   }
@@ -384,6 +413,8 @@ extension GetProjectConfigRequest: ProtoMessage {
 
 extension GetProjectConfigRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__GetProjectConfigRequest
+
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__get_project_config_request__init(message)
@@ -466,6 +497,11 @@ extension UpdateProjectConfigRequest: ProtoMessage {
 extension UpdateProjectConfigRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__UpdateProjectConfigRequest
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .message(ProjectConfig.protoScanSchema, repeated: false),
+    2: .text(repeated: true),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__update_project_config_request__init(message)
   }
@@ -545,6 +581,8 @@ extension CreateApiKeyRequest: ProtoMessage {
 extension CreateApiKeyRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__CreateApiKeyRequest
 
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__create_api_key_request__init(message)
   }
@@ -620,6 +658,8 @@ extension CreateApiKeyResponse: ProtoMessage {
 
 extension CreateApiKeyResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__CreateApiKeyResponse
+
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__create_api_key_response__init(message)
@@ -697,6 +737,8 @@ extension ListApiKeysRequest: ProtoMessage {
 extension ListApiKeysRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ListApiKeysRequest
 
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__list_api_keys_request__init(message)
   }
@@ -772,6 +814,8 @@ extension ListApiKeysResponse: ProtoMessage {
 
 extension ListApiKeysResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ListApiKeysResponse
+
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: true)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__list_api_keys_response__init(message)
@@ -852,6 +896,11 @@ extension RevokeApiKeyRequest: ProtoMessage {
 extension RevokeApiKeyRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__RevokeApiKeyRequest
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__revoke_api_key_request__init(message)
   }
@@ -923,6 +972,8 @@ extension RevokeApiKeyResponse: ProtoMessage {
 
 extension RevokeApiKeyResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__RevokeApiKeyResponse
+
+  static let protoScanSchema = ProtoScanSchema([:])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__revoke_api_key_response__init(message)
@@ -1010,6 +1061,13 @@ extension ScheduleSignUpQuotaRequest: ProtoMessage {
 extension ScheduleSignUpQuotaRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ScheduleSignUpQuotaRequest
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .plain,
+    3: .plain,
+    4: .plain,
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__schedule_sign_up_quota_request__init(message)
   }
@@ -1085,6 +1143,8 @@ extension ScheduleSignUpQuotaResponse: ProtoMessage {
 
 extension ScheduleSignUpQuotaResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ScheduleSignUpQuotaResponse
+
+  static let protoScanSchema = ProtoScanSchema([:])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__schedule_sign_up_quota_response__init(message)
@@ -1168,6 +1228,13 @@ extension ListAccountsRequest: ProtoMessage {
 
 extension ListAccountsRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ListAccountsRequest
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .plain,
+    3: .plain,
+    4: .text(repeated: false),
+  ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__list_accounts_request__init(message)
@@ -1255,6 +1322,12 @@ extension ListAccountsResponse: ProtoMessage {
 extension ListAccountsResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ListAccountsResponse
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .message(AccountInfo.protoScanSchema, repeated: true),
+    2: .text(repeated: false),
+    3: .plain,
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__list_accounts_response__init(message)
   }
@@ -1337,6 +1410,11 @@ extension GetAccountRequest: ProtoMessage {
 
 extension GetAccountRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__GetAccountRequest
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+  ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__get_account_request__init(message)
@@ -1422,6 +1500,12 @@ extension DisableAccountRequest: ProtoMessage {
 extension DisableAccountRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__DisableAccountRequest
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .plain,
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__disable_account_request__init(message)
   }
@@ -1506,6 +1590,11 @@ extension DeleteAccountsRequest: ProtoMessage {
 extension DeleteAccountsRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__DeleteAccountsRequest
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: true),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__delete_accounts_request__init(message)
   }
@@ -1585,6 +1674,8 @@ extension DeleteAccountsResponse: ProtoMessage {
 extension DeleteAccountsResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__DeleteAccountsResponse
 
+  static let protoScanSchema = ProtoScanSchema([1: .plain])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__delete_accounts_response__init(message)
   }
@@ -1662,6 +1753,11 @@ extension RevokeRefreshTokensRequest: ProtoMessage {
 extension RevokeRefreshTokensRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__RevokeRefreshTokensRequest
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__revoke_refresh_tokens_request__init(message)
   }
@@ -1733,6 +1829,8 @@ extension RevokeRefreshTokensResponse: ProtoMessage {
 
 extension RevokeRefreshTokensResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__RevokeRefreshTokensResponse
+
+  static let protoScanSchema = ProtoScanSchema([:])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__revoke_refresh_tokens_response__init(message)
@@ -1811,6 +1909,12 @@ extension SetCustomClaimsRequest: ProtoMessage {
 
 extension SetCustomClaimsRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__SetCustomClaimsRequest
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+  ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__set_custom_claims_request__init(message)
@@ -1892,6 +1996,8 @@ extension PreviewCleanupRequest: ProtoMessage {
 
 extension PreviewCleanupRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__PreviewCleanupRequest
+
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__preview_cleanup_request__init(message)
@@ -1980,6 +2086,13 @@ extension PreviewCleanupResponse: ProtoMessage {
 extension PreviewCleanupResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__PreviewCleanupResponse
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .plain,
+    2: .plain,
+    3: .plain,
+    4: .plain,
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__preview_cleanup_response__init(message)
   }
@@ -2067,6 +2180,11 @@ extension RunCleanupRequest: ProtoMessage {
 extension RunCleanupRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__RunCleanupRequest
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .plain,
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__run_cleanup_request__init(message)
   }
@@ -2145,6 +2263,8 @@ extension RunCleanupResponse: ProtoMessage {
 extension RunCleanupResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__RunCleanupResponse
 
+  static let protoScanSchema = ProtoScanSchema([1: .plain])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__run_cleanup_response__init(message)
   }
@@ -2219,6 +2339,8 @@ extension GetUsageRequest: ProtoMessage {
 
 extension GetUsageRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__GetUsageRequest
+
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__get_usage_request__init(message)
@@ -2300,6 +2422,11 @@ extension DailySignUps: ProtoMessage {
 
 extension DailySignUps: ProtoCBridged {
   typealias CMessage = Anonauth__V1__DailySignUps
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .message(.plainMapEntry, repeated: true),
+  ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__daily_sign_ups__init(message)
@@ -2415,6 +2542,14 @@ extension GetUsageResponse: ProtoMessage {
 extension GetUsageResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__GetUsageResponse
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .plain,
+    2: .plain,
+    3: .plain,
+    4: .plain,
+    5: .message(DailySignUps.protoScanSchema, repeated: true),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__get_usage_response__init(message)
   }
@@ -2496,6 +2631,8 @@ extension RotateSigningKeyRequest: ProtoMessage {
 extension RotateSigningKeyRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__RotateSigningKeyRequest
 
+  static let protoScanSchema = ProtoScanSchema([:])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__rotate_signing_key_request__init(message)
   }
@@ -2567,6 +2704,8 @@ extension RotateSigningKeyResponse: ProtoMessage {
 
 extension RotateSigningKeyResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__RotateSigningKeyResponse
+
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__rotate_signing_key_response__init(message)
@@ -2647,6 +2786,8 @@ extension BackupRequest: ProtoMessage {
 extension BackupRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__BackupRequest
 
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__backup_request__init(message)
   }
@@ -2724,6 +2865,11 @@ extension BackupResponse: ProtoMessage {
 
 extension BackupResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__BackupResponse
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .plain,
+  ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__backup_response__init(message)
@@ -2829,6 +2975,15 @@ extension PasswordHashConfig: ProtoMessage {
 
 extension PasswordHashConfig: ProtoCBridged {
   typealias CMessage = Anonauth__V1__PasswordHashConfig
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .plain,
+    5: .plain,
+    6: .plain,
+  ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__password_hash_config__init(message)
@@ -2960,6 +3115,22 @@ extension ImportedAccount: ProtoMessage {
 extension ImportedAccount: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ImportedAccount
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .plain,
+    4: .text(repeated: false),
+    5: .text(repeated: false),
+    6: .plain,
+    7: .plain,
+    8: .plain,
+    9: .text(repeated: false),
+    10: .text(repeated: false),
+    11: .text(repeated: false),
+    12: .message(ImportedProvider.protoScanSchema, repeated: true),
+    13: .text(repeated: false),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__imported_account__init(message)
   }
@@ -3077,6 +3248,14 @@ extension ImportedProvider: ProtoMessage {
 extension ImportedProvider: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ImportedProvider
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .text(repeated: false),
+    5: .text(repeated: false),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__imported_provider__init(message)
   }
@@ -3182,6 +3361,15 @@ extension ImportAccountsRequest: ProtoMessage {
 extension ImportAccountsRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ImportAccountsRequest
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .message(ImportedAccount.protoScanSchema, repeated: true),
+    3: .message(PasswordHashConfig.protoScanSchema, repeated: false),
+    4: .plain,
+    5: .plain,
+    6: .plain,
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__import_accounts_request__init(message)
   }
@@ -3280,6 +3468,13 @@ extension ImportRowError: ProtoMessage {
 extension ImportRowError: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ImportRowError
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .plain,
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .text(repeated: false),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__import_row_error__init(message)
   }
@@ -3366,6 +3561,12 @@ extension ImportAccountsResponse: ProtoMessage {
 extension ImportAccountsResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ImportAccountsResponse
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .plain,
+    2: .plain,
+    3: .message(ImportRowError.protoScanSchema, repeated: true),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__import_accounts_response__init(message)
   }
@@ -3450,6 +3651,12 @@ extension ExportAccountsRequest: ProtoMessage {
 
 extension ExportAccountsRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ExportAccountsRequest
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .plain,
+    3: .text(repeated: false),
+  ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__export_accounts_request__init(message)
@@ -3552,6 +3759,15 @@ extension ExportedAccount: ProtoMessage {
 extension ExportedAccount: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ExportedAccount
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .message(AccountInfo.protoScanSchema, repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .text(repeated: false),
+    5: .text(repeated: false),
+    6: .text(repeated: true),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__exported_account__init(message)
   }
@@ -3643,6 +3859,11 @@ extension ExportAccountsResponse: ProtoMessage {
 extension ExportAccountsResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ExportAccountsResponse
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .message(ExportedAccount.protoScanSchema, repeated: true),
+    2: .text(repeated: false),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__export_accounts_response__init(message)
   }
@@ -3715,6 +3936,8 @@ extension DescribeClusterRequest: ProtoMessage {
 
 extension DescribeClusterRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__DescribeClusterRequest
+
+  static let protoScanSchema = ProtoScanSchema([:])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__describe_cluster_request__init(message)
@@ -3795,6 +4018,13 @@ extension ClusterNode: ProtoMessage {
 
 extension ClusterNode: ProtoCBridged {
   typealias CMessage = Anonauth__V1__ClusterNode
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .plain,
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .plain,
+  ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__cluster_node__init(message)
@@ -3891,6 +4121,13 @@ extension DescribeClusterResponse: ProtoMessage {
 extension DescribeClusterResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__DescribeClusterResponse
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .plain,
+    3: .plain,
+    4: .message(ClusterNode.protoScanSchema, repeated: true),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__describe_cluster_response__init(message)
   }
@@ -3972,6 +4209,8 @@ extension RemoveClusterNodeRequest: ProtoMessage {
 
 extension RemoveClusterNodeRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__RemoveClusterNodeRequest
+
+  static let protoScanSchema = ProtoScanSchema([1: .plain])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__remove_cluster_node_request__init(message)

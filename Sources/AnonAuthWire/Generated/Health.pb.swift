@@ -30,6 +30,8 @@ extension CheckRequest: ProtoMessage {
 extension CheckRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__CheckRequest
 
+  static let protoScanSchema = ProtoScanSchema([:])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__check_request__init(message)
   }
@@ -102,6 +104,8 @@ extension CheckResponse: ProtoMessage {
 
 extension CheckResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__CheckResponse
+
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__check_response__init(message)

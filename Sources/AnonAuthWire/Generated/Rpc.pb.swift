@@ -53,6 +53,14 @@ extension Frame: ProtoMessage {
 extension Frame: ProtoCBridged {
   typealias CMessage = Anonauth__Rpc__V1__Frame
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .message(Call.protoScanSchema, repeated: false),
+    2: .message(Reply.protoScanSchema, repeated: false),
+    3: .message(Ping.protoScanSchema, repeated: false),
+    4: .message(Pong.protoScanSchema, repeated: false),
+    5: .message(GoAway.protoScanSchema, repeated: false),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__rpc__v1__frame__init(message)
   }
@@ -185,6 +193,14 @@ extension Call: ProtoMessage {
 extension Call: ProtoCBridged {
   typealias CMessage = Anonauth__Rpc__V1__Call
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .plain,
+    2: .text(repeated: false),
+    3: .message(.plainMapEntry, repeated: true),
+    4: .plain,
+    5: .text(repeated: false),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__rpc__v1__call__init(message)
   }
@@ -305,6 +321,13 @@ extension Reply: ProtoMessage {
 extension Reply: ProtoCBridged {
   typealias CMessage = Anonauth__Rpc__V1__Reply
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .plain,
+    2: .message(Status.protoScanSchema, repeated: false),
+    3: .text(repeated: false),
+    4: .message(.plainMapEntry, repeated: true),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__rpc__v1__reply__init(message)
   }
@@ -424,6 +447,13 @@ extension Status: ProtoMessage {
 extension Status: ProtoCBridged {
   typealias CMessage = Anonauth__Rpc__V1__Status
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .plain,
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .message(.plainMapEntry, repeated: true),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__rpc__v1__status__init(message)
   }
@@ -528,6 +558,8 @@ extension Ping: ProtoMessage {
 extension Ping: ProtoCBridged {
   typealias CMessage = Anonauth__Rpc__V1__Ping
 
+  static let protoScanSchema = ProtoScanSchema([1: .plain])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__rpc__v1__ping__init(message)
   }
@@ -602,6 +634,8 @@ extension Pong: ProtoMessage {
 
 extension Pong: ProtoCBridged {
   typealias CMessage = Anonauth__Rpc__V1__Pong
+
+  static let protoScanSchema = ProtoScanSchema([1: .plain])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__rpc__v1__pong__init(message)
@@ -683,6 +717,11 @@ extension GoAway: ProtoMessage {
 
 extension GoAway: ProtoCBridged {
   typealias CMessage = Anonauth__Rpc__V1__GoAway
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .plain,
+    2: .text(repeated: false),
+  ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__rpc__v1__go_away__init(message)

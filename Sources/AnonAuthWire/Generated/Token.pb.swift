@@ -39,6 +39,11 @@ extension VerifyIdTokenRequest: ProtoMessage {
 extension VerifyIdTokenRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__VerifyIdTokenRequest
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .plain,
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__verify_id_token_request__init(message)
   }
@@ -141,6 +146,17 @@ extension VerifyIdTokenResponse: ProtoMessage {
 extension VerifyIdTokenResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__VerifyIdTokenResponse
 
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .plain,
+    4: .text(repeated: false),
+    5: .plain,
+    6: .plain,
+    7: .plain,
+    8: .text(repeated: false),
+  ])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__verify_id_token_response__init(message)
   }
@@ -225,6 +241,8 @@ extension GetPublicKeysRequest: ProtoMessage {
 extension GetPublicKeysRequest: ProtoCBridged {
   typealias CMessage = Anonauth__V1__GetPublicKeysRequest
 
+  static let protoScanSchema = ProtoScanSchema([:])
+
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__get_public_keys_request__init(message)
   }
@@ -307,6 +325,12 @@ extension GetPublicKeysResponse: ProtoMessage {
 
 extension GetPublicKeysResponse: ProtoCBridged {
   typealias CMessage = Anonauth__V1__GetPublicKeysResponse
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .message(.plainMapEntry, repeated: true),
+    3: .plain,
+  ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
     anonauth__v1__get_public_keys_response__init(message)

@@ -32,12 +32,24 @@ protocol ProtoCBridged: ProtoMessage {
   /// Copies an unpacked struct into Swift values; `reader` knows the exact string lengths.
   init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
     throws(ProtoDecodingError)
+
+  /// The field numbers of this message and which hold messages, for the pre-scan.
+  static var protoScanSchema: ProtoScanSchema { get }
+
+  /// The most this type may cost to decode (`ProtoPreScan.costLimit`; `Frame` has its own).
+  static var decodeCostLimit: Int { get }
+
+  /// The linear check every decode runs before protobuf-c allocates (`ProtoPreScan`).
+  static func preScan(_ bytes: [UInt8], tally: inout ProtoPreScan.Tally) -> ProtoPreScan.Verdict
 }
 
-/// A message whose wire bytes get a cheap linear check before protobuf-c unpacks them,
-/// for limits that must hold before the unpack allocates (see `FramePreScan`).
-protocol ProtoPreScanned {
-  static func preScanAccepts(_ bytes: [UInt8]) -> Bool
+extension ProtoCBridged {
+  /// The generic pre-scan; `Frame` adds its metadata limits (`FramePreScan`).
+  static var decodeCostLimit: Int { ProtoPreScan.costLimit(protoScanSchema) }
+
+  static func preScan(_ bytes: [UInt8], tally: inout ProtoPreScan.Tally) -> ProtoPreScan.Verdict {
+    ProtoPreScan.scan(bytes, schema: protoScanSchema, limit: decodeCostLimit, tally: &tally)
+  }
 }
 
 /// Encoding and decoding through protobuf-c, shared by every generated type.
@@ -60,14 +72,15 @@ enum ProtoBridge {
     }
   }
 
-  static func decode<M: ProtoCBridged>(_ bytes: [UInt8], as _: M.Type = M.self)
-    throws(ProtoDecodingError) -> M
-  {
+  /// Decodes `bytes` after the pre-scan accepted them. `allocations` records what
+  /// protobuf-c allocates; tests and the fuzz target pass their own to count it.
+  static func decode<M: ProtoCBridged>(
+    _ bytes: [UInt8], as _: M.Type = M.self,
+    allocations: ProtoUnpackAllocations = ProtoUnpackAllocations()
+  ) throws(ProtoDecodingError) -> M {
     guard bytes.count <= maxInputCount else { throw .malformed }
-    if let scanned = M.self as? any ProtoPreScanned.Type, !scanned.preScanAccepts(bytes) {
-      throw .malformed
-    }
-    let allocations = ProtoUnpackAllocations()
+    var tally = ProtoPreScan.Tally()
+    guard M.preScan(bytes, tally: &tally) == .withinLimits else { throw .malformed }
     let result: Result<M, ProtoDecodingError> = withExtendedLifetime(allocations) {
       var allocator = allocations.makeAllocator()
       return withUnsafeMutablePointer(to: &allocator) { allocatorPointer in

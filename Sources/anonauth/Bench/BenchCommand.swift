@@ -27,6 +27,8 @@ enum BenchCommand {
                     anonymous accounts; stops when they run out [16 x 4]
       idle          opens --connections 10000 TLS connections, one call each, holds them
                     --hold-seconds 5: prints the daemon's resident bytes per connection
+      decode        no daemon: decodes maximum-size frames and payloads of hostile shapes
+                    in this process, against a plain frame (--size, --seconds 0.5)
 
     Load:
       --concurrency C   closed loop: C calls in flight per connection, for throughput
@@ -62,9 +64,11 @@ enum BenchCommand {
     case "account-info": try await TokenBenches.accountInfo(arguments)
     case "mix": try await TokenBenches.mix(arguments)
     case "list-accounts": try await AdminBenches.listAccounts(arguments)
+    case "decode": try DecodeBench.run(arguments)
     default:
       throw .usage(
-        "bench: expected health, signup, refresh, verify, account-info, mix, list-accounts, idle, password or"
+        "bench: expected health, signup, refresh, verify, account-info, mix, list-accounts, idle, decode,"
+          + " password or"
           + " link-oidc"
           + " (see anonauth bench --help)")
     }
