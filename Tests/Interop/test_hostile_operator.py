@@ -155,3 +155,20 @@ def test_cli_admin_key_still_goes_where_the_operator_says(tmp_path):
         assert refused.returncode == 2 and "--rpc" in refused.stderr, refused
     finally:
         assert daemon.stop() == 0
+
+
+def test_a_renewed_tls_key_open_to_others_is_not_loaded(pb, tmp_path):
+    """SIGHUP with a new key that group or others may read: the reload is refused (its log
+    line says the chmod to run) and the daemon keeps serving the current certificate."""
+    dep = Deployment(tmp_path)
+    d = dep.start()
+    try:
+        dep.install(dep.second)
+        os.chmod(dep.key, 0o644)
+        d.proc.send_signal(signal.SIGHUP)
+        failed = wait_for_log(d, "tls reload failed; keeping the current certificate", timeout=30)
+        assert f"chmod 600 {dep.key}" in failed["error"], failed
+        with d.connect() as s:
+            assert peer_fingerprint(s) == der_fingerprint(dep.first[0])
+    finally:
+        assert d.stop() == 0
