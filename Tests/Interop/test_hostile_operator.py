@@ -157,6 +157,56 @@ def test_cli_admin_key_still_goes_where_the_operator_says(tmp_path):
         assert daemon.stop() == 0
 
 
+def proc_owner(pid):
+    """The owner the kernel gives /proc/PID's private files (environ, mem, fd/): the
+    process's user while it is dumpable, root once it is not. (/proc/PID itself keeps
+    the user either way.)"""
+    return os.stat(f"/proc/{pid}/environ").st_uid
+
+
+def test_daemon_runs_without_core_dumps(tmp_path):
+    """RLIMIT_CORE is 0 whatever limit the daemon was started with, and the process is not
+    dumpable: /proc/PID/environ then belongs to root instead of the daemon's user (so the daemon
+    runs as nobody when the test is root). The daemon still counts its own descriptors."""
+    data = tempfile.mkdtemp(prefix="anonauth-nodump-")
+    user = os.geteuid()
+    kwargs = {}
+    if user == 0:
+        user = 65534
+        os.chown(data, user, user)
+        kwargs = dict(user=user, group=user, extra_groups=[])
+    hard = resource.getrlimit(resource.RLIMIT_CORE)[1]
+
+    def allow_cores():
+        resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
+
+    proc = subprocess.Popen([ANONAUTHD, "--dev", "--data-dir", data, "--listen", "127.0.0.1:0", "--ops-listen",
+                             "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=allow_cores, **kwargs)
+    try:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read()
+        ready = json.loads(line)
+        assert ready["event"] == "ready"
+        with open(f"/proc/{proc.pid}/limits") as f:
+            core = next(row for row in f if row.startswith("Max core file size"))
+        assert core.split()[4:6] == ["0", "0"], core
+        with open(f"/proc/{proc.pid}/status") as f:
+            uids = next(row for row in f if row.startswith("Uid:")).split()[1:]
+        assert int(uids[1]) == user and user != 0
+        assert proc_owner(proc.pid) == 0, "the daemon is dumpable"
+        host, port = ready["ops"].rsplit(":", 1)
+        with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=10) as r:
+            metrics = r.read().decode()
+        fds = [row for row in metrics.splitlines() if row.startswith("anonauth_process_open_fds ")
+               or row.startswith("process_open_fds ")]
+        assert fds and int(float(fds[0].split()[1])) > 0, fds
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0
+        shutil.rmtree(data, ignore_errors=True)
+
+
 def test_a_renewed_tls_key_open_to_others_is_not_loaded(pb, tmp_path):
     """SIGHUP with a new key that group or others may read: the reload is refused (its log
     line says the chmod to run) and the daemon keeps serving the current certificate."""
