@@ -222,3 +222,161 @@ def test_a_renewed_tls_key_open_to_others_is_not_loaded(pb, tmp_path):
             assert peer_fingerprint(s) == der_fingerprint(dep.first[0])
     finally:
         assert d.stop() == 0
+
+
+# Export then import: every door of the service, into a fresh daemon.
+
+def oidc_provider(daemon, pb, provider_id):
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
+    jwk.update(kid="k1", alg="RS256", use="sig")
+    update = pb.admin.UpdateProjectConfigRequest(update_mask=["idps"])
+    update.config.project_id = daemon.client_json["project_id"]
+    idp = update.config.idps.add()
+    idp.provider_id, idp.enabled, idp.client_id = provider_id, True, "client-1"
+    idp.issuer, idp.jwks_json = "https://issuer.test", json.dumps({"keys": [jwk]})
+    with daemon.connect() as s:
+        st, _ = call(s, pb, ADMIN + "UpdateProjectConfig", update, pb.admin.ProjectConfig, admin(daemon))
+        assert st.code == 0, st
+
+    def token(sub, **claims):
+        now = int(time.time())
+        body = {"iss": "https://issuer.test", "aud": "client-1", "sub": sub, "iat": now, "exp": now + 600}
+        body.update(claims)
+        return jwt.encode(body, key, algorithm="RS256", headers={"kid": "k1"})
+
+    return token
+
+
+def admin(daemon):
+    return {"authorization": "Bearer " + daemon.client_json["admin_key"]}
+
+
+def user(daemon, ip):
+    return {"x-api-key": daemon.client_json["api_key"], **admin(daemon), "x-end-user-ip": ip}
+
+
+def must(result):
+    status, response = result
+    assert status.code == 0, status
+    return response
+
+
+def make_accounts(daemon, pb):
+    """One account through each door; returns their uids."""
+    provider_id = "oidc.MyIdP"  # capitals: the IdP config takes them
+    token = oidc_provider(daemon, pb, provider_id)
+    uids = []
+    with daemon.connect() as s:
+        def sign_up(request, ip):
+            return must(call(s, pb, ACCOUNT + "SignUp", request, pb.account.AuthResponse, user(daemon, ip)))
+
+        anonymous = pb.account.SignUpRequest()
+        anonymous.anonymous.SetInParent()
+        uids.append(sign_up(anonymous, "192.0.2.1").local_id)
+        with_password = pb.account.SignUpRequest()
+        with_password.email_password.email = "Ann@Example.com"
+        with_password.email_password.password = "secret-password-1"
+        with_password.email_password.display_name = "Ann Émile"
+        uids.append(sign_up(with_password, "192.0.2.2").local_id)
+        idp = pb.account.SignInWithIdpRequest()
+        idp.credential.provider_id = provider_id
+        idp.credential.id_token = token("sub-signed-in", email="Bo@Example.com", email_verified=True,
+                                        name="Bo Provider")
+        uids.append(must(call(s, pb, ACCOUNT + "SignInWithIdp", idp, pb.account.AuthResponse,
+                              user(daemon, "192.0.2.3"))).local_id)
+        linked = sign_up(anonymous, "192.0.2.4")
+        link = pb.account.LinkWithCredentialRequest(id_token=linked.id_token)
+        link.credential.provider_id = provider_id
+        link.credential.id_token = token("sub-linked", name="Linked Name")
+        uids.append(must(call(s, pb, ACCOUNT + "LinkWithCredential", link, pb.account.AuthResponse,
+                              user(daemon, "192.0.2.4"))).local_id)
+        project = daemon.client_json["project_id"]
+        claimed = sign_up(anonymous, "192.0.2.5").local_id
+        must(call(s, pb, ADMIN + "SetCustomClaims", pb.admin.SetCustomClaimsRequest(
+            project_id=project, local_id=claimed, custom_claims_json='{"role":"editor","level":3}'), None,
+            admin(daemon)))
+        uids.append(claimed)
+        must(call(s, pb, ADMIN + "DisableAccount", pb.admin.DisableAccountRequest(
+            project_id=project, local_id=uids[1], disabled=True), None, admin(daemon)))
+    return uids
+
+
+def export_all(daemon, pb):
+    out, token = [], ""
+    with daemon.connect() as s:
+        while True:
+            page = must(call(s, pb, ADMIN + "ExportAccounts", pb.admin.ExportAccountsRequest(
+                project_id=daemon.client_json["project_id"], page_size=2, page_token=token),
+                pb.admin.ExportAccountsResponse, admin(daemon)))
+            out.extend(page.accounts)
+            token = page.next_page_token
+            if not token:
+                return out
+
+
+def as_import(pb, exported):
+    a = exported.account
+    return pb.admin.ImportedAccount(
+        local_id=a.local_id, email=a.email, email_verified=a.email_verified, display_name=a.display_name,
+        photo_url=exported.photo_url, disabled=a.disabled, created_at_ms=a.created_at_ms,
+        last_sign_in_at_ms=a.last_sign_in_at_ms, custom_claims_json=a.custom_claims_json,
+        anonauth_password_hash=exported.anonauth_password_hash,
+        providers=[pb.admin.ImportedProvider(provider_id=p.provider_id, raw_id=p.raw_id, email=p.email,
+                                             display_name=p.display_name, photo_url=photo)
+                   for p, photo in zip(a.providers, exported.provider_photo_urls)])
+
+
+def comparable(exported):
+    """What an account is, less what a move cannot keep (its sessions and their times)."""
+    a = exported.account
+    return {
+        "local_id": a.local_id, "is_anonymous": a.is_anonymous, "email": a.email,
+        "email_verified": a.email_verified, "display_name": a.display_name, "disabled": a.disabled,
+        "created_at_ms": a.created_at_ms, "last_sign_in_at_ms": a.last_sign_in_at_ms,
+        "custom_claims_json": a.custom_claims_json, "photo_url": exported.photo_url,
+        "has_password": bool(exported.anonauth_password_hash or exported.firebase_password_hash),
+        "providers": [(p.provider_id, p.raw_id, p.email, p.display_name) for p in a.providers],
+        "provider_photo_urls": list(exported.provider_photo_urls),
+    }
+
+
+def test_export_then_import_round_trips_every_door(pb, tmp_path):
+    first, second = Daemon(), Daemon()
+    try:
+        uids = make_accounts(first, pb)
+        exported = export_all(first, pb)
+        assert sorted(e.account.local_id for e in exported) == sorted(uids)
+        for e in exported:  # each provider once
+            ids = [p.provider_id for p in e.account.providers]
+            assert len(ids) == len(set(ids)), ids
+        with second.connect() as s:
+            response = must(call(s, pb, ADMIN + "ImportAccounts", pb.admin.ImportAccountsRequest(
+                project_id=second.client_json["project_id"], accounts=[as_import(pb, e) for e in exported]),
+                pb.admin.ImportAccountsResponse, admin(second)))
+        assert (response.imported, list(response.errors)) == (len(exported), []), response
+        back = {e.account.local_id: comparable(e) for e in export_all(second, pb)}
+        for e in exported:
+            assert back[e.account.local_id] == comparable(e), e.account.local_id
+        # The password still signs in (the account was disabled: enable it first).
+        with second.connect() as s:
+            must(call(s, pb, ADMIN + "DisableAccount", pb.admin.DisableAccountRequest(
+                project_id=second.client_json["project_id"], local_id=uids[1], disabled=False), None,
+                admin(second)))
+            signed = must(call(s, pb, ACCOUNT + "SignInWithPassword", pb.account.SignInWithPasswordRequest(
+                email="ann@example.com", password="secret-password-1"), pb.account.AuthResponse,
+                user(second, "192.0.2.9")))
+        assert signed.local_id == uids[1]
+
+        # The Firebase-format export of the CLI lists the password provider once.
+        file = tmp_path / "firebase.json"
+        done = subprocess.run([CLI, "admin", "export-firebase", str(file), "--data-dir", first.dir, "--json"],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        users = {u["localId"]: u for u in json.loads(file.read_text())["users"]}
+        listed = [p["providerId"] for p in users[uids[1]]["providerUserInfo"]]
+        assert listed == ["password"], listed
+        assert [p["providerId"] for p in users[uids[3]]["providerUserInfo"]] == ["oidc.MyIdP"]
+    finally:
+        assert first.stop() == 0
+        assert second.stop() == 0
