@@ -6,6 +6,7 @@ and link, custom claims, a disabled account), field by field, into a fresh daemo
 
 import json
 import os
+import pathlib
 import resource
 import shutil
 import socket
@@ -205,6 +206,46 @@ def test_daemon_runs_without_core_dumps(tmp_path):
         proc.terminate()
         assert proc.wait(timeout=30) == 0
         shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make root's files and run the daemon as another user")
+def test_secrets_as_kubernetes_mounts_them_start_and_wider_modes_do_not():
+    """The layout of deploy/kubernetes (a Secret with fsGroup, defaultMode 0440) and of
+    Scripts/deploy_smoke.py: files root:GROUP 0440, the daemon running as a user of GROUP.
+    It starts; the Kubernetes default (0644) is refused with the chmod to run, exit 2."""
+    nobody = 65534
+    # Not under tmp_path: pytest's base directory is root's alone.
+    secrets_dir = pathlib.Path(tempfile.mkdtemp(prefix="anonauth-k8s-secrets-"))
+    os.chmod(secrets_dir, 0o755)
+    cert, key = make_certificate(str(secrets_dir), "tls")
+    master = secrets_dir / "master.key"
+    master.write_text("ab" * 32 + "\n")
+    for path in (cert, key, str(master)):
+        os.chown(path, 0, nobody)
+        os.chmod(path, 0o440)
+
+    def start(data):
+        os.chown(data, nobody, nobody)
+        return subprocess.Popen([ANONAUTHD, "--tls-cert", cert, "--tls-key", key, "--master-key-file", str(master),
+                                 "--data-dir", data, "--listen", "127.0.0.1:0", "--ops-listen", "127.0.0.1:0"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, user=nobody,
+                                group=nobody, extra_groups=[], env=clean_env())
+
+    proc = start(tempfile.mkdtemp(prefix="anonauth-k8s-"))
+    try:
+        line = proc.stdout.readline()
+        assert line and json.loads(line)["event"] == "ready", proc.stderr.read()
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+    os.chmod(master, 0o644)
+    refused = start(tempfile.mkdtemp(prefix="anonauth-k8s-"))
+    out, err = refused.communicate(timeout=60)
+    assert refused.returncode == 2 and out == ""
+    assert err == (f"anonauthd: --master-key-file {master}: mode 644 lets group or others read this secret; "
+                   f"run: chmod 600 {master}\n")
+    shutil.rmtree(secrets_dir, ignore_errors=True)
 
 
 def test_a_renewed_tls_key_open_to_others_is_not_loaded(pb, tmp_path):
