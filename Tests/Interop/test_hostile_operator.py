@@ -80,12 +80,16 @@ def clean_env(**extra):
     return env
 
 
-def plant(cwd, **client):
-    """./anonauth-data/client.json in `cwd`, as someone who can write there would leave it."""
+def plant(cwd, mode=0o600, **client):
+    """./anonauth-data/client.json in `cwd`, as someone who can write there would leave it
+    (by default 0600 and the user's own, as from an archive they unpacked)."""
     data = os.path.join(cwd, "anonauth-data")
     os.makedirs(data, exist_ok=True)
-    with open(os.path.join(data, "client.json"), "w") as f:
+    path = os.path.join(data, "client.json")
+    with open(path, "w") as f:
         json.dump(client, f)
+    os.chmod(path, mode)
+    return path
 
 
 def operator_key(directory):
@@ -121,6 +125,31 @@ def test_cli_never_sends_its_admin_key_to_a_planted_client_json(tmp_path, how):
         assert result.returncode == 2, result
         assert "--rpc" in result.stderr and "--data-dir" in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    finally:
+        listener.close()
+
+
+@pytest.mark.parametrize("owner", ["mode-644", "another-user"])
+def test_cli_sends_no_password_to_a_client_json_it_did_not_write(tmp_path, owner):
+    """A client.json found by default that is open to others or not the user's (a cloned
+    repository, a shared folder) is not used at all: a sign-up's password never reaches
+    the daemon it names."""
+    listener = Listener(str(tmp_path))
+    try:
+        cwd = tmp_path / "shared"
+        cwd.mkdir()
+        path = plant(str(cwd), mode=0o644 if owner == "mode-644" else 0o600, rpc=listener.address,
+                     ca_file=listener.cert, api_key="k", project_id="p")
+        if owner == "another-user":
+            os.chown(path, os.geteuid() + 1, -1) if os.geteuid() == 0 else pytest.skip("needs root to chown")
+        result = subprocess.run([CLI, "signup", "email", "--email", "me@example.com", "--password-stdin", "--timeout-ms",
+                                 "3000"], cwd=cwd, env=clean_env(), input="my-real-password\n",
+                                capture_output=True, text=True, timeout=60)
+        time.sleep(0.5)
+        assert b"my-real-password" not in bytes(listener.received)
+        assert listener.connections == 0
+        assert result.returncode == 2, result
+        assert "--rpc" in result.stderr and "--data-dir" in result.stderr, result.stderr
     finally:
         listener.close()
 

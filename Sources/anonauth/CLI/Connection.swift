@@ -66,6 +66,12 @@ struct Connection {
     } else {
       implicitDestination = nil
     }
+    if let implicitDestination, let why = ImplicitClientFile.distrust(dataDir + "/client.json") {
+      throw .usage(
+        "not using \(dataDir)/client.json, found in the current directory, for \(implicitDestination): "
+          + "\(why) (anonauthd --dev writes it 0600); pass --rpc HOST:PORT (and --ca-file FILE), "
+          + "or --data-dir DIR if you trust it")
+    }
     let timeout = arguments["timeout-ms"].flatMap { UInt32($0) } ?? 10_000
     do {
       var endpoints: [ClientEndpoint] = []
