@@ -18,7 +18,9 @@ struct Connection {
       --server-name NAME    the name the server's certificate must carry (default: the
                             host of --rpc)
       --insecure            skip certificate checks (development only)
-      --data-dir DIR        where client.json is (default ./anonauth-data, or ANONAUTH_DATA_DIR)
+      --data-dir DIR        where client.json is (default ./anonauth-data, or ANONAUTH_DATA_DIR);
+                            the default one is used only if it is yours and 0600, and never
+                            with an admin key from --admin-key-file
       --api-key KEY         the project's API key (or ANONAUTH_API_KEY; default: client.json's)
       --session FILE        where the signed-in session is kept (default DATA_DIR/cli-session.json)
       --timeout-ms N        deadline of each call (default 10000)
