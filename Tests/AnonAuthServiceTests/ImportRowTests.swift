@@ -1,3 +1,4 @@
+import AnonAuthStore
 import AnonAuthWire
 import Testing
 
@@ -32,14 +33,27 @@ struct ImportRowTests {
     let row = try check(
       ImportedAccount(
         localId: "u1", email: "Ann@Example.com", createdAtMs: 5, passwordHash: [1, 2, 3], salt: [4],
-        providers: [ImportedProvider(providerId: "password", rawId: "ann@example.com")]))
+        providers: [ImportedProvider(providerId: "password", rawId: "ann@example.com", displayName: "Ann")]))
     #expect(!row.account.isAnonymous)
     #expect(row.account.email == "ann@example.com")
-    #expect(row.identities.isEmpty)
+    // Stored as sign-up stores it, so the account lists its password provider as before.
+    #expect(
+      row.identities == [
+        IdentityRecord(
+          providerID: "password", rawID: "ann@example.com", email: "ann@example.com", displayName: "Ann")
+      ])
     #expect(row.account.passwordHash == "$import$cfg$BA==$AQID")
     #expect(
       ImportedPasswordHash(stored: row.account.passwordHash ?? "")
         == .init(configID: "cfg", salt: [4], hash: [1, 2, 3]))
+  }
+
+  /// A project's IdP config takes capitals in `oidc.<name>`: accounts linked to one must
+  /// import back (an export of them once could not).
+  @Test func anOIDCProviderWithCapitalsImports() throws {
+    let row = try check(
+      ImportedAccount(localId: "u", providers: [ImportedProvider(providerId: "oidc.MyIdP", rawId: "sub-1")]))
+    #expect(row.identities.map(\.providerID) == ["oidc.MyIdP"])
   }
 
   @Test(arguments: [
@@ -63,7 +77,7 @@ struct ImportRowTests {
       "INVALID_FIELD"
     ),
     (
-      ImportedAccount(localId: "u", providers: [ImportedProvider(providerId: "Google", rawId: "1")]),
+      ImportedAccount(localId: "u", providers: [ImportedProvider(providerId: "Google com", rawId: "1")]),
       "INVALID_PROVIDER"
     ),
     (

@@ -52,8 +52,9 @@ def test_readyz_is_503_while_a_slow_call_drains(pb):
 
 
 def write_atomically(path, data):
+    """Through a temporary file and a rename, 0600 (the daemon refuses a key others may read)."""
     tmp = path + ".new"
-    with open(tmp, "wb") as f:
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
         f.write(data)
     os.replace(tmp, path)
 

@@ -43,6 +43,7 @@ public enum Daemon {
   }
 
   static func run(_ config: DaemonConfig) async throws -> Int32 {
+    let coreDumpsOff = CoreDumps.disable()
     let heapTuned = HeapTuning.apply()
     signal(SIGPIPE, SIG_IGN)
     // Until the reloader listens for it, a SIGHUP must not kill a starting daemon.
@@ -52,6 +53,9 @@ public enum Daemon {
     // alone, whatever umask it was started with.
     umask(0o077)
     let logger = Logger(minimum: config.logLevel)
+    if !coreDumpsOff {
+      logger.warning("the kernel refused to turn core dumps off: a core file would hold the master key")
+    }
     if !heapTuned {
       logger.warning("glibc refused the heap thresholds: large frames will fault fresh pages")
     }

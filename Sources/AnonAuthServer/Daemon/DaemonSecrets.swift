@@ -15,6 +15,8 @@ struct DaemonSecrets {
   /// The raw key of `--admin-key-file`, if given; only its hash reaches the store.
   let adminKey: String?
 
+  /// Each secret file must be the daemon's alone (`SecretFile`): one that group or others
+  /// may read or write stops the start.
   /// - Throws: `ConfigError`: one line naming the file and what is wrong with it.
   static func load(_ config: DaemonConfig, dataDir: DataDirectory) throws(ConfigError) -> DaemonSecrets {
     var certificateFile = config.tlsCert
@@ -34,9 +36,13 @@ struct DaemonSecrets {
     guard let certificateFile, let keyFile, let masterKeyFile else {
       throw ConfigError("--tls-cert, --tls-key and --master-key-file are required without --dev")
     }
+    try SecretFile.check(masterKeyFile, setting: "--master-key-file")
     let masterKey = try MasterKey.load(path: masterKeyFile)
-    let adminKey = try config.adminKeyFile.map { path throws(ConfigError) in try AdminKeyFile.load(path: path)
+    let adminKey = try config.adminKeyFile.map { path throws(ConfigError) in
+      try SecretFile.check(path, setting: "--admin-key-file")
+      return try AdminKeyFile.load(path: path)
     }
+    try SecretFile.check(keyFile, setting: "--tls-key")
     let tls: TLSContext
     do {
       tls = try TLSContext.server(

@@ -30,6 +30,16 @@ final class TLSReloader: @unchecked Sendable {
   static func reload(
     certificateFile: String, keyFile: String, clientCAFile: String?, server: RPCServer, logger: Logger
   ) {
+    // A renewed key left open to others is refused as one is at start.
+    if let problem = SecretFile.problem(keyFile, processIsRoot: geteuid() == 0) {
+      logger.error(
+        "tls reload failed; keeping the current certificate",
+        [
+          "error": .string("--tls-key \(keyFile): \(problem)"),
+          "tls_sha256": .string(server.tlsContext.certificateSHA256 ?? ""),
+        ])
+      return
+    }
     do {
       let context = try TLSContext.server(
         certificateChainFile: certificateFile, privateKeyFile: keyFile, clientCAFile: clientCAFile)

@@ -55,7 +55,10 @@ struct ImportRow: Sendable {
       throw Refusal(
         reason: "INVALID_PASSWORD_HASH", message: "a password hash needs an email to sign in with")
     }
-    let identities = try providers(row)
+    var identities = try providers(row)
+    if let email, passwordHash != nil {
+      identities.insert(passwordIdentity(row, email: email), at: 0)
+    }
     let created = row.createdAtMs == 0 ? nowMs : row.createdAtMs
     var account = AccountRecord(
       projectID: projectID, localID: uid,
@@ -99,21 +102,43 @@ struct ImportRow: Sendable {
     return ImportedPasswordHash(configID: hashConfigID, salt: row.salt, hash: row.passwordHash).stored
   }
 
+  /// The password credential as sign-up and linking store it (raw id and email: the
+  /// account's email), so that an imported account lists its providers as the original did
+  /// and an export of it imports back the same. The row's own `password` entry, if any,
+  /// gives its display name and photo.
+  private static func passwordIdentity(_ row: ImportedAccount, email: String) -> IdentityRecord {
+    let listed = row.providers.first { $0.providerId == ProviderSettings.password }
+    return IdentityRecord(
+      providerID: ProviderSettings.password, rawID: email, email: email,
+      displayName: listed?.displayName ?? "", photoURL: listed?.photoUrl ?? "")
+  }
+
   private static func providers(_ row: ImportedAccount) throws(Refusal) -> [IdentityRecord] {
     var seen: Set<String> = []
     var out: [IdentityRecord] = []
     for provider in row.providers {
       let id = provider.providerId
       // Firebase lists the password credential as a provider too; the account's email and
-      // hash already are that credential.
-      if id == ProviderSettings.password { continue }
+      // hash are that credential (`passwordIdentity`), without a hash there is none.
+      if id == ProviderSettings.password {
+        guard provider.displayName.utf8.count <= maximumTextBytes,
+          provider.photoUrl.utf8.count <= maximumTextBytes
+        else {
+          throw Refusal(
+            reason: "INVALID_FIELD", message: "a provider's display_name or photo_url is too long")
+        }
+        continue
+      }
       guard !id.isEmpty, id.utf8.count <= 64,
-        id.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || "._-".contains($0)) }),
+        // The ids a project's IdP config accepts (ProjectConfigMapping), capitals included:
+        // an account linked to `oidc.MyIdP` must import back.
+        id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }),
         !provider.rawId.isEmpty, provider.rawId.utf8.count <= 256,
         !provider.rawId.unicodeScalars.contains(where: isControl)
       else {
         throw Refusal(
-          reason: "INVALID_PROVIDER", message: "a provider needs a provider_id of [a-z0-9._-] and a raw_id")
+          reason: "INVALID_PROVIDER", message: "a provider needs a provider_id of [A-Za-z0-9._-] and a raw_id"
+        )
       }
       guard seen.insert(id).inserted else {
         throw Refusal(reason: "INVALID_PROVIDER", message: "\(id) appears twice")

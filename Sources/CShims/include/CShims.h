@@ -83,4 +83,11 @@ void anonauth_ssl_get_alpn(const SSL *ssl, const unsigned char **data, unsigned 
 int anonauth_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
 int anonauth_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max, int timeout_ms);
 
+/// No core file for this process (RLIMIT_CORE 0, soft and hard) and not dumpable
+/// (PR_SET_DUMPABLE 0: a crash is dumped, to a pipe handler such as systemd-coredump too,
+/// only if fs.suid_dumpable allows it, which it does not by default; and other processes of
+/// the same user cannot ptrace it or read its memory through /proc).
+/// 0 when both took effect, else -1.
+int anonauth_disable_core_dumps(void);
+
 #endif

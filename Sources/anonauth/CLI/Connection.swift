@@ -18,7 +18,9 @@ struct Connection {
       --server-name NAME    the name the server's certificate must carry (default: the
                             host of --rpc)
       --insecure            skip certificate checks (development only)
-      --data-dir DIR        where client.json is (default ./anonauth-data, or ANONAUTH_DATA_DIR)
+      --data-dir DIR        where client.json is (default ./anonauth-data, or ANONAUTH_DATA_DIR);
+                            the default one is used only if it is yours and 0600, and never
+                            with an admin key from --admin-key-file
       --api-key KEY         the project's API key (or ANONAUTH_API_KEY; default: client.json's)
       --session FILE        where the signed-in session is kept (default DATA_DIR/cli-session.json)
       --timeout-ms N        deadline of each call (default 10000)
@@ -29,10 +31,16 @@ struct Connection {
   let file: [String: String]
   let dataDir: String
   let arguments: Arguments
+  /// The setting the daemon's address or CA came from when it was an implicit
+  /// `client.json` (one in `./anonauth-data`, found by default, not named by `--data-dir`
+  /// or ANONAUTH_DATA_DIR), else nil. Anyone who can write to the current directory
+  /// chose that file: an admin key of the operator's own must not follow it.
+  let implicitDestination: String?
 
   init(_ arguments: Arguments) throws(CLIError) {
     let env = ProcessInfo.processInfo.environment
-    let dataDir = arguments["data-dir"] ?? env["ANONAUTH_DATA_DIR"] ?? "./anonauth-data"
+    let namedDataDir = arguments["data-dir"] ?? env["ANONAUTH_DATA_DIR"]
+    let dataDir = namedDataDir ?? "./anonauth-data"
     var file: [String: String] = [:]
     if let data = FileManager.default.contents(atPath: dataDir + "/client.json"),
       let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
@@ -47,7 +55,25 @@ struct Connection {
         "no daemon address: pass --rpc HOST:PORT or run anonauthd --dev (which writes \(dataDir)/client.json)"
       )
     }
-    let caFile = arguments["ca-file"] ?? env["ANONAUTH_CA_FILE"] ?? file["ca_file"]
+    let namedCAFile = arguments["ca-file"] ?? env["ANONAUTH_CA_FILE"]
+    let caFile = namedCAFile ?? file["ca_file"]
+    let rpcFromFile = arguments["rpc"] == nil && env["ANONAUTH_RPC"] == nil
+    let caFromFile = namedCAFile == nil && file["ca_file"] != nil
+    if namedDataDir != nil {
+      implicitDestination = nil
+    } else if rpcFromFile {
+      implicitDestination = "the daemon address (rpc)"
+    } else if caFromFile {
+      implicitDestination = "the CA file (ca_file)"
+    } else {
+      implicitDestination = nil
+    }
+    if let implicitDestination, let why = ImplicitClientFile.distrust(dataDir + "/client.json") {
+      throw .usage(
+        "not using \(dataDir)/client.json, found in the current directory, for \(implicitDestination): "
+          + "\(why) (anonauthd --dev writes it 0600); pass --rpc HOST:PORT (and --ca-file FILE), "
+          + "or --data-dir DIR if you trust it")
+    }
     let timeout = arguments["timeout-ms"].flatMap { UInt32($0) } ?? 10_000
     do {
       var endpoints: [ClientEndpoint] = []

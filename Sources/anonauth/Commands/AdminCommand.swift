@@ -39,7 +39,10 @@ enum AdminCommand {
     The project defaults to client.json's project_id. The admin key is read from a file,
     never from the command line (where `ps` would show it): --admin-key-file FILE, else the
     file named by ANONAUTH_ADMIN_KEY_FILE (the daemon's own setting, so it works inside the
-    container), else DATA_DIR/client.json's admin_key (--dev).
+    container), else DATA_DIR/client.json's admin_key (--dev). A key from --admin-key-file
+    or ANONAUTH_ADMIN_KEY_FILE goes only to a daemon you name (--rpc, ANONAUTH_RPC,
+    --data-dir or ANONAUTH_DATA_DIR), never to one a ./anonauth-data/client.json found in
+    the current directory names.
 
     \(Connection.help)
     """

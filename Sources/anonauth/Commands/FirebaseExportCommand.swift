@@ -57,7 +57,12 @@ enum FirebaseExportCommand {
     }
     if !e.anonauthPasswordHash.isEmpty { user["anonauthPasswordHash"] = e.anonauthPasswordHash }
     var providers: [[String: Any]] = []
-    if !a.email.isEmpty && (!e.firebasePasswordHash.isEmpty || !e.anonauthPasswordHash.isEmpty) {
+    // Firebase lists the password credential as a provider. The service lists it too when
+    // the account has its identity (sign-up, link, import); added here only for an account
+    // imported before imports stored it, never twice.
+    if !a.email.isEmpty && (!e.firebasePasswordHash.isEmpty || !e.anonauthPasswordHash.isEmpty)
+      && !a.providers.contains(where: { $0.providerId == "password" })
+    {
       providers.append(["providerId": "password", "rawId": a.email, "email": a.email])
     }
     for (n, p) in a.providers.enumerated() {
