@@ -5,6 +5,13 @@ import AnonAuthWire
 /// The server side of one connection: turns `Call` frames into routed calls, enforces
 /// the per-connection call limit and each call's deadline, and says `GoAway` when the
 /// peer breaks the framing or the server drains. Lives on its connection's loop.
+///
+/// A call holds one of the connection's `maxConcurrentCallsPerConnection` slots until
+/// its handler task has returned, not until it was answered: a call past its deadline is
+/// answered `DEADLINE_EXCEEDED` at once and its task cancelled, but it stays counted (in
+/// `expired`) while the task winds down, so no mix of expired calls lets one connection
+/// run more handlers than its limit. Its id is free for the client at once (it was
+/// answered); the late task's result goes nowhere (`sequence` tells the calls apart).
 final class ServerConnection: TLSConnectionDelegate {
   private struct InFlight {
     let task: Task<Void, Never>
@@ -16,6 +23,8 @@ final class ServerConnection: TLSConnectionDelegate {
     /// Tells this call from a later one the client sends with the same id after this
     /// one expired: a late result must not answer the newcomer.
     let sequence: UInt64
+    /// The payload bytes charged to the budget until the task returns.
+    let bytes: Int
   }
 
   /// The most Unicode scalars of a client's `x-request-id` kept (echoed and logged).
@@ -24,7 +33,14 @@ final class ServerConnection: TLSConnectionDelegate {
   let connection: TLSConnection
   private let core: ServerCore
   private unowned let registry: ConnectionRegistry
+  /// Calls not yet answered, by the client's id.
   private var inFlight: [UInt64: InFlight] = [:]
+  /// Calls answered `DEADLINE_EXCEEDED` whose task has not returned yet, by sequence:
+  /// they still hold their slot.
+  private var expired: [UInt64: (task: Task<Void, Never>, bytes: Int)] = [:]
+  /// The payloads of this connection's calls, charged to the process's and the peer's
+  /// budget of received bytes from the frame's arrival until the call's task returns.
+  private let callBytes: ReceiveBudget.Account
   private var lastCallID: UInt64 = 0
   private var nextSequence: UInt64 = 0
   private(set) var goingAway = false
@@ -33,10 +49,13 @@ final class ServerConnection: TLSConnectionDelegate {
     self.connection = connection
     self.core = core
     self.registry = registry
+    callBytes = core.receiveBudget.account(for: connection.peer?.host)
   }
 
   var isIdle: Bool { inFlight.isEmpty && !connection.hasPendingOutput }
   var inFlightCount: Int { inFlight.count }
+  /// Handler tasks of this connection that have not returned: what the limit counts.
+  var slotsTaken: Int { inFlight.count + expired.count }
 
   // MARK: TLSConnectionDelegate
 
@@ -65,6 +84,9 @@ final class ServerConnection: TLSConnectionDelegate {
       connection.loop.cancelTimer(call.timer)
     }
     inFlight.removeAll()
+    // Already cancelled when they expired; nothing is left to answer.
+    expired.removeAll()
+    callBytes.release()
     registry.remove(self)
     core.connectionClosed()
   }
@@ -91,7 +113,7 @@ final class ServerConnection: TLSConnectionDelegate {
       fail(.malformed("call id \(call.id) is already in flight"))
       return
     }
-    if inFlight.count >= core.config.maxConcurrentCallsPerConnection {
+    if slotsTaken >= core.config.maxConcurrentCallsPerConnection {
       reply(
         to: call.id, requestID: requestID,
         result: .failure(
@@ -99,12 +121,29 @@ final class ServerConnection: TLSConnectionDelegate {
       )
       return
     }
-    let timeoutMs = call.timeoutMs == 0 ? core.config.defaultCallTimeoutMs : UInt64(call.timeoutMs)
+    // The payload stays in memory until the task returns: it counts against the same
+    // budgets as a frame being received, so that calls waiting on a slow resource, on
+    // many connections, cannot hold more than the budget. The decoder's charge for the
+    // frame was given back just before, so this rarely fails; what it mostly does is
+    // leave less room for the peer's next frames (GoAway RESOURCE_EXHAUSTED when full).
+    let bytes = call.payload.count
+    guard callBytes.resize(to: callBytes.charged + bytes) else {
+      core.metrics.callsOverBufferBudget.add(1, ordering: .relaxed)
+      reply(
+        to: call.id, requestID: requestID,
+        result: .failure(RPCError(.tooManyCalls, "too many bytes of calls in flight from this address")))
+      return
+    }
+    let timeoutMs = core.config.effectiveTimeoutMs(requested: call.timeoutMs)
     let log = CallLogFields()
+    let bound = LoopBound(self, loop: connection.loop)
     let context = CallContext(
       method: call.method, metadata: call.metadata, peerIP: connection.peer?.host,
-      requestID: requestID, log: log, clientCertificateName: connection.verifiedPeerName)
-    let bound = LoopBound(self, loop: connection.loop)
+      requestID: requestID, log: log, clientCertificateName: connection.verifiedPeerName,
+      authenticated: { credential in
+        guard credential == .adminKey else { return }
+        bound.execute { $0.allowLargeFrames() }
+      })
     let router = core.router
     let payload = call.payload
     let id = call.id
@@ -113,7 +152,10 @@ final class ServerConnection: TLSConnectionDelegate {
     let core = core
     let method = call.method
     let startedAt = MonotonicClock.now()
+    let metrics = core.metrics
+    metrics.handlerStarted()
     let task = Task {
+      defer { metrics.handlerEnded() }
       let result: Result<[UInt8], RPCError>
       do throws(RPCError) {
         result = .success(try await router.handle(context, payload: payload))
@@ -134,19 +176,29 @@ final class ServerConnection: TLSConnectionDelegate {
     }
     inFlight[id] = InFlight(
       task: task, timer: timer, startedAt: startedAt, method: call.method,
-      requestID: requestID, log: log, sequence: sequence)
+      requestID: requestID, log: log, sequence: sequence, bytes: bytes)
   }
 
+  /// The call's task has returned: its slot is free. Its result is sent unless the call
+  /// expired first (answered already; the id may belong to a newer call by now).
   private func complete(_ id: UInt64, sequence: UInt64, result: Result<[UInt8], RPCError>) {
-    // Expired first, or the id now belongs to a newer call: the result is dropped.
+    if let ended = expired.removeValue(forKey: sequence) {
+      _ = callBytes.resize(to: callBytes.charged - ended.bytes)
+      if goingAway && slotsTaken == 0 { connection.closeGracefully() }
+      return
+    }
     guard inFlight[id]?.sequence == sequence, let call = inFlight.removeValue(forKey: id) else { return }
+    _ = callBytes.resize(to: callBytes.charged - call.bytes)
     connection.loop.cancelTimer(call.timer)
     finish(call, id: id, result: result)
   }
 
+  /// The deadline passed: answered now, the task cancelled, the slot kept until the task
+  /// returns (`complete`).
   private func expire(_ id: UInt64, sequence: UInt64) {
     guard inFlight[id]?.sequence == sequence, let call = inFlight.removeValue(forKey: id) else { return }
     call.task.cancel()
+    expired[sequence] = (call.task, call.bytes)
     finish(call, id: id, result: .failure(RPCError(.deadlineExceeded, "the call's deadline passed")))
   }
 
@@ -158,7 +210,7 @@ final class ServerConnection: TLSConnectionDelegate {
         method: call.method, requestID: call.requestID, result: result,
         nanos: MonotonicClock.now() - call.startedAt, fields: call.log)
     }
-    if goingAway && inFlight.isEmpty { connection.closeGracefully() }
+    if goingAway && slotsTaken == 0 { connection.closeGracefully() }
   }
 
   private func reply(to id: UInt64, requestID: String, result: Result<[UInt8], RPCError>) {
@@ -181,10 +233,17 @@ final class ServerConnection: TLSConnectionDelegate {
     connection.send(frame)
   }
 
+  /// An admin-key call passed its check: from the next frame on, the connection may
+  /// send frames up to the configured maximum (until then, `maxUnauthenticatedFrameSize`).
+  private func allowLargeFrames() {
+    connection.frameLimit = core.config.maxFrameSize
+  }
+
   // MARK: Connection-level endings
 
   /// A framing error: tell the peer why, then close this connection only.
   private func fail(_ error: FrameError) {
+    if error == .overBudget { core.metrics.connectionsOverBufferBudget.add(1, ordering: .relaxed) }
     core.logger.warning(
       "connection error",
       ["reason": .string(error.goAwayReason), "peer": .string(connection.peer?.description ?? "")])
@@ -202,7 +261,7 @@ final class ServerConnection: TLSConnectionDelegate {
       return
     }
     sendGoAway(reason: "SHUTTING_DOWN")
-    if inFlight.isEmpty { connection.closeGracefully() }
+    if slotsTaken == 0 { connection.closeGracefully() }
   }
 
   /// Called by the periodic sweep: handshake, partial-frame and idle timeouts. Ages
@@ -218,7 +277,7 @@ final class ServerConnection: TLSConnectionDelegate {
     case .open:
       if let since = connection.partialFrameSince, age(since) > config.partialFrameTimeoutMs * 1_000_000 {
         connection.close()
-      } else if inFlight.isEmpty, !goingAway,
+      } else if slotsTaken == 0, !goingAway,
         age(connection.lastActivity) > config.idleTimeoutMs * 1_000_000
       {
         goingAway = true
