@@ -7,11 +7,8 @@ import AnonAuthWire
 /// peer breaks the framing or the server drains. Lives on its connection's loop.
 ///
 /// A call holds one of the connection's `maxConcurrentCallsPerConnection` slots until
-/// its handler task has returned, not until it was answered: a call past its deadline is
-/// answered `DEADLINE_EXCEEDED` at once and its task cancelled, but it stays counted (in
-/// `expired`) while the task winds down, so no mix of expired calls lets one connection
-/// run more handlers than its limit. Its id is free for the client at once (it was
-/// answered); the late task's result goes nowhere (`sequence` tells the calls apart).
+/// its handler task has returned, not until it was answered (`CallSlots`, which a future
+/// transport's connection uses the same way).
 final class ServerConnection: TLSConnectionDelegate {
   private struct InFlight {
     let task: Task<Void, Never>
@@ -20,11 +17,6 @@ final class ServerConnection: TLSConnectionDelegate {
     let method: String
     let requestID: String
     let log: CallLogFields
-    /// Tells this call from a later one the client sends with the same id after this
-    /// one expired: a late result must not answer the newcomer.
-    let sequence: UInt64
-    /// The payload bytes charged to the budget until the task returns.
-    let bytes: Int
   }
 
   /// The most Unicode scalars of a client's `x-request-id` kept (echoed and logged).
@@ -33,29 +25,25 @@ final class ServerConnection: TLSConnectionDelegate {
   let connection: TLSConnection
   private let core: ServerCore
   private unowned let registry: ConnectionRegistry
-  /// Calls not yet answered, by the client's id.
-  private var inFlight: [UInt64: InFlight] = [:]
-  /// Calls answered `DEADLINE_EXCEEDED` whose task has not returned yet, by sequence:
-  /// they still hold their slot.
-  private var expired: [UInt64: (task: Task<Void, Never>, bytes: Int)] = [:]
-  /// The payloads of this connection's calls, charged to the process's and the peer's
-  /// budget of received bytes from the frame's arrival until the call's task returns.
-  private let callBytes: ReceiveBudget.Account
+  /// The calls in flight and the slots they hold; their payloads are charged to the
+  /// process's and the peer's byte budget until their tasks return.
+  private var slots: CallSlots<InFlight>
   private var lastCallID: UInt64 = 0
-  private var nextSequence: UInt64 = 0
   private(set) var goingAway = false
 
   init(connection: TLSConnection, core: ServerCore, registry: ConnectionRegistry) {
     self.connection = connection
     self.core = core
     self.registry = registry
-    callBytes = core.receiveBudget.account(for: connection.peer?.host)
+    slots = CallSlots(
+      limit: core.config.maxConcurrentCallsPerConnection,
+      bytes: core.receiveBudget.account(for: connection.peer?.host))
   }
 
-  var isIdle: Bool { inFlight.isEmpty && !connection.hasPendingOutput }
-  var inFlightCount: Int { inFlight.count }
+  var isIdle: Bool { slots.unanswered == 0 && !connection.hasPendingOutput }
+  var inFlightCount: Int { slots.unanswered }
   /// Handler tasks of this connection that have not returned: what the limit counts.
-  var slotsTaken: Int { inFlight.count + expired.count }
+  var slotsTaken: Int { slots.taken }
 
   // MARK: TLSConnectionDelegate
 
@@ -79,14 +67,11 @@ final class ServerConnection: TLSConnectionDelegate {
   }
 
   func connectionDidClose(_ connection: TLSConnection, error: (any Error)?) {
-    for (_, call) in inFlight {
+    // Expired calls were cancelled when they expired; nothing is left to answer.
+    for call in slots.removeAll() {
       call.task.cancel()
       connection.loop.cancelTimer(call.timer)
     }
-    inFlight.removeAll()
-    // Already cancelled when they expired; nothing is left to answer.
-    expired.removeAll()
-    callBytes.release()
     registry.remove(self)
     core.connectionClosed()
   }
@@ -109,31 +94,6 @@ final class ServerConnection: TLSConnectionDelegate {
         result: .failure(RPCError(.shuttingDown, "the server is shutting down")))
       return
     }
-    if inFlight[call.id] != nil {
-      fail(.malformed("call id \(call.id) is already in flight"))
-      return
-    }
-    if slotsTaken >= core.config.maxConcurrentCallsPerConnection {
-      reply(
-        to: call.id, requestID: requestID,
-        result: .failure(
-          RPCError(.tooManyCalls, "more than \(core.config.maxConcurrentCallsPerConnection) calls in flight"))
-      )
-      return
-    }
-    // The payload stays in memory until the task returns: it counts against the same
-    // budgets as a frame being received, so that calls waiting on a slow resource, on
-    // many connections, cannot hold more than the budget. The decoder's charge for the
-    // frame was given back just before, so this rarely fails; what it mostly does is
-    // leave less room for the peer's next frames (GoAway RESOURCE_EXHAUSTED when full).
-    let bytes = call.payload.count
-    guard callBytes.resize(to: callBytes.charged + bytes) else {
-      core.metrics.callsOverBufferBudget.add(1, ordering: .relaxed)
-      reply(
-        to: call.id, requestID: requestID,
-        result: .failure(RPCError(.tooManyCalls, "too many bytes of calls in flight from this address")))
-      return
-    }
     let timeoutMs = core.config.effectiveTimeoutMs(requested: call.timeoutMs)
     let log = CallLogFields()
     let bound = LoopBound(self, loop: connection.loop)
@@ -147,48 +107,67 @@ final class ServerConnection: TLSConnectionDelegate {
     let router = core.router
     let payload = call.payload
     let id = call.id
-    nextSequence += 1
-    let sequence = nextSequence
     let core = core
     let method = call.method
-    let startedAt = MonotonicClock.now()
-    let metrics = core.metrics
-    metrics.handlerStarted()
-    let task = Task {
-      defer { metrics.handlerEnded() }
-      let result: Result<[UInt8], RPCError>
-      do throws(RPCError) {
-        result = .success(try await router.handle(context, payload: payload))
-      } catch {
-        result = .failure(error)
+    let loop = connection.loop
+    // The payload stays in memory until the task returns: it counts against the same
+    // budgets as a frame being received, so that calls waiting on a slow resource, on
+    // many connections, cannot hold more than the budget. The decoder's charge for the
+    // frame was given back just before, so this rarely fails; what it mostly does is
+    // leave less room for the peer's next frames (GoAway RESOURCE_EXHAUSTED when full).
+    let admission = slots.admit(id, payloadBytes: payload.count) { sequence in
+      let startedAt = MonotonicClock.now()
+      let metrics = core.metrics
+      metrics.handlerStarted()
+      let task = Task {
+        defer { metrics.handlerEnded() }
+        let result: Result<[UInt8], RPCError>
+        do throws(RPCError) {
+          result = .success(try await router.handle(context, payload: payload))
+        } catch {
+          result = .failure(error)
+        }
+        // The line and the metrics are made here, off the event loop: the loop only
+        // frames and sends the reply.
+        if log.claimLogging() {
+          core.logCall(
+            method: method, requestID: requestID, result: result, nanos: MonotonicClock.now() - startedAt,
+            fields: log)
+        }
+        bound.execute { $0.complete(id, sequence: sequence, result: result) }
       }
-      // The line and the metrics are made here, off the event loop: the loop only frames
-      // and sends the reply.
-      if log.claimLogging() {
-        core.logCall(
-          method: method, requestID: requestID, result: result, nanos: MonotonicClock.now() - startedAt,
-          fields: log)
+      let timer = loop.schedule(afterNanos: timeoutMs * 1_000_000) { [weak self] in
+        self?.expire(id, sequence: sequence)
       }
-      bound.execute { $0.complete(id, sequence: sequence, result: result) }
+      return InFlight(
+        task: task, timer: timer, startedAt: startedAt, method: method, requestID: requestID, log: log)
     }
-    let timer = connection.loop.schedule(afterNanos: timeoutMs * 1_000_000) { [weak self] in
-      self?.expire(id, sequence: sequence)
+    switch admission {
+    case .admitted:
+      break
+    case .idInUse:
+      fail(.malformed("call id \(call.id) is already in flight"))
+    case .full:
+      reply(
+        to: call.id, requestID: requestID,
+        result: .failure(
+          RPCError(.tooManyCalls, "more than \(core.config.maxConcurrentCallsPerConnection) calls in flight"))
+      )
+    case .overBudget:
+      core.metrics.callsOverBufferBudget.add(1, ordering: .relaxed)
+      reply(
+        to: call.id, requestID: requestID,
+        result: .failure(RPCError(.tooManyCalls, "too many bytes of calls in flight from this address")))
     }
-    inFlight[id] = InFlight(
-      task: task, timer: timer, startedAt: startedAt, method: call.method,
-      requestID: requestID, log: log, sequence: sequence, bytes: bytes)
   }
 
   /// The call's task has returned: its slot is free. Its result is sent unless the call
   /// expired first (answered already; the id may belong to a newer call by now).
   private func complete(_ id: UInt64, sequence: UInt64, result: Result<[UInt8], RPCError>) {
-    if let ended = expired.removeValue(forKey: sequence) {
-      _ = callBytes.resize(to: callBytes.charged - ended.bytes)
+    guard let call = slots.taskEnded(id, sequence: sequence) else {
       if goingAway && slotsTaken == 0 { connection.closeGracefully() }
       return
     }
-    guard inFlight[id]?.sequence == sequence, let call = inFlight.removeValue(forKey: id) else { return }
-    _ = callBytes.resize(to: callBytes.charged - call.bytes)
     connection.loop.cancelTimer(call.timer)
     finish(call, id: id, result: result)
   }
@@ -196,9 +175,8 @@ final class ServerConnection: TLSConnectionDelegate {
   /// The deadline passed: answered now, the task cancelled, the slot kept until the task
   /// returns (`complete`).
   private func expire(_ id: UInt64, sequence: UInt64) {
-    guard inFlight[id]?.sequence == sequence, let call = inFlight.removeValue(forKey: id) else { return }
+    guard let call = slots.expire(id, sequence: sequence) else { return }
     call.task.cancel()
-    expired[sequence] = (call.task, call.bytes)
     finish(call, id: id, result: .failure(RPCError(.deadlineExceeded, "the call's deadline passed")))
   }
 
@@ -248,7 +226,7 @@ final class ServerConnection: TLSConnectionDelegate {
       "connection error",
       ["reason": .string(error.goAwayReason), "peer": .string(connection.peer?.description ?? "")])
     sendGoAway(reason: error.goAwayReason)
-    for (_, call) in inFlight { call.task.cancel() }
+    for call in slots.records { call.task.cancel() }
     connection.closeGracefully()
   }
 
