@@ -28,6 +28,8 @@ public struct FrameDecoder: Sendable {
   private var body: [UInt8] = []
   private var bodyRemaining = 0
   private var bodyPending = false
+  /// The announced length of the large body being filled: its storage never grows past it.
+  private var bodyLength = 0
 
   /// - Parameter frameLimit: the limit to start with (default `maxFrameSize`).
   public init(
@@ -115,9 +117,6 @@ public struct FrameDecoder: Sendable {
     readIndex = buffer.count
     releaseIfDrained()
   }
-
-  /// The announced length of the large body being filled.
-  private var bodyLength = 0
 
   /// Makes room for `count` bytes of the body: doubling (so the copies cost at most the
   /// body's size once more), never past the announced length, never less than
