@@ -102,7 +102,7 @@ def replies(sock, pb, count):
 
 
 def test_expired_calls_hold_their_slots_until_their_handlers_return(pb):
-    """16 handlers that ignore cancellation, each with a 2 s deadline, on one connection
+    """16 handlers that ignore cancellation, each with a 4 s deadline, on one connection
     whose limit is 16: all are answered DEADLINE_EXCEEDED; then 44 more calls all get
     TOO_MANY_CALLS while the 16 still run (before, each expiry gave its slot back and the
     44 ran too). Another connection is served meanwhile; once the handlers return, the
@@ -111,21 +111,26 @@ def test_expired_calls_hold_their_slots_until_their_handlers_return(pb):
     d = Daemon(extra=[*TEST_DAEMON_FLAGS, "--max-concurrent-calls", "16"])
     try:
         with d.connect() as s, d.connect() as bystander:
-            sleepy = {"x-sleep-ms": "12000", "x-sleep-uncancellable": "1"}
+            sleepy = {"x-sleep-ms": "15000", "x-sleep-uncancellable": "1"}
 
             def wave(ids):
                 s.sendall(b"".join(struct.pack(">I", len(f)) + f for f in
-                                   (call_frame(pb, i, SLEEP, b"", sleepy, timeout_ms=2000) for i in ids)))
+                                   (call_frame(pb, i, SLEEP, b"", sleepy, timeout_ms=4000) for i in ids)))
                 return replies(s, pb, len(ids))
 
             first = wave(range(1, 17))
             assert set(first.values()) == {(4, "DEADLINE_EXCEEDED")}, first
+            # The premise: all 16 handlers began before their deadline (on a badly
+            # overloaded machine one may start after it, return at once and rightly free
+            # its slot; then the limit is still never passed, which the peak checks).
+            premise = metrics(d)["anonauth_rpc_handlers_running"] == 16
             second = wave(range(17, 61))
-            assert set(second.values()) == {(8, "TOO_MANY_CALLS")}, second
+            if premise:
+                assert set(second.values()) == {(8, "TOO_MANY_CALLS")}, second
             assert health(bystander, pb)
             running = metrics(d)
             assert running["anonauth_rpc_handlers_running"] <= 16, running
-            # The handlers end after their 12 s; the same connection is served again.
+            # The handlers end after their 15 s; the same connection is served again.
             assert wait_for(lambda: metrics(d)["anonauth_rpc_handlers_running"] == 0)
             assert health(s, pb, call_id=100)
         assert metrics(d)["anonauth_rpc_handlers_running_peak"] <= 17  # the 16 and a bystander
