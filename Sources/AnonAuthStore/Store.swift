@@ -149,18 +149,27 @@ public final class Store: Sendable {
   /// `job` must not BEGIN, COMMIT or ROLLBACK itself; savepoints of its own are fine.
   /// - Throws: what `job` threw; the commit's `StoreError` if the batch failed;
   ///   `.closed` after `close()`; `CancellationError` if the task was cancelled before
-  ///   the job was queued (once queued, it runs).
+  ///   the writer took the job (it never ran; counted in `StoreMetrics.writesDropped`).
+  ///   Once the writer has taken it, it runs and commits whatever happens to the task.
   public func write<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) async throws -> T {
-    try Task.checkCancellation()
+    if Task.isCancelled {
+      counters.recordDropped()
+      throw CancellationError()
+    }
     if counters.failedIntegrity.load(ordering: .relaxed) { throw Self.refusedAfterFailedCheck }
-    return try await withCheckedThrowingContinuation { continuation in
-      writer.submit(
-        WriteJob(
-          perform: { database in
-            let value = try job(database)
-            return { continuation.resume(returning: value) }
-          },
-          fail: { continuation.resume(throwing: $0) }))
+    let cancellation = WriteJob.Cancellation()
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        writer.submit(
+          WriteJob(
+            perform: { database in
+              let value = try job(database)
+              return { continuation.resume(returning: value) }
+            },
+            fail: { continuation.resume(throwing: $0) }, cancellation: cancellation))
+      }
+    } onCancel: {
+      cancellation.cancel()
     }
   }
 

@@ -16,6 +16,9 @@ public struct StoreMetrics: Sendable, Hashable {
   /// Times the writer held a small batch back for more writes to join it (the commit
   /// delay): a share of commits that measures how much of the batching it makes.
   public var heldBatches: UInt64 = 0
+  /// Write jobs dropped, never run, because their task (a call past its deadline or
+  /// whose connection closed) was cancelled before the writer took them.
+  public var writesDropped: UInt64 = 0
   /// Writes waiting for the writer right now: a queue that keeps growing means the disk
   /// cannot keep up.
   public var queuedWrites: Int = 0
@@ -48,6 +51,7 @@ final class StoreCounters: Sendable {
   private let lastBatchSize = Atomic<Int>(0)
   private let commitNanoseconds = Atomic<UInt64>(0)
   private let heldBatches = Atomic<UInt64>(0)
+  private let writesDropped = Atomic<UInt64>(0)
   private let batchSizes = LockedHistogram(bounds: StoreCounters.batchSizeBounds)
   private let commitSeconds = LockedHistogram(bounds: StoreCounters.secondsBounds)
   private let writeSeconds = LockedHistogram(bounds: StoreCounters.secondsBounds)
@@ -77,6 +81,10 @@ final class StoreCounters: Sendable {
     writeSeconds.observe(waitedNanoseconds.map { Double($0) / 1e9 })
   }
 
+  func recordDropped(_ count: Int = 1) {
+    writesDropped.wrappingAdd(UInt64(count), ordering: .relaxed)
+  }
+
   func recordHeldBatch() {
     heldBatches.wrappingAdd(1, ordering: .relaxed)
   }
@@ -98,6 +106,7 @@ final class StoreCounters: Sendable {
       lastBatchSize: lastBatchSize.load(ordering: .relaxed),
       commitNanoseconds: commitNanoseconds.load(ordering: .relaxed),
       heldBatches: heldBatches.load(ordering: .relaxed),
+      writesDropped: writesDropped.load(ordering: .relaxed),
       batchSizes: batchSizes.snapshot(), commitSeconds: commitSeconds.snapshot(),
       writeSeconds: writeSeconds.snapshot())
   }

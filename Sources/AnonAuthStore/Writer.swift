@@ -48,7 +48,8 @@ final class Writer: @unchecked Sendable {
   }
 
   private enum Next {
-    case batch([WriteJob])
+    /// The jobs to run, and those dropped because their task was cancelled first.
+    case batch([WriteJob], dropped: [WriteJob])
     case sleep
     /// Wait, at most until this moment (monotonic nanoseconds), for more jobs.
     case hold(until: UInt64)
@@ -109,7 +110,9 @@ final class Writer: @unchecked Sendable {
   private func run() {
     loop: while true {
       switch nextStep() {
-      case .batch(let jobs): commit(jobs)
+      case .batch(let jobs, let dropped):
+        drop(dropped)
+        if !jobs.isEmpty { commit(jobs) }
       case .sleep: wake.wait()
       case .hold(let deadline): hold(until: deadline)
       case .stop: break loop
@@ -135,9 +138,15 @@ final class Writer: @unchecked Sendable {
       }
       if !state.queue.isEmpty {
         let count = min(state.delay.fullBatch, state.queue.count)
-        let jobs = Array(state.queue.prefix(count))
+        let taken = state.queue.prefix(count)
         state.queue.removeFirst(count)
-        return .batch(jobs)
+        // Taken here: a job cancelled before this moment never runs; after it, it does.
+        var jobs: [WriteJob] = []
+        var dropped: [WriteJob] = []
+        for job in taken {
+          if job.cancellation.isCancelled { dropped.append(job) } else { jobs.append(job) }
+        }
+        return .batch(jobs, dropped: dropped)
       }
       if state.closing { return .stop }
       state.sleeping = true
@@ -251,6 +260,13 @@ final class Writer: @unchecked Sendable {
   private func fail(_ jobs: [WriteJob], _ error: any Error) {
     counters.recordFailures(jobs.count)
     for job in jobs { job.fail(error) }
+  }
+
+  /// Jobs whose task was cancelled before the writer took them: they never ran.
+  private func drop(_ jobs: [WriteJob]) {
+    guard !jobs.isEmpty else { return }
+    counters.recordDropped(jobs.count)
+    for job in jobs { job.fail(CancellationError()) }
   }
 
   private func requeue(_ jobs: ArraySlice<WriteJob>) {

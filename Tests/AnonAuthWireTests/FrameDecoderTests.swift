@@ -104,4 +104,59 @@ import Testing
     #expect(frames == bodies)
     #expect(!decoder.hasPartialFrame)
   }
+
+  /// A peer that announces 4 MiB and sends 100 KiB makes the decoder hold about what it
+  /// sent, not the announced length: the budget of partly received bytes charges
+  /// `heldBytes`, and a trickle must not reserve the whole frame up front.
+  @Test func aLargeBodyGrowsAsItsBytesArrive() throws {
+    let length = 4 * 1024 * 1024
+    var decoder = FrameDecoder(maxFrameSize: length)
+    let prefix = [
+      UInt8(length >> 24), UInt8((length >> 16) & 0xff), UInt8((length >> 8) & 0xff), UInt8(length & 0xff),
+    ]
+    decoder.append(prefix + Array(repeating: 1, count: 1000))
+    #expect(try decoder.next() == nil)
+    var sent = 1000
+    while sent < 100 * 1024 {
+      decoder.append(Array(repeating: 1, count: 4096))
+      sent += 4096
+      #expect(try decoder.next() == nil)
+      // Doubling storage: never more than twice what arrived (and the first 64 KiB).
+      #expect(decoder.heldBytes <= max(2 * sent, FrameDecoder.largeBodyBytes) + 4096)
+    }
+    #expect(decoder.heldBytes < length / 8)
+    decoder.append(Array(repeating: 1, count: length - sent))
+    #expect(try decoder.next()?.count == length)
+    #expect(decoder.heldBytes == 0)
+  }
+
+  /// Growing never goes past the announced length, whatever the doubling would give.
+  @Test func aLargeBodyNeverHoldsMoreThanItsLength() throws {
+    let length = 3 * FrameDecoder.largeBodyBytes + 17
+    var decoder = FrameDecoder(maxFrameSize: length)
+    decoder.append(FrameEncoder.frame(Array(repeating: 9, count: length)).dropLast().map { $0 })
+    #expect(try decoder.next() == nil)
+    #expect(decoder.heldBytes < length + 4096)
+    decoder.append([9])
+    #expect(try decoder.next() == Array(repeating: 9, count: length))
+  }
+
+  /// A connection starts with a small limit (until an admin-key call passed): a frame over
+  /// it is `tooLarge` with that limit; raised, the same frame is accepted; the limit never
+  /// goes past `maxFrameSize`.
+  @Test func theFrameLimitCanStartSmallAndBeRaised() throws {
+    var small = FrameDecoder(maxFrameSize: 4096, frameLimit: 100)
+    small.append(FrameEncoder.frame(Array(repeating: 3, count: 101)))
+    #expect(throws: FrameError.tooLarge(length: 101, limit: 100)) { try small.next() }
+
+    var raised = FrameDecoder(maxFrameSize: 4096, frameLimit: 100)
+    raised.append(FrameEncoder.frame(Array(repeating: 3, count: 100)))
+    #expect(try raised.next()?.count == 100)
+    raised.frameLimit = 1_000_000
+    #expect(raised.frameLimit == 4096)
+    raised.append(FrameEncoder.frame(Array(repeating: 3, count: 4096)))
+    #expect(try raised.next()?.count == 4096)
+    #expect(FrameError.tooLarge(length: 1, limit: 0).goAwayReason == "FRAME_TOO_LARGE")
+    #expect(FrameError.overBudget.goAwayReason == "RESOURCE_EXHAUSTED")
+  }
 }

@@ -76,6 +76,17 @@ def admin(daemon):
     return {"authorization": "Bearer " + daemon.client_json["admin_key"]}
 
 
+def unlocked(daemon, pb):
+    """A connection that may send frames over 64 KiB: one of its calls passed the admin
+    key check (before that, such a frame is FRAME_TOO_LARGE: test_hostile_cancel.py)."""
+    s = daemon.connect()
+    st, _ = call(s, pb, ADMIN + "GetProjectConfig",
+                 pb.admin.GetProjectConfigRequest(project_id=daemon.client_json["project_id"]),
+                 metadata=admin(daemon), call_id=999_999)
+    assert st.code == 0, st
+    return s
+
+
 def log_size(daemon):
     return os.path.getsize(daemon.log_path)
 
@@ -96,7 +107,7 @@ def test_many_metadata_entries_are_refused_quickly_while_others_are_served(daemo
 
     def abuse():
         for _ in range(4):
-            with daemon.connect() as s:
+            with unlocked(daemon, pb) as s:
                 send_frame(s, body)
                 frame = read_frame(s, pb)
                 results.append((frame.WhichOneof("kind"), frame.go_away.reason))
@@ -133,7 +144,7 @@ def test_metadata_limits(daemon, pb, entries, value_bytes, refused):
 
 def test_long_method_name_is_unknown_and_not_echoed_or_logged(daemon, pb):
     name = "/" + "Z" * 300_000
-    with daemon.connect() as s:
+    with unlocked(daemon, pb) as s:
         send_frame(s, call_frame(pb, 1, name))
         frame = read_frame(s, pb)
         status = frame.reply.status
@@ -159,7 +170,7 @@ def test_a_megabyte_of_control_characters_writes_a_few_kilobytes_of_log(daemon, 
     healthy(daemon, pb)
     time.sleep(0.2)
     before = log_size(daemon)
-    with daemon.connect() as s:
+    with unlocked(daemon, pb) as s:
         send_frame(s, call_frame(pb, 1, "\x01" * (1 << 20), metadata={"x-request-id": "\x02" * 4000}))
         assert read_frame(s, pb).reply.status.reason == "UNKNOWN_METHOD"
         healthy(daemon, pb, s, 2)
@@ -260,7 +271,7 @@ def huge_requests(pb):
 
 def test_a_mebibyte_in_every_string_field(daemon, pb):
     answers = {}
-    with daemon.connect() as s:
+    with unlocked(daemon, pb) as s:
         for call_id, (method, request) in enumerate(huge_requests(pb), start=1):
             prefix = TOKEN if method == "VerifyIdToken" else ACCOUNT
             status = raw_call(s, pb, prefix + method, request.SerializeToString(), api(daemon), call_id)

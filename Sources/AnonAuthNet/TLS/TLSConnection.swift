@@ -42,6 +42,17 @@ public final class TLSConnection: EventHandler {
   private var sslWantsWritable = false
   private var lingerTimer: UInt64?
 
+  /// Where the memory the frame decoder holds is charged; nil: nowhere. A growth the
+  /// charge refuses fails the connection with `FrameError.overBudget`.
+  public var receiveCharge: (any ReceiveCharge)?
+
+  /// The largest frame the peer may send now (at most the `maxFrameSize` it was made
+  /// with); raising it takes effect from the next length prefix read.
+  public var frameLimit: Int {
+    get { decoder.frameLimit }
+    set { decoder.frameLimit = newValue }
+  }
+
   /// Set while queued output is over `outputHighWater`: the connection then reads and
   /// decodes nothing until the peer has taken enough to bring it under `outputLowWater`.
   public private(set) var readPaused = false
@@ -65,12 +76,12 @@ public final class TLSConnection: EventHandler {
   /// - Parameter serverName: for clients, the name or IP the certificate must match.
   public init(
     fd: Int32, context: TLSContext, loop: EventLoop, peer: SocketAddress?,
-    maxFrameSize: Int, connecting: Bool = false, serverName: String? = nil
+    maxFrameSize: Int, frameLimit: Int? = nil, connecting: Bool = false, serverName: String? = nil
   ) throws(OpenSSLError) {
     self.fd = fd
     self.loop = loop
     self.peer = peer
-    self.decoder = FrameDecoder(maxFrameSize: maxFrameSize)
+    self.decoder = FrameDecoder(maxFrameSize: maxFrameSize, frameLimit: frameLimit)
     self.state = connecting ? .connecting : .handshaking
     self.isServer = context.isServer
     let now = MonotonicClock.now()
@@ -294,6 +305,7 @@ public final class TLSConnection: EventHandler {
       if n > 0 {
         bytesRead += Int(n)
         decoder.append(UnsafeRawBufferPointer(rebasing: buffer[0..<Int(n)]))
+        guard chargeHeldBytes() else { return }
         continue
       }
       switch SSL_get_error(ssl, n) {
@@ -322,6 +334,7 @@ public final class TLSConnection: EventHandler {
   private func deliverFrames(budget frames: inout Int) -> Bool {
     var needsMoreBytes = false
     defer {
+      _ = chargeHeldBytes()
       if needsMoreBytes && decoder.hasPartialFrame {
         if partialFrameSince == nil { partialFrameSince = MonotonicClock.now() }
       } else {
@@ -341,6 +354,9 @@ public final class TLSConnection: EventHandler {
         needsMoreBytes = true
         return true
       }
+      // The frame leaves the decoder's charge before the owner charges what it keeps of
+      // it (a call's payload), so that the same bytes are never counted twice.
+      _ = chargeHeldBytes()
       frames += 1
       lastActivity = MonotonicClock.now()
       guard let frame = try? Frame(serializedBytes: body) else {
@@ -359,6 +375,19 @@ public final class TLSConnection: EventHandler {
       }
       delegate?.connection(self, didReceive: frame)
     }
+    return false
+  }
+
+  /// Charges what the decoder holds now. When the charge refuses, the decoder's bytes
+  /// are dropped at once (they were never going to be served) and the owner hears
+  /// `overBudget`; returns false then.
+  private func chargeHeldBytes() -> Bool {
+    guard let receiveCharge, state == .open else { return true }
+    if receiveCharge.resize(to: decoder.heldBytes) { return true }
+    decoder = FrameDecoder(maxFrameSize: decoder.maxFrameSize, frameLimit: decoder.frameLimit)
+    partialFrameSince = nil
+    _ = receiveCharge.resize(to: 0)
+    delegate?.connection(self, didFailWith: .overBudget)
     return false
   }
 
@@ -527,6 +556,7 @@ public final class TLSConnection: EventHandler {
     output = []
     outputIndex = 0
     decoder = FrameDecoder(maxFrameSize: decoder.maxFrameSize)
+    _ = receiveCharge?.resize(to: 0)
     partialFrameSince = nil
     delegate?.connectionDidClose(self, error: error)
   }

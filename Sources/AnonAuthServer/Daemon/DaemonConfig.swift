@@ -186,6 +186,20 @@ public struct DaemonConfig: Sendable {
     rpc.ioThreads = Int(try number("io-threads", 1...64))
     rpc.maxFrameSize = Int(try number("max-frame-size", 1024...(64 * 1024 * 1024)))
     rpc.maxConcurrentCallsPerConnection = Int(try number("max-concurrent-calls", 1...100_000))
+    rpc.maxUnauthenticatedFrameSize = Int(
+      try number("max-unauthenticated-frame-size", 1024...(64 * 1024 * 1024)))
+    rpc.maxBufferedBytes = Int(try number("max-buffered-bytes", (1 << 20)...(1 << 40)))
+    rpc.maxBufferedBytesPerIP = Int(try number("max-buffered-bytes-per-ip", (1 << 20)...(1 << 40)))
+    // One frame of the largest size (and the start of the next) must fit, or an admin
+    // import of a full frame could never be received.
+    guard rpc.maxBufferedBytesPerIP >= 2 * rpc.maxFrameSize else {
+      throw ConfigError(
+        "--max-buffered-bytes-per-ip: at least twice --max-frame-size (\(2 * rpc.maxFrameSize))")
+    }
+    guard rpc.maxBufferedBytes >= rpc.maxBufferedBytesPerIP else {
+      throw ConfigError(
+        "--max-buffered-bytes: at least --max-buffered-bytes-per-ip (\(rpc.maxBufferedBytesPerIP))")
+    }
     rpc.maxConnections = Int(try number("max-connections", 1...10_000_000))
     rpc.maxConnectionsPerIP = Int(try number("max-connections-per-ip", 1...10_000_000))
     rpc.maxConnectionRatePerIP = Int(try number("max-connection-rate-per-ip", 0...10_000_000))
@@ -197,6 +211,7 @@ public struct DaemonConfig: Sendable {
     rpc.partialFrameTimeoutMs = try number("frame-timeout-ms", 1...3_600_000)
     rpc.idleTimeoutMs = try number("idle-timeout-ms", 1...86_400_000)
     rpc.defaultCallTimeoutMs = try number("call-timeout-ms", 1...3_600_000)
+    rpc.minCallTimeoutMs = try number("min-call-timeout-ms", 1...60_000)
     rpc.shutdownGraceMs = try number("shutdown-grace-ms", 0...3_600_000)
     self.rpc = rpc
     cleanupIntervalMs = Int64(try number("cleanup-interval-ms", 100...86_400_000))

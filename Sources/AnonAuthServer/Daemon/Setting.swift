@@ -61,7 +61,20 @@ public struct Setting: Sendable {
     Setting("log-level", "info", "debug, info, warn or error"),
     Setting("io-threads", "1", "event-loop threads for RPC connections"),
     Setting("max-frame-size", "4194304", "largest frame accepted, in bytes"),
-    Setting("max-concurrent-calls", "128", "calls in flight per connection before TOO_MANY_CALLS"),
+    Setting(
+      "max-unauthenticated-frame-size", "65536",
+      "largest frame accepted on a connection before one of its calls passed the admin key check"),
+    Setting(
+      "max-buffered-bytes", "268435456",
+      "bytes of partly received frames and running calls' payloads the process holds at most; a connection over it gets GoAway RESOURCE_EXHAUSTED"
+    ),
+    Setting(
+      "max-buffered-bytes-per-ip", "33554432",
+      "the same per client IP (at least twice --max-frame-size); --trusted-proxies count only in --max-buffered-bytes"
+    ),
+    Setting(
+      "max-concurrent-calls", "128",
+      "calls per connection whose handler has not returned (expired ones too) before TOO_MANY_CALLS"),
     Setting(
       "max-connections", "10000",
       "open RPC connections at most (lowered to fit the descriptor limit); more are closed on accept"),
@@ -74,6 +87,7 @@ public struct Setting: Sendable {
     Setting("frame-timeout-ms", "30000", "a frame that has started must be complete within this"),
     Setting("idle-timeout-ms", "300000", "idle connections are closed after this"),
     Setting("call-timeout-ms", "30000", "a call's deadline when it sets none"),
+    Setting("min-call-timeout-ms", "50", "a call's timeout_ms below this is raised to it"),
     Setting("shutdown-grace-ms", "20000", "on SIGTERM, how long calls in flight may take"),
     Setting(
       "cleanup-interval-ms", "60000", "how often the clean-up worker deletes anonymous accounts that are due"),

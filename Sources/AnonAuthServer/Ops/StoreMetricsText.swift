@@ -13,6 +13,9 @@ enum StoreMetricsText {
       # HELP anonauth_store_write_failures_total Write jobs that failed.
       # TYPE anonauth_store_write_failures_total counter
       anonauth_store_write_failures_total \(m.writesFailed)
+      # HELP anonauth_store_writes_dropped_total Write jobs dropped unrun: their call was cancelled (deadline, closed connection) before the writer took them.
+      # TYPE anonauth_store_writes_dropped_total counter
+      anonauth_store_writes_dropped_total \(m.writesDropped)
       # HELP anonauth_store_batch_size_average Write jobs per transaction, on average.
       # TYPE anonauth_store_batch_size_average gauge
       anonauth_store_batch_size_average \(m.averageBatchSize)

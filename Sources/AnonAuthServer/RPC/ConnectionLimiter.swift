@@ -72,14 +72,6 @@ final class ConnectionLimiter: Sendable {
 
   /// The per-IP counter a peer goes to; nil when it is exempt or has no address.
   private func perIPKey(_ peerIP: String?) -> String? {
-    guard let peerIP else { return nil }
-    if !exempt.isEmpty, let bytes = IPNetwork.parseAddress(peerIP),
-      exempt.contains(where: { $0.contains(bytes) })
-    {
-      return nil
-    }
-    // Counted as the sign-up quota counts an end user: an IPv6 /64 is one peer (one
-    // subscriber holds a whole /64), an IPv4-mapped address is its IPv4 address.
-    return IPKey.make(peerIP) ?? peerIP
+    PeerKey(exempt: exempt).key(peerIP)
   }
 }

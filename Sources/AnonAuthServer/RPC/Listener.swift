@@ -50,7 +50,9 @@ final class Listener {
     target.execute { registry in
       do {
         let tls = try TLSConnection(
-          fd: fd, context: context, loop: registry.loop, peer: peer, maxFrameSize: maxFrame)
+          fd: fd, context: context, loop: registry.loop, peer: peer, maxFrameSize: maxFrame,
+          frameLimit: core.config.maxUnauthenticatedFrameSize)
+        tls.receiveCharge = core.receiveBudget.account(for: peer?.host)
         let connection = ServerConnection(connection: tls, core: core, registry: registry)
         tls.delegate = connection
         registry.add(connection)

@@ -11,6 +11,26 @@ public struct RPCServerConfig: Sendable {
   public var partialFrameTimeoutMs: UInt64 = 30_000
   public var idleTimeoutMs: UInt64 = 300_000
   public var defaultCallTimeoutMs: UInt64 = 30_000
+  /// The shortest deadline a call gets: a smaller `timeout_ms` is raised to it (not
+  /// refused: a client passing on what is left of its own deadline keeps working, and
+  /// hears `DEADLINE_EXCEEDED` a little later). 50 ms is well above what the cheap calls
+  /// need (a sign-up signs in a few ms), so a flood of 1 ms deadlines no longer makes
+  /// every call expire before it could do anything.
+  public var minCallTimeoutMs: UInt64 = 50
+  /// The largest frame a connection may send until one of its calls has passed the admin
+  /// key check: every AccountService, TokenService and Health request fits in far less
+  /// (passwords are at most 4 KiB, provider ID tokens a few KiB); only admin imports
+  /// need more. An API key does not raise it: it is public, so it would raise it for
+  /// anyone. Set to `maxFrameSize` (or above) to turn it off.
+  public var maxUnauthenticatedFrameSize = 64 * 1024
+  /// Bytes of partly received frames, and of the payloads of calls whose handler has
+  /// not returned, the whole process may hold; a connection whose next bytes would take
+  /// it over is told `GoAway` `RESOURCE_EXHAUSTED` and closed (a call whose payload
+  /// would is answered `TOO_MANY_CALLS`).
+  public var maxBufferedBytes = 256 * 1024 * 1024
+  /// The same per peer IP (an IPv6 /64 is one peer); `perIPExempt` peers count only
+  /// against `maxBufferedBytes`.
+  public var maxBufferedBytesPerIP = 32 * 1024 * 1024
   public var shutdownGraceMs: UInt64 = 20_000
   /// Event-loop threads; each connection lives on one of them.
   public var ioThreads = 1
@@ -27,6 +47,13 @@ public struct RPCServerConfig: Sendable {
 
   public init(listen: SocketAddress) {
     self.listen = listen
+  }
+
+  /// The deadline of a call that asked for `requested` ms (0: the default), never under
+  /// `minCallTimeoutMs`.
+  func effectiveTimeoutMs(requested: UInt32) -> UInt64 {
+    let asked = requested == 0 ? defaultCallTimeoutMs : UInt64(requested)
+    return max(asked, minCallTimeoutMs)
   }
 
   /// How often connections are checked for the timeouts above: often enough that a

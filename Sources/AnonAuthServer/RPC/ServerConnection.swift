@@ -5,6 +5,10 @@ import AnonAuthWire
 /// The server side of one connection: turns `Call` frames into routed calls, enforces
 /// the per-connection call limit and each call's deadline, and says `GoAway` when the
 /// peer breaks the framing or the server drains. Lives on its connection's loop.
+///
+/// A call holds one of the connection's `maxConcurrentCallsPerConnection` slots until
+/// its handler task has returned, not until it was answered (`CallSlots`, which a future
+/// transport's connection uses the same way).
 final class ServerConnection: TLSConnectionDelegate {
   private struct InFlight {
     let task: Task<Void, Never>
@@ -13,9 +17,6 @@ final class ServerConnection: TLSConnectionDelegate {
     let method: String
     let requestID: String
     let log: CallLogFields
-    /// Tells this call from a later one the client sends with the same id after this
-    /// one expired: a late result must not answer the newcomer.
-    let sequence: UInt64
   }
 
   /// The most Unicode scalars of a client's `x-request-id` kept (echoed and logged).
@@ -24,19 +25,25 @@ final class ServerConnection: TLSConnectionDelegate {
   let connection: TLSConnection
   private let core: ServerCore
   private unowned let registry: ConnectionRegistry
-  private var inFlight: [UInt64: InFlight] = [:]
+  /// The calls in flight and the slots they hold; their payloads are charged to the
+  /// process's and the peer's byte budget until their tasks return.
+  private var slots: CallSlots<InFlight>
   private var lastCallID: UInt64 = 0
-  private var nextSequence: UInt64 = 0
   private(set) var goingAway = false
 
   init(connection: TLSConnection, core: ServerCore, registry: ConnectionRegistry) {
     self.connection = connection
     self.core = core
     self.registry = registry
+    slots = CallSlots(
+      limit: core.config.maxConcurrentCallsPerConnection,
+      bytes: core.receiveBudget.account(for: connection.peer?.host))
   }
 
-  var isIdle: Bool { inFlight.isEmpty && !connection.hasPendingOutput }
-  var inFlightCount: Int { inFlight.count }
+  var isIdle: Bool { slots.unanswered == 0 && !connection.hasPendingOutput }
+  var inFlightCount: Int { slots.unanswered }
+  /// Handler tasks of this connection that have not returned: what the limit counts.
+  var slotsTaken: Int { slots.taken }
 
   // MARK: TLSConnectionDelegate
 
@@ -60,11 +67,11 @@ final class ServerConnection: TLSConnectionDelegate {
   }
 
   func connectionDidClose(_ connection: TLSConnection, error: (any Error)?) {
-    for (_, call) in inFlight {
+    // Expired calls were cancelled when they expired; nothing is left to answer.
+    for call in slots.removeAll() {
       call.task.cancel()
       connection.loop.cancelTimer(call.timer)
     }
-    inFlight.removeAll()
     registry.remove(self)
     core.connectionClosed()
   }
@@ -87,65 +94,88 @@ final class ServerConnection: TLSConnectionDelegate {
         result: .failure(RPCError(.shuttingDown, "the server is shutting down")))
       return
     }
-    if inFlight[call.id] != nil {
-      fail(.malformed("call id \(call.id) is already in flight"))
-      return
+    let timeoutMs = core.config.effectiveTimeoutMs(requested: call.timeoutMs)
+    let log = CallLogFields()
+    let bound = LoopBound(self, loop: connection.loop)
+    let context = CallContext(
+      method: call.method, metadata: call.metadata, peerIP: connection.peer?.host,
+      requestID: requestID, log: log, clientCertificateName: connection.verifiedPeerName,
+      authenticated: { credential in
+        guard credential == .adminKey else { return }
+        bound.execute { $0.allowLargeFrames() }
+      })
+    let router = core.router
+    let payload = call.payload
+    let id = call.id
+    let core = core
+    let method = call.method
+    let loop = connection.loop
+    // The payload stays in memory until the task returns: it counts against the same
+    // budgets as a frame being received, so that calls waiting on a slow resource, on
+    // many connections, cannot hold more than the budget. The decoder's charge for the
+    // frame was given back just before, so this rarely fails; what it mostly does is
+    // leave less room for the peer's next frames (GoAway RESOURCE_EXHAUSTED when full).
+    let admission = slots.admit(id, payloadBytes: payload.count) { sequence in
+      let startedAt = MonotonicClock.now()
+      let metrics = core.metrics
+      metrics.handlerStarted()
+      let task = Task {
+        defer { metrics.handlerEnded() }
+        let result: Result<[UInt8], RPCError>
+        do throws(RPCError) {
+          result = .success(try await router.handle(context, payload: payload))
+        } catch {
+          result = .failure(error)
+        }
+        // The line and the metrics are made here, off the event loop: the loop only
+        // frames and sends the reply.
+        if log.claimLogging() {
+          core.logCall(
+            method: method, requestID: requestID, result: result, nanos: MonotonicClock.now() - startedAt,
+            fields: log)
+        }
+        bound.execute { $0.complete(id, sequence: sequence, result: result) }
+      }
+      let timer = loop.schedule(afterNanos: timeoutMs * 1_000_000) { [weak self] in
+        self?.expire(id, sequence: sequence)
+      }
+      return InFlight(
+        task: task, timer: timer, startedAt: startedAt, method: method, requestID: requestID, log: log)
     }
-    if inFlight.count >= core.config.maxConcurrentCallsPerConnection {
+    switch admission {
+    case .admitted:
+      break
+    case .idInUse:
+      fail(.malformed("call id \(call.id) is already in flight"))
+    case .full:
       reply(
         to: call.id, requestID: requestID,
         result: .failure(
           RPCError(.tooManyCalls, "more than \(core.config.maxConcurrentCallsPerConnection) calls in flight"))
       )
-      return
+    case .overBudget:
+      core.metrics.callsOverBufferBudget.add(1, ordering: .relaxed)
+      reply(
+        to: call.id, requestID: requestID,
+        result: .failure(RPCError(.tooManyCalls, "too many bytes of calls in flight from this address")))
     }
-    let timeoutMs = call.timeoutMs == 0 ? core.config.defaultCallTimeoutMs : UInt64(call.timeoutMs)
-    let log = CallLogFields()
-    let context = CallContext(
-      method: call.method, metadata: call.metadata, peerIP: connection.peer?.host,
-      requestID: requestID, log: log, clientCertificateName: connection.verifiedPeerName)
-    let bound = LoopBound(self, loop: connection.loop)
-    let router = core.router
-    let payload = call.payload
-    let id = call.id
-    nextSequence += 1
-    let sequence = nextSequence
-    let core = core
-    let method = call.method
-    let startedAt = MonotonicClock.now()
-    let task = Task {
-      let result: Result<[UInt8], RPCError>
-      do throws(RPCError) {
-        result = .success(try await router.handle(context, payload: payload))
-      } catch {
-        result = .failure(error)
-      }
-      // The line and the metrics are made here, off the event loop: the loop only frames
-      // and sends the reply.
-      if log.claimLogging() {
-        core.logCall(
-          method: method, requestID: requestID, result: result, nanos: MonotonicClock.now() - startedAt,
-          fields: log)
-      }
-      bound.execute { $0.complete(id, sequence: sequence, result: result) }
-    }
-    let timer = connection.loop.schedule(afterNanos: timeoutMs * 1_000_000) { [weak self] in
-      self?.expire(id, sequence: sequence)
-    }
-    inFlight[id] = InFlight(
-      task: task, timer: timer, startedAt: startedAt, method: call.method,
-      requestID: requestID, log: log, sequence: sequence)
   }
 
+  /// The call's task has returned: its slot is free. Its result is sent unless the call
+  /// expired first (answered already; the id may belong to a newer call by now).
   private func complete(_ id: UInt64, sequence: UInt64, result: Result<[UInt8], RPCError>) {
-    // Expired first, or the id now belongs to a newer call: the result is dropped.
-    guard inFlight[id]?.sequence == sequence, let call = inFlight.removeValue(forKey: id) else { return }
+    guard let call = slots.taskEnded(id, sequence: sequence) else {
+      if goingAway && slotsTaken == 0 { connection.closeGracefully() }
+      return
+    }
     connection.loop.cancelTimer(call.timer)
     finish(call, id: id, result: result)
   }
 
+  /// The deadline passed: answered now, the task cancelled, the slot kept until the task
+  /// returns (`complete`).
   private func expire(_ id: UInt64, sequence: UInt64) {
-    guard inFlight[id]?.sequence == sequence, let call = inFlight.removeValue(forKey: id) else { return }
+    guard let call = slots.expire(id, sequence: sequence) else { return }
     call.task.cancel()
     finish(call, id: id, result: .failure(RPCError(.deadlineExceeded, "the call's deadline passed")))
   }
@@ -158,7 +188,7 @@ final class ServerConnection: TLSConnectionDelegate {
         method: call.method, requestID: call.requestID, result: result,
         nanos: MonotonicClock.now() - call.startedAt, fields: call.log)
     }
-    if goingAway && inFlight.isEmpty { connection.closeGracefully() }
+    if goingAway && slotsTaken == 0 { connection.closeGracefully() }
   }
 
   private func reply(to id: UInt64, requestID: String, result: Result<[UInt8], RPCError>) {
@@ -181,15 +211,22 @@ final class ServerConnection: TLSConnectionDelegate {
     connection.send(frame)
   }
 
+  /// An admin-key call passed its check: from the next frame on, the connection may
+  /// send frames up to the configured maximum (until then, `maxUnauthenticatedFrameSize`).
+  private func allowLargeFrames() {
+    connection.frameLimit = core.config.maxFrameSize
+  }
+
   // MARK: Connection-level endings
 
   /// A framing error: tell the peer why, then close this connection only.
   private func fail(_ error: FrameError) {
+    if error == .overBudget { core.metrics.connectionsOverBufferBudget.add(1, ordering: .relaxed) }
     core.logger.warning(
       "connection error",
       ["reason": .string(error.goAwayReason), "peer": .string(connection.peer?.description ?? "")])
     sendGoAway(reason: error.goAwayReason)
-    for (_, call) in inFlight { call.task.cancel() }
+    for call in slots.records { call.task.cancel() }
     connection.closeGracefully()
   }
 
@@ -202,7 +239,7 @@ final class ServerConnection: TLSConnectionDelegate {
       return
     }
     sendGoAway(reason: "SHUTTING_DOWN")
-    if inFlight.isEmpty { connection.closeGracefully() }
+    if slotsTaken == 0 { connection.closeGracefully() }
   }
 
   /// Called by the periodic sweep: handshake, partial-frame and idle timeouts. Ages
@@ -218,7 +255,7 @@ final class ServerConnection: TLSConnectionDelegate {
     case .open:
       if let since = connection.partialFrameSince, age(since) > config.partialFrameTimeoutMs * 1_000_000 {
         connection.close()
-      } else if inFlight.isEmpty, !goingAway,
+      } else if slotsTaken == 0, !goingAway,
         age(connection.lastActivity) > config.idleTimeoutMs * 1_000_000
       {
         goingAway = true

@@ -12,6 +12,8 @@ final class ServerCore: Sendable {
   let metrics: ServerMetrics
   /// Returns freed heap to the system after bursts of closed connections.
   let trimmer = MemoryTrimmer()
+  /// The process's and each peer IP's budget of partly received bytes.
+  let receiveBudget: ReceiveBudget
   private let open = Mutex<OpenConnections>(OpenConnections())
 
   private struct OpenConnections {
@@ -26,6 +28,10 @@ final class ServerCore: Sendable {
     self.router = router
     self.logger = logger
     self.metrics = metrics
+    receiveBudget = ReceiveBudget(
+      maxBytes: config.maxBufferedBytes, maxBytesPerIP: config.maxBufferedBytesPerIP,
+      exempt: config.perIPExempt)
+    metrics.watch(budget: receiveBudget)
   }
 
   var openConnections: Int { open.withLock { $0.count } }

@@ -9,6 +9,18 @@ public final class ServerMetrics: Sendable {
   public let connectionsClosed = Atomic<Int>(0)
   /// Connections closed on accept for being over `--max-connections` or the per-IP limit.
   public let connectionsRejected = Atomic<Int>(0)
+  /// Connections told `GoAway` `RESOURCE_EXHAUSTED`: their next bytes would have taken
+  /// the process or their IP over its budget of partly received bytes.
+  public let connectionsOverBufferBudget = Atomic<Int>(0)
+  /// Calls answered `TOO_MANY_CALLS` because their payload would have taken the process
+  /// or their IP over the same budget (payloads count until their handler returns).
+  public let callsOverBufferBudget = Atomic<Int>(0)
+  /// Handler tasks that have not returned, counting those whose call was already answered
+  /// `DEADLINE_EXCEEDED` (they hold their connection's slot until then), and the most
+  /// there ever were at once.
+  private let handlersRunning = Atomic<Int>(0)
+  private let handlersPeak = Atomic<Int>(0)
+  private let receiveBudget = Mutex<ReceiveBudget?>(nil)
 
   /// Upper bounds of the latency histogram, in seconds.
   static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
@@ -53,6 +65,29 @@ public final class ServerMetrics: Sendable {
 
   public init() {}
 
+  /// Publishes the bytes `budget` holds (called when the server starts).
+  func watch(budget: ReceiveBudget) {
+    receiveBudget.withLock { $0 = budget }
+  }
+
+  func handlerStarted() {
+    let now = handlersRunning.wrappingAdd(1, ordering: .relaxed).newValue
+    var peak = handlersPeak.load(ordering: .relaxed)
+    while now > peak {
+      let (exchanged, original) = handlersPeak.compareExchange(
+        expected: peak, desired: now, ordering: .relaxed)
+      if exchanged { break }
+      peak = original
+    }
+  }
+
+  func handlerEnded() {
+    handlersRunning.wrappingSubtract(1, ordering: .relaxed)
+  }
+
+  /// Handler tasks running now (for tests).
+  var runningHandlers: Int { handlersRunning.load(ordering: .relaxed) }
+
   func recordCall(method: String, code: StatusCode, nanos: UInt64) {
     let seconds = Double(nanos) / 1e9
     state.withLock { state in
@@ -90,8 +125,36 @@ public final class ServerMetrics: Sendable {
     out += "# HELP anonauth_connections_total RPC connections accepted.\n"
     out += "# TYPE anonauth_connections_total counter\n"
     out += "anonauth_connections_total \(opened)\n"
+    out +=
+      "# HELP anonauth_rpc_handlers_running Call handlers whose task has not returned (answered or not).\n"
+    out += "# TYPE anonauth_rpc_handlers_running gauge\n"
+    out += "anonauth_rpc_handlers_running \(handlersRunning.load(ordering: .relaxed))\n"
+    out += "# HELP anonauth_rpc_handlers_running_peak The most call handlers running at once since start.\n"
+    out += "# TYPE anonauth_rpc_handlers_running_peak gauge\n"
+    out += "anonauth_rpc_handlers_running_peak \(handlersPeak.load(ordering: .relaxed))\n"
+    out += bufferText()
     out += loopTurnText()
     out += ProcessStats.prometheusText()
+    return out
+  }
+
+  private func bufferText() -> String {
+    var out = ""
+    if let budget = receiveBudget.withLock({ $0 }) {
+      out +=
+        "# HELP anonauth_rpc_buffered_bytes Bytes held of partly received frames and of calls whose handler runs.\n"
+      out += "# TYPE anonauth_rpc_buffered_bytes gauge\n"
+      out += "anonauth_rpc_buffered_bytes \(budget.totalBytes)\n"
+    }
+    out +=
+      "# HELP anonauth_rpc_buffer_budget_refusals_total Connections closed (GoAway RESOURCE_EXHAUSTED) for going over the process's or their IP's budget of partly received bytes.\n"
+    out += "# TYPE anonauth_rpc_buffer_budget_refusals_total counter\n"
+    out +=
+      "anonauth_rpc_buffer_budget_refusals_total \(connectionsOverBufferBudget.load(ordering: .relaxed))\n"
+    out +=
+      "# HELP anonauth_rpc_calls_over_buffer_budget_total Calls answered TOO_MANY_CALLS because their payload would have taken the process or their IP over the budget of received bytes.\n"
+    out += "# TYPE anonauth_rpc_calls_over_buffer_budget_total counter\n"
+    out += "anonauth_rpc_calls_over_buffer_budget_total \(callsOverBufferBudget.load(ordering: .relaxed))\n"
     return out
   }
 

@@ -10,6 +10,9 @@ public struct Router: Sendable {
 
   private struct Route: Sendable {
     let authenticate: Authenticator?
+    /// What passing `authenticate` proves: every AdminService method checks the admin
+    /// key (PROTOCOL.md section 3), every other checked method the API key.
+    let credential: CallCredential
     let handle: RawHandler
   }
 
@@ -25,7 +28,7 @@ public struct Router: Sendable {
     _ handler: @escaping @Sendable (Request, CallContext) async throws(RPCError) -> Response
   ) {
     routes["/\(service)/\(method)"] = Route(
-      authenticate: authenticate,
+      authenticate: authenticate, credential: service == AdminService.name ? .adminKey : .apiKey,
       handle: { context, payload throws(RPCError) in
         let request: Request
         do {
@@ -50,7 +53,19 @@ public struct Router: Sendable {
     guard let route = routes[context.method] else {
       throw RPCError(.unknownMethod, "unknown method \(context.method)")
     }
-    if let authenticate = route.authenticate { try await authenticate(context) }
+    try Self.stopIfCancelled()
+    if let authenticate = route.authenticate {
+      try await authenticate(context)
+      context.authenticated?(route.credential)
+    }
+    // An expired or cancelled call (its deadline passed, its connection closed) is not
+    // decoded, and so never reaches the CPU pools or the writer: its answer was sent or
+    // has nowhere to go.
+    try Self.stopIfCancelled()
     return try await route.handle(context, payload)
+  }
+
+  private static func stopIfCancelled() throws(RPCError) {
+    if Task.isCancelled { throw RPCError(.deadlineExceeded, "the call was cancelled before its work began") }
   }
 }

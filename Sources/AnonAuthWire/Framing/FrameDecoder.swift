@@ -2,10 +2,17 @@
 /// bytes.
 ///
 /// The length is checked against the limit as soon as the 4 bytes are in, before any of
-/// the body is buffered, so a hostile length cannot make the peer allocate.
+/// the body is buffered, so a hostile length cannot make the peer allocate; and a large
+/// body grows as its bytes arrive, never to its announced length up front, so what a
+/// connection holds (`heldBytes`) is what it was sent and can be charged to a budget.
 public struct FrameDecoder: Sendable {
-  /// The largest body accepted; PROTOCOL.md's default is 4 MiB.
+  /// The largest body the connection may ever send; PROTOCOL.md's default is 4 MiB.
   public let maxFrameSize: Int
+  /// The largest body accepted now, at most `maxFrameSize`: a server keeps it small until
+  /// the connection has shown a credential that may send large frames.
+  public var frameLimit: Int {
+    didSet { frameLimit = min(max(1, frameLimit), maxFrameSize) }
+  }
   /// Bodies at least this long are gathered in an array of their own (`body`) instead of
   /// the shared buffer: a 2 MiB frame was otherwise copied twice more on the event loop
   /// (the buffer growing, then the body cut out of it), each copy into freshly faulted
@@ -21,11 +28,22 @@ public struct FrameDecoder: Sendable {
   private var body: [UInt8] = []
   private var bodyRemaining = 0
   private var bodyPending = false
+  /// The announced length of the large body being filled: its storage never grows past it.
+  private var bodyLength = 0
 
-  public init(maxFrameSize: Int = 4 * 1024 * 1024, largeBodyBytes: Int = FrameDecoder.largeBodyBytes) {
+  /// - Parameter frameLimit: the limit to start with (default `maxFrameSize`).
+  public init(
+    maxFrameSize: Int = 4 * 1024 * 1024, frameLimit: Int? = nil,
+    largeBodyBytes: Int = FrameDecoder.largeBodyBytes
+  ) {
     self.maxFrameSize = maxFrameSize
+    self.frameLimit = min(max(1, frameLimit ?? maxFrameSize), maxFrameSize)
     largeBodyThreshold = max(1, largeBodyBytes)
   }
+
+  /// Memory held for frames not yet returned: the buffer's and the large body's storage
+  /// (not only the bytes in them), for a budget to charge.
+  public var heldBytes: Int { buffer.capacity + body.capacity }
 
   /// True while bytes of an unfinished frame are held: the partial-frame timeout runs.
   public var hasPartialFrame: Bool { bodyRemaining > 0 || readIndex < buffer.count }
@@ -37,6 +55,7 @@ public struct FrameDecoder: Sendable {
     var rest = bytes
     if bodyRemaining > 0 {
       let taken = min(bodyRemaining, rest.count)
+      growBody(toHold: body.count + taken)
       body.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[..<taken]))
       bodyRemaining -= taken
       rest = UnsafeRawBufferPointer(rebasing: rest[taken...])
@@ -70,8 +89,8 @@ public struct FrameDecoder: Sendable {
       UInt32(buffer[readIndex]) << 24 | UInt32(buffer[readIndex + 1]) << 16
       | UInt32(buffer[readIndex + 2]) << 8 | UInt32(buffer[readIndex + 3])
     if length == 0 { throw .emptyFrame }
-    if UInt64(length) > UInt64(maxFrameSize) {
-      throw .tooLarge(length: length, limit: maxFrameSize)
+    if UInt64(length) > UInt64(frameLimit) {
+      throw .tooLarge(length: length, limit: frameLimit)
     }
     let start = readIndex + 4
     let end = start + Int(length)
@@ -85,15 +104,27 @@ public struct FrameDecoder: Sendable {
     return frame
   }
 
-  /// Moves the body's first bytes out of the buffer into `body`, sized for the whole of
-  /// it (pages are only touched as bytes arrive, so a promise alone costs no memory).
+  /// Moves the body's first bytes out of the buffer into `body`. Its storage grows as the
+  /// rest arrives (`growBody`), not to the announced length at once: a peer that announces
+  /// 4 MiB and sends a few bytes must not hold 4 MiB of the server's memory (reserved
+  /// pages were touched once the bytes came, and a budget must see what is really held).
   private mutating func startLargeBody(length: Int, from start: Int) {
-    body.reserveCapacity(length)
+    bodyLength = length
+    growBody(toHold: buffer.count - start)
     body.append(contentsOf: buffer[start..<buffer.count])
     bodyRemaining = length - body.count
     bodyPending = true
     readIndex = buffer.count
     releaseIfDrained()
+  }
+
+  /// Makes room for `count` bytes of the body: doubling (so the copies cost at most the
+  /// body's size once more), never past the announced length, never less than
+  /// `largeBodyThreshold` to start with.
+  private mutating func growBody(toHold count: Int) {
+    guard count > body.capacity else { return }
+    let doubled = max(body.capacity * 2, largeBodyThreshold)
+    body.reserveCapacity(min(bodyLength, max(count, doubled)))
   }
 
   /// Idle connections must not keep read buffers: drop the storage once all is consumed.

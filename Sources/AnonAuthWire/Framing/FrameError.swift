@@ -8,12 +8,16 @@ public enum FrameError: Error, Hashable, Sendable {
   /// The body does not parse as a `Frame`, its kind is unset, or the kind is not
   /// one this side may receive.
   case malformed(String)
+  /// The connection's next bytes would take the process or its peer address over the
+  /// budget of partly received bytes (a server limit, not the peer's framing).
+  case overBudget
 
   /// The `GoAway` reason for this error.
   public var goAwayReason: String {
     switch self {
     case .tooLarge: "FRAME_TOO_LARGE"
     case .emptyFrame, .malformed: "MALFORMED_FRAME"
+    case .overBudget: "RESOURCE_EXHAUSTED"
     }
   }
 }

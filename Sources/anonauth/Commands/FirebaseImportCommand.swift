@@ -21,6 +21,10 @@ enum FirebaseImportCommand {
     default: throw .usage("--on-conflict: skip or fail")
     }
     request.dryRun = c.arguments.has("dry-run")
+    // A small admin call first: the daemon takes frames over 64 KiB (a batch of accounts)
+    // only on a connection one of whose calls has passed the admin key check; it also
+    // finds a wrong project before the first batch is sent.
+    let _: ProjectConfig = try await c.call("GetProjectConfig", GetProjectConfigRequest(projectId: c.project))
     let bar = ProgressBar(total: accounts.count, label: request.dryRun ? "checking" : "importing")
     var imported = 0
     var skipped = 0
