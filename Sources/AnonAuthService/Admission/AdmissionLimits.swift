@@ -49,9 +49,12 @@ public struct AdmissionLimits: Sendable, Equatable {
   /// A burst is this many seconds of the rate.
   public static let burstSeconds = 10
   /// Places of the signing pool's queue and of the store's writer queue counted for the
-  /// shares: neither queue has a hard bound, so a nominal one stands for it.
-  public static let nominalSigningQueue = 64
-  public static let nominalWriteQueue = 256
+  /// shares: neither queue has a hard bound, so a nominal one stands for it. Both jobs
+  /// are short (a signature is about 1.5 ms, writes commit in groups), so the nominal
+  /// queue is long: a busy single-tenant deployment is not refused for its own
+  /// concurrency, while one address still cannot hold more than its share.
+  public static let nominalSigningQueue = 1024
+  public static let nominalWriteQueue = 1024
 
   public init() {}
 
