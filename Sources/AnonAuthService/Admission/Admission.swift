@@ -97,6 +97,7 @@ public final class Admission: Sendable {
     }
   }
 
+  /// One kind of work's rates and held places.
   private struct Lane {
     var ipRate: RateTable?
     var projectRate: RateTable?
@@ -104,6 +105,22 @@ public final class Admission: Sendable {
     let projectShare: Int
     var ipHeld: [String: Int] = [:]
     var projectHeld: [String: Int] = [:]
+
+    /// Takes a unit for `source`, or says which limit refuses it and for how long.
+    /// Mutated in place (through the array's subscript), so no table is ever copied.
+    mutating func admit(_ source: Source, nowUs: Int64) -> (Limit, Int64)? {
+      if let ip = source.ipKey, ipHeld[ip, default: 0] >= ipShare { return (.ipShare, 1) }
+      if projectHeld[source.projectID, default: 0] >= projectShare { return (.projectShare, 1) }
+      if let ip = source.ipKey, let wait = ipRate?.wait(ip, nowUs: nowUs) { return (.ipRate, wait) }
+      if let wait = projectRate?.wait(source.projectID, nowUs: nowUs) { return (.projectRate, wait) }
+      if let ip = source.ipKey {
+        ipRate?.take(ip, nowUs: nowUs)
+        ipHeld[ip, default: 0] += 1
+      }
+      projectRate?.take(source.projectID, nowUs: nowUs)
+      projectHeld[source.projectID, default: 0] += 1
+      return nil
+    }
   }
 
   public let limits: AdmissionLimits
@@ -141,21 +158,7 @@ public final class Admission: Sendable {
   /// - Throws: `TOO_MANY_ATTEMPTS_TRY_LATER` with `retry_after_seconds`.
   public func admit(_ work: AdmissionWork, _ source: Source) throws(RPCError) -> Ticket {
     let nowUs = clock.nowMs() * 1000
-    let refusal = lanes.withLock { lanes -> (Limit, Int64)? in
-      var lane = lanes[work.rawValue]
-      defer { lanes[work.rawValue] = lane }
-      if let ip = source.ipKey, lane.ipHeld[ip, default: 0] >= lane.ipShare { return (.ipShare, 1) }
-      if lane.projectHeld[source.projectID, default: 0] >= lane.projectShare { return (.projectShare, 1) }
-      if let ip = source.ipKey, let wait = lane.ipRate?.wait(ip, nowUs: nowUs) { return (.ipRate, wait) }
-      if let wait = lane.projectRate?.wait(source.projectID, nowUs: nowUs) { return (.projectRate, wait) }
-      if let ip = source.ipKey {
-        lane.ipRate?.take(ip, nowUs: nowUs)
-        lane.ipHeld[ip, default: 0] += 1
-      }
-      lane.projectRate?.take(source.projectID, nowUs: nowUs)
-      lane.projectHeld[source.projectID, default: 0] += 1
-      return nil
-    }
+    let refusal = lanes.withLock { $0[work.rawValue].admit(source, nowUs: nowUs) }
     guard let (limit, wait) = refusal else { return Ticket(admission: self, work: work, source: source) }
     onRefusal(work, limit)
     let whom = limit == .ipRate || limit == .ipShare ? "this address" : "this project"
