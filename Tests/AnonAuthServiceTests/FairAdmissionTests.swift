@@ -35,6 +35,9 @@ import Testing
       #expect(refusal?.code == Reason.tooManyAttempts.code)
       #expect(refusal?.details["retry_after_seconds"] == "1")
       #expect(h.env.metrics.admissionRefusals(.password, .ipRate) == 1)
+      #expect(
+        h.env.metrics.prometheusText().contains(
+          "anonauth_admission_refusals_total{work=\"password\",limit=\"ip_rate\"} 1\n"))
       // The bystander, in the same project and in another.
       _ = try await h.signIn(email: "a0@example.com", ip: Self.bystander)
       _ = try await h.signIn(email: "b@example.com", project: "adm-b", ip: Self.bystander)
