@@ -8,7 +8,7 @@ import Testing
   @Test func defaults() throws {
     let (config, _) = try DaemonConfig.resolve(arguments: ["--dev"], environment: [:])
     #expect(config.admission == AdmissionLimits())
-    #expect(config.admission.password == .init(perIP: 5, perProject: 100))
+    #expect(config.admission.password == .init(perIP: 2, perProject: 100))
     #expect(config.admission.signing == .init(perIP: 20, perProject: 2000))
     #expect(config.admission.write == .init(perIP: 20, perProject: 2000))
     #expect(config.admission.ipSharePercent == 12)

@@ -10,7 +10,8 @@ Addresses are real: Linux routes all of 127/8 on lo, so the attacker connects fr
 127.0.0.41 and the bystander from 127.0.0.42.
 
 Run as a script, it measures the bystander's sign-in latency, quiet and under the attack
-(no assertion): `ANONAUTHD=.build/debug/anonauthd python Tests/Interop/test_hostile_admission.py`."""
+(no assertion): `ANONAUTHD=.build/debug/anonauthd python Tests/Interop/test_hostile_admission.py
+[SECONDS [DAEMON FLAGS...]]`."""
 
 import os
 import socket
@@ -160,11 +161,12 @@ def test_one_address_signing_in_in_a_loop_does_not_starve_a_bystander(pb):
         assert daemon.stop() == 0
 
 
-def measure(seconds=10.0):
-    """Bystander sign-in latency, quiet and under the attack, printed (no assertion)."""
+def measure(seconds=10.0, flags=()):
+    """Bystander sign-in latency, quiet and under the attack, printed (no assertion);
+    `flags` go to the daemon."""
     from conftest import load_pb
     pb = load_pb()
-    daemon = Daemon(extra=TEST_DAEMON_FLAGS)
+    daemon = Daemon(extra=[*TEST_DAEMON_FLAGS, *flags])
     try:
         api_key, _, emails = prepare(daemon, pb)
 
@@ -175,7 +177,7 @@ def measure(seconds=10.0):
                 st, elapsed = sign_in(daemon, pb, api_key, "bystander@example.com", BYSTANDER)
                 codes[st.reason or "OK"] += 1
                 times.append(elapsed * 1000)
-                time.sleep(0.2)
+                time.sleep(0.5)
             times.sort()
             p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
             extra = f" attacker answers {dict(attack.answers)}" if attack else ""
@@ -191,4 +193,4 @@ def measure(seconds=10.0):
 
 
 if __name__ == "__main__":
-    measure(float(sys.argv[1]) if len(sys.argv) > 1 else 10.0)
+    measure(float(sys.argv[1]) if len(sys.argv) > 1 else 10.0, sys.argv[2:])

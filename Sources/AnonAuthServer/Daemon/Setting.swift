@@ -88,7 +88,7 @@ public struct Setting: Sendable {
     ),
     // Fair admission of expensive work per end-user IP key (IPv4 address, IPv6 /64) and
     // per project (AdmissionLimits): rates a second after a burst of ten seconds' worth.
-    Setting("password-rate-per-ip", "5", "password hashes/checks a second per end-user IP; 0: off"),
+    Setting("password-rate-per-ip", "2", "password hashes/checks a second per end-user IP; 0: off"),
     Setting("password-rate-per-project", "100", "password hashes/checks a second per project; 0: off"),
     Setting(
       "signing-rate-per-ip", "20", "ID tokens signed a second per end-user IP (sign-up, sign-in); 0: off"),

@@ -22,8 +22,10 @@ public enum AdmissionWork: Int, Sendable, CaseIterable, CustomStringConvertible 
 /// project, may hold at once.
 ///
 /// The defaults are far above what one NAT'd office or one busy project does (a password
-/// sign-in per person is rare: sessions refresh), and low enough that one address cannot
-/// keep a pool to itself.
+/// sign-in per person is rare: sessions refresh; 2 a second is 7,200 an hour from one
+/// address), and low enough that one address cannot keep a pool to itself: on two cores
+/// the password pool has one thread (about 10 hashes a second), and an address at 5 a
+/// second still doubled a bystander's sign-in time, at 2 it did not.
 public struct AdmissionLimits: Sendable, Equatable {
   /// Units a second per key; 0 turns that rate off.
   public struct Rates: Sendable, Equatable {
@@ -36,7 +38,7 @@ public struct AdmissionLimits: Sendable, Equatable {
     }
   }
 
-  public var password = Rates(perIP: 5, perProject: 100)
+  public var password = Rates(perIP: 2, perProject: 100)
   public var signing = Rates(perIP: 20, perProject: 2000)
   public var write = Rates(perIP: 20, perProject: 2000)
   /// Percent of a pool's places one IP may hold at once (at least one place); 100: off.
