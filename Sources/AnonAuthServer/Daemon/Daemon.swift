@@ -139,7 +139,7 @@ public enum Daemon {
     var environment = ServiceEnvironment(
       store: store, directory: directory, minter: minter, clock: clock, ipPolicy: ipPolicy,
       metrics: serviceMetrics, logger: logger, masterKey: masterKey.bytes,
-      outbound: OutboundHTTPSAdapter(client: outbound))
+      outbound: OutboundHTTPSAdapter(client: outbound), admissionLimits: config.admission)
     environment.adminRequiresClientCertificate = config.adminRequiresClientCertificate
     if let adminKey = secrets.adminKey,
       try await directory.replaceAdminKey(label: AdminKeyFile.label, rawKey: adminKey)

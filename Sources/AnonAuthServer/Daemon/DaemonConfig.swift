@@ -27,6 +27,8 @@ public struct DaemonConfig: Sendable {
   /// How long the store's writer may hold a small batch for more writes while they
   /// stream in (`StoreOptions.commitDelayMicroseconds`).
   public var commitDelayMicroseconds: Int
+  /// Fair admission of password hashing, signing and writes per IP and project.
+  public var admission: AdmissionLimits
   public var logLevel: Logger.Level
   public var rpc: RPCServerConfig
   /// Set, the store is replicated on a dqlite cluster this daemon's node belongs to.
@@ -218,6 +220,19 @@ public struct DaemonConfig: Sendable {
     cleanupBatchSize = Int(try number("cleanup-batch-size", 1...10_000))
     cleanupJobBudgetMicroseconds = Int(try number("cleanup-job-budget-us", 50...10_000_000))
     commitDelayMicroseconds = Int(try number("commit-delay-us", 0...100_000))
+    var admission = AdmissionLimits()
+    admission.password = .init(
+      perIP: Int(try number("password-rate-per-ip", 0...1_000_000)),
+      perProject: Int(try number("password-rate-per-project", 0...1_000_000)))
+    admission.signing = .init(
+      perIP: Int(try number("signing-rate-per-ip", 0...1_000_000)),
+      perProject: Int(try number("signing-rate-per-project", 0...1_000_000)))
+    admission.write = .init(
+      perIP: Int(try number("write-rate-per-ip", 0...1_000_000)),
+      perProject: Int(try number("write-rate-per-project", 0...1_000_000)))
+    admission.ipSharePercent = Int(try number("admission-ip-share-percent", 1...100))
+    admission.projectSharePercent = Int(try number("admission-project-share-percent", 1...100))
+    self.admission = admission
 
     cluster = try Self.cluster(values)
     if let text = values["cluster-recover"], !text.isEmpty {

@@ -100,6 +100,23 @@ public struct Setting: Sendable {
       "commit-delay-us", "1000",
       "while writes stream in, how long a small batch may wait for more to share its commit (microseconds); 0: never"
     ),
+    // Fair admission of expensive work per end-user IP key (IPv4 address, IPv6 /64) and
+    // per project (AdmissionLimits): rates a second after a burst of ten seconds' worth.
+    Setting("password-rate-per-ip", "2", "password hashes/checks a second per end-user IP; 0: off"),
+    Setting("password-rate-per-project", "100", "password hashes/checks a second per project; 0: off"),
+    Setting(
+      "signing-rate-per-ip", "20", "ID tokens signed a second per end-user IP (sign-up, sign-in); 0: off"),
+    Setting(
+      "signing-rate-per-project", "2000", "ID tokens signed a second per project (sign-up, sign-in); 0: off"),
+    Setting("write-rate-per-ip", "20", "sign-up and sign-in store writes a second per end-user IP; 0: off"),
+    Setting(
+      "write-rate-per-project", "2000", "sign-up and sign-in store writes a second per project; 0: off"),
+    Setting(
+      "admission-ip-share-percent", "12",
+      "percent of the password pool's, signing pool's and writer's places one end-user IP may hold; 100: off"),
+    Setting(
+      "admission-project-share-percent", "50",
+      "percent of the password pool's, signing pool's and writer's places one project may hold; 100: off"),
     Setting(
       "cluster-id", nil,
       "replicated store: this node's id in the dqlite cluster, for ever (1 bootstraps a new cluster); "

@@ -21,12 +21,17 @@ extension AccountService {
     // over-quota caller costs no hash and cannot probe which emails are taken faster than
     // the quota lets it sign up. A taken email keeps its counted place (returned, not
     // thrown, so the job's count is not rolled back).
+    // Its two writes, its hash and its token are admitted per IP and project together,
+    // before the first of them.
+    try Admission.reserve([.write, .password, .write, .signing])
     let admittedAtMs = env.clock.nowMs()
     let taken: Bool
     do {
-      taken = try await env.write { db in
-        try SignUpQuota.admit(db, project: project, ipKey: ipKey, nowMs: admittedAtMs)
-        return try AccountsRepository.byEmail(db, projectID: projectID, email: email) != nil
+      taken = try await Admission.run(.write) { () async throws(RPCError) -> Bool in
+        try await env.write { db in
+          try SignUpQuota.admit(db, project: project, ipKey: ipKey, nowMs: admittedAtMs)
+          return try AccountsRepository.byEmail(db, projectID: projectID, email: email) != nil
+        }
       }
     } catch {
       if error.reason == Reason.tooManyAttempts.name { env.metrics.quotaRefusals.add(1, ordering: .relaxed) }
@@ -58,6 +63,8 @@ extension AccountService {
       providerID: ProviderSettings.password, rawID: email, email: email, displayName: request.displayName)
     let day = UTCDay.string(ms: session.nowMs)
     let created = account
+    let writeTicket = try Admission.enter(.write)
+    defer { writeTicket?.leave() }
     try await env.write { db in
       // The email may have been taken while the password was hashed.
       if try AccountsRepository.byEmail(db, projectID: projectID, email: email) != nil {
@@ -84,8 +91,10 @@ extension AccountService {
     async throws(RPCError) -> AuthResponse
   {
     let project = try env.project(context)
-    return try await signInWithPassword(
-      email: request.email, password: request.password, project: project, context: context)
+    return try await env.admitting(context, project: project) { () async throws(RPCError) -> AuthResponse in
+      try await signInWithPassword(
+        email: request.email, password: request.password, project: project, context: context)
+    }
   }
 
   func signInWithPassword(
@@ -103,6 +112,14 @@ extension AccountService {
     try reserveAttempt(
       throttle, account: accountKey, ip: ipKey, nowMs: attemptAtMs, refusals: env.metrics.passwordThrottled,
       message: "too many failed sign-ins; try again later")
+    // The hash, the write and the token are admitted per IP and project (successes count
+    // too) before any of them; refused, the attempt was not judged.
+    do {
+      try Admission.reserve([.password, .write, .signing])
+    } catch {
+      throttle.release(account: accountKey, ip: ipKey, reservedAtMs: attemptAtMs)
+      throw error
+    }
     let found = try await env.read { db in
       try AccountsRepository.byEmail(db, projectID: projectID, email: email)
     }
@@ -115,7 +132,10 @@ extension AccountService {
     let verification: PasswordHasher.Verification
     do {
       if let stored, let imported = ImportedPasswordHash(stored: stored) {
-        verification = try await env.verifyImportedPassword(checked, against: imported, projectID: projectID)
+        verification = try await Admission.run(.password) {
+          () async throws(RPCError) -> PasswordHasher.Verification in
+          try await env.verifyImportedPassword(checked, against: imported, projectID: projectID)
+        }
       } else {
         verification = try await env.verifyPassword(checked, against: stored)
       }
@@ -133,6 +153,8 @@ extension AccountService {
     let rehash = verification.needsRehash ? (try? await env.hashPassword(password)) : nil
     let session = try NewSession(provider: ProviderSettings.password, nowMs: env.clock.nowMs())
     let localID = account.localID
+    let writeTicket = try Admission.enter(.write)
+    defer { writeTicket?.leave() }
     let (signedIn, identities) = try await env.write { db -> (AccountRecord, [IdentityRecord]) in
       // The password may have changed, or the account gone, since it was checked.
       guard var current = try AccountsRepository.get(db, projectID: projectID, localID: localID),

@@ -26,6 +26,15 @@ public struct AccountService: Sendable {
 
   public func signUp(_ request: SignUpRequest, context: CallContext) async throws(RPCError) -> AuthResponse {
     let project = try env.project(context)
+    return try await env.admitting(context, project: project) { () async throws(RPCError) -> AuthResponse in
+      try await signUp(request, project: project, context: context)
+    }
+  }
+
+  /// `signUp` in the call's admission scope.
+  private func signUp(_ request: SignUpRequest, project: ProjectRecord, context: CallContext)
+    async throws(RPCError) -> AuthResponse
+  {
     switch request.kind {
     case nil:
       throw RPCError(.missingSignUpMethod, "set anonymous or email_password")
@@ -50,6 +59,10 @@ public struct AccountService: Sendable {
       authTime: now / 1000, signInProvider: "anonymous")
     let day = UTCDay.string(ms: now)
     let unscheduled = account
+    // Its write and its token are admitted together, before the write.
+    try Admission.reserve([.write, .signing])
+    let writeTicket = try Admission.enter(.write)
+    defer { writeTicket?.leave() }
     do {
       account.scheduledDeletionAtMs = try await env.write { db in
         try SignUpQuota.admit(db, project: project, ipKey: ipKey, nowMs: now)

@@ -5,11 +5,15 @@ import AnonAuthWire
 /// never runs on the cooperative pool, and it has threads of its own so token signing
 /// never waits behind it. The pool's queue is bounded: when it is full the call is
 /// refused with `TOO_MANY_ATTEMPTS_TRY_LATER` (`retry_after_seconds` 1) at once, and a
-/// job whose call is gone (cancelled, timed out) is dropped before it runs.
+/// job whose call is gone (cancelled, timed out) is dropped before it runs. Inside a
+/// call's admission scope each hash or check is admitted first (`Admission`, kind
+/// `.password`): per IP and per project, successes counted as much as failures.
 extension ServiceEnvironment {
   /// A PHC string for `password` with the current parameters.
   func hashPassword(_ password: String) async throws(RPCError) -> String {
     let hasher = linking.hasher
+    let ticket = try Admission.enter(.password)
+    defer { ticket?.leave() }
     do {
       return try await passwordPool.submit { () throws(CryptoError) -> String in try hasher.hash(password) }
     } catch {
@@ -23,6 +27,8 @@ extension ServiceEnvironment {
     -> PasswordHasher.Verification
   {
     let hasher = linking.hasher
+    let ticket = try Admission.enter(.password)
+    defer { ticket?.leave() }
     let target: String
     if let stored {
       target = stored

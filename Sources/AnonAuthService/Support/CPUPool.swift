@@ -11,10 +11,18 @@ import Synchronization
 /// beyond it is refused at once (`CPUPool.Refused.queueFull`) instead of waiting behind
 /// work that would make its caller time out anyway. A job whose task was cancelled (its
 /// call timed out or its connection closed) before a thread picked it up is dropped.
+///
+/// Waiting jobs are served fairly (`FairQueue`): round robin across the projects and end
+/// user IPs of the calls that submitted them (the task's `Admission.current` scope), so
+/// one source's backlog does not stand in front of everyone else's job.
 public final class CPUPool: Sendable {
   private struct State {
-    var jobs: [@Sendable () -> Void] = []
+    var jobs = FairQueue<@Sendable () -> Void>()
     var stopped = false
+
+    mutating func enqueue(_ job: @escaping @Sendable () -> Void, from source: Admission.Source?) {
+      jobs.append(job, project: source?.projectID ?? "", ip: source?.ipKey ?? "")
+    }
   }
 
   /// Why `submit` did not run a job.
@@ -69,12 +77,14 @@ public final class CPUPool: Sendable {
   /// Runs `body` on a pool thread and returns its result (no queue bound, never dropped:
   /// for work whose result is always needed, such as making a signing key).
   public func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+    let source = Admission.current?.source
     let result: Result<T, E> = await withCheckedContinuation { continuation in
       state.withLock {
-        $0.jobs.append({ [counters] in
-          counters.ran.add(1, ordering: .relaxed)
-          continuation.resume(returning: Result { () throws(E) -> T in try body() })
-        })
+        $0.enqueue(
+          { [counters] in
+            counters.ran.add(1, ordering: .relaxed)
+            continuation.resume(returning: Result { () throws(E) -> T in try body() })
+          }, from: source)
       }
       available.signal()
     }
@@ -92,6 +102,7 @@ public final class CPUPool: Sendable {
       throw .refused(.cancelled)
     }
     let cancelled = Flag()
+    let source = Admission.current?.source
     let result: Result<T, Outcome<E>> = await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         let job: @Sendable () -> Void = { [counters] in
@@ -106,7 +117,7 @@ public final class CPUPool: Sendable {
         }
         let queued = state.withLock { state -> Bool in
           guard state.jobs.count < maxQueued else { return false }
-          state.jobs.append(job)
+          state.enqueue(job, from: source)
           return true
         }
         if queued {
@@ -138,7 +149,7 @@ public final class CPUPool: Sendable {
     while true {
       available.wait()
       let job = state.withLock { state -> (@Sendable () -> Void)? in
-        state.jobs.isEmpty ? nil : state.jobs.removeFirst()
+        state.jobs.popFirst()
       }
       if let job {
         job()

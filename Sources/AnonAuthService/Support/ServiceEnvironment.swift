@@ -22,6 +22,8 @@ public struct ServiceEnvironment: Sendable {
   /// The pool that hashes and checks passwords: separate from the signing pool (so a
   /// token never waits behind scrypt), with a bounded queue.
   public let passwordPool: CPUPool
+  /// Fair admission of password hashing, signing and writes per end-user IP and project.
+  public let admission: Admission
   /// With mutual TLS (`--admin-requires-client-cert`): AdminService calls need a verified
   /// client certificate besides the admin key.
   public var adminRequiresClientCertificate = false
@@ -33,6 +35,8 @@ public struct ServiceEnvironment: Sendable {
   ///   - signInThrottle: the limits on failed password sign-ins.
   ///   - passwordPool: where scrypt runs; by default `defaultPasswordThreads` threads
   ///     and at most `defaultPasswordQueue` waiting jobs.
+  ///   - admissionLimits: rates and shares per IP and project (`Admission`); off unless
+  ///     given, so that tests of other things are not paced (the daemon passes its flags).
   /// One thread fewer than the cores (at least one): a burst of password sign-ins, even
   /// within every quota, then leaves a core to the event loop, token signing and reads,
   /// whose latency would otherwise follow scrypt's.
@@ -45,12 +49,24 @@ public struct ServiceEnvironment: Sendable {
     ipPolicy: EndUserIPPolicy, metrics: ServiceMetrics, logger: Logger, masterKey: [UInt8],
     refreshReuseGraceMs: Int64 = 10_000, outbound: any OutboundHTTP = NoOutboundHTTP(),
     passwordHasher: PasswordHasher = PasswordHasher(), signInThrottle: SignInThrottle = SignInThrottle(),
-    passwordPool: CPUPool? = nil
+    passwordPool: CPUPool? = nil, admissionLimits: AdmissionLimits = .off
   ) {
-    self.passwordPool =
+    let passwordPool =
       passwordPool
       ?? CPUPool(
         threads: Self.defaultPasswordThreads, name: "anonauth-scrypt", maxQueued: Self.defaultPasswordQueue)
+    self.passwordPool = passwordPool
+    let passwordPlaces = passwordPool.threads + min(passwordPool.maxQueued, 4096)
+    let signingPlaces = minter.cpuPool.threads + AdmissionLimits.nominalSigningQueue
+    self.admission = Admission(
+      limits: admissionLimits,
+      places: { work in
+        switch work {
+        case .password: passwordPlaces
+        case .signing: signingPlaces
+        case .write: AdmissionLimits.nominalWriteQueue
+        }
+      }, clock: clock, onRefusal: { [metrics] work, limit in metrics.admissionRefused(work, limit) })
     self.store = store
     self.directory = directory
     self.minter = minter

@@ -18,6 +18,8 @@ public final class ServiceMetrics: Sendable {
   /// Sign-ins refused by the failed-sign-in throttles (password, identity provider).
   public let passwordThrottled = Atomic<Int>(0)
   public let idpThrottled = Atomic<Int>(0)
+  /// Work refused by fair admission, by kind of work and limit ("password/ip_rate").
+  private let refusedAdmissions = Mutex<[String: Int]>([:])
 
   public init() {}
 
@@ -36,6 +38,15 @@ public final class ServiceMetrics: Sendable {
   }
 
   func accountsDeleted(_ count: Int64) { accounts.subtract(count, ordering: .relaxed) }
+
+  func admissionRefused(_ work: AdmissionWork, _ limit: Admission.Limit) {
+    refusedAdmissions.withLock { $0["\(work)/\(limit.rawValue)", default: 0] += 1 }
+  }
+
+  /// How many units of `work` fair admission refused for `limit`.
+  public func admissionRefusals(_ work: AdmissionWork, _ limit: Admission.Limit) -> Int {
+    refusedAdmissions.withLock { $0["\(work)/\(limit.rawValue)", default: 0] }
+  }
 
   func linked(provider: String) { links.withLock { $0[provider, default: 0] += 1 } }
 
@@ -65,6 +76,15 @@ public final class ServiceMetrics: Sendable {
       "anonauth_sign_in_throttled_total{kind=\"password\"} \(passwordThrottled.load(ordering: .relaxed))\n"
     out +=
       "anonauth_sign_in_throttled_total{kind=\"identity_provider\"} \(idpThrottled.load(ordering: .relaxed))\n"
+    out += "# HELP anonauth_admission_refusals_total Work refused by fair admission, by kind and limit.\n"
+    out += "# TYPE anonauth_admission_refusals_total counter\n"
+    let refused = refusedAdmissions.withLock { $0 }
+    for work in AdmissionWork.allCases {
+      for limit in Admission.Limit.allCases {
+        let count = refused["\(work)/\(limit.rawValue)", default: 0]
+        out += "anonauth_admission_refusals_total{work=\"\(work)\",limit=\"\(limit.rawValue)\"} \(count)\n"
+      }
+    }
     out += "# HELP anonauth_accounts Accounts in the store.\n"
     out += "# TYPE anonauth_accounts gauge\n"
     out += "anonauth_accounts \(accounts.load(ordering: .relaxed))\n"

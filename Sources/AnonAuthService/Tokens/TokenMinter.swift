@@ -111,11 +111,14 @@ public final class TokenMinter: Sendable {
     ring.withLock { $0 = (made, records.map(\.kid)) }
   }
 
-  /// Signs claims with the active key, on the CPU pool.
+  /// Signs claims with the active key, on the CPU pool; inside a call's admission scope
+  /// the signature is admitted first (`Admission`, kind `.signing`).
   public func sign(_ claims: [String: JSONValue]) async throws(RPCError) -> String {
     guard let current = ring.withLock({ $0.ring }) else {
       throw RPCError(.internalError, "no signing key loaded")
     }
+    let ticket = try Admission.enter(.signing)
+    defer { ticket?.leave() }
     do {
       return try await pool.run { () throws(CryptoError) -> String in
         try JWT.sign(claims: claims, key: current.active, kid: current.activeKID)

@@ -1,0 +1,150 @@
+import AnonAuthCrypto
+import AnonAuthService
+import AnonAuthStore
+import AnonAuthWire
+import Foundation
+import Testing
+
+/// The service layer in-process with fair admission on (`AdmissionLimits` as given): a
+/// real SQLite file, a `ManualClock` (rates refill only when a test moves it), cheap
+/// scrypt, and two projects, "adm-a" and "adm-b", with anonymous and email/password
+/// sign-in on and a sign-up quota high enough never to be what refuses.
+final class AdmissionHarness: Sendable {
+  static let projects = ["adm-a", "adm-b"]
+
+  let clock: ManualClock
+  let env: ServiceEnvironment
+  let apiKeys: [String: String]
+
+  var accounts: AccountService { AccountService(environment: env) }
+  var admission: Admission { env.admission }
+
+  private init(clock: ManualClock, env: ServiceEnvironment, apiKeys: [String: String]) {
+    self.clock = clock
+    self.env = env
+    self.apiKeys = apiKeys
+  }
+
+  /// Builds a harness, runs `body`, and always closes the store and removes the files.
+  static func with<T>(
+    limits: AdmissionLimits,
+    passwordPool makePasswordPool: @Sendable () -> CPUPool = {
+      CPUPool(threads: 2, name: "anonauth-admission-scrypt", maxQueued: 64)
+    },
+    _ body: (AdmissionHarness) async throws -> T
+  ) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("anonauth-admission-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let store = try Store.open(
+      options: StoreOptions(path: directory + "/anonauth.db", synchronous: .normal),
+      migrations: AnonAuthSchema.migrations)
+    let pool = CPUPool(threads: 2, name: "anonauth-admission-sign")
+    let passwordPool = makePasswordPool()
+    defer {
+      pool.shutdown()
+      passwordPool.shutdown()
+    }
+    do {
+      let harness = try await make(store: store, pool: pool, passwordPool: passwordPool, limits: limits)
+      let result = try await body(harness)
+      await store.close()
+      return result
+    } catch {
+      await store.close()
+      throw error
+    }
+  }
+
+  private static func make(store: Store, pool: CPUPool, passwordPool: CPUPool, limits: AdmissionLimits)
+    async throws -> AdmissionHarness
+  {
+    let clock = ManualClock()
+    let masterKey = try SecureRandom.bytes(32)
+    let directory = try await ProjectDirectory(store: store, clock: clock)
+    let minter = TokenMinter(
+      store: store, clock: clock, masterKey: masterKey, issuerPrefix: "https://anonauth.test/", pool: pool)
+    try await minter.start()
+    let env = ServiceEnvironment(
+      store: store, directory: directory, minter: minter, clock: clock,
+      ipPolicy: EndUserIPPolicy(trustedProxies: []), metrics: ServiceMetrics(), logger: .silent,
+      masterKey: masterKey,
+      passwordHasher: PasswordHasher(parameters: try ScryptParameters(ln: 10, r: 8, p: 1)),
+      passwordPool: passwordPool, admissionLimits: limits)
+    let adminKey = try await directory.createAdminKey(label: "admission-test")
+    let admin = AdminService(
+      environment: env, cleanup: CleanupWorker(environment: env), backupDirectory: NSTemporaryDirectory())
+    let context = { (method: String) in
+      CallContext(
+        method: "/\(AdminService.name)/\(method)", metadata: ["authorization": "Bearer \(adminKey)"],
+        peerIP: "127.0.0.1", requestID: "setup")
+    }
+    var apiKeys: [String: String] = [:]
+    for projectID in projects {
+      _ = try await admin.createProject(
+        CreateProjectRequest(projectId: projectID), context: context("CreateProject"))
+      var config = ProjectConfig()
+      config.projectId = projectID
+      config.anonymousEnabled = true
+      config.emailPasswordEnabled = true
+      config.signUpQuotaPerHour = 1_000_000
+      _ = try await admin.updateProjectConfig(
+        UpdateProjectConfigRequest(
+          config: config,
+          updateMask: ["anonymous_enabled", "email_password_enabled", "sign_up_quota_per_hour"]),
+        context: context("UpdateProjectConfig"))
+      apiKeys[projectID] = try await admin.createApiKey(
+        CreateApiKeyRequest(projectId: projectID), context: context("CreateApiKey")
+      ).apiKey
+    }
+    return AdmissionHarness(clock: clock, env: env, apiKeys: apiKeys)
+  }
+
+  // MARK: Calls
+
+  func context(_ method: String, project: String, ip: String) -> CallContext {
+    CallContext(
+      method: "/\(AccountService.name)/\(method)", metadata: ["x-api-key": apiKeys[project] ?? ""],
+      peerIP: ip,
+      requestID: "test")
+  }
+
+  func anonymous(project: String = "adm-a", ip: String) async throws(RPCError) -> AuthResponse {
+    try await accounts.signUp(
+      SignUpRequest(kind: .anonymous(AnonymousSignUp())), context: context("SignUp", project: project, ip: ip)
+    )
+  }
+
+  func signUp(email: String, project: String = "adm-a", ip: String) async throws(RPCError) -> AuthResponse {
+    try await accounts.signUp(
+      SignUpRequest(kind: .emailPassword(EmailPasswordSignUp(email: email, password: "secret-1"))),
+      context: context("SignUp", project: project, ip: ip))
+  }
+
+  func signIn(email: String, password: String = "secret-1", project: String = "adm-a", ip: String)
+    async throws(RPCError) -> AuthResponse
+  {
+    try await accounts.signInWithPassword(
+      SignInWithPasswordRequest(email: email, password: password),
+      context: context("SignInWithPassword", project: project, ip: ip))
+  }
+
+  /// Accounts in `project`.
+  func accountCount(_ project: String) async throws -> Int64 {
+    try await env.store.read { db in
+      try db.queryOne("SELECT count(*) FROM accounts WHERE project_id = ?", [.text(project)]).map {
+        try $0.int64(0)
+      } ?? 0
+    }
+  }
+}
+
+extension AdmissionLimits {
+  /// Everything off but what `change` sets.
+  static func only(_ change: (inout AdmissionLimits) -> Void) -> AdmissionLimits {
+    var limits = AdmissionLimits.off
+    change(&limits)
+    return limits
+  }
+}
