@@ -306,28 +306,28 @@ def _signup_frame(pb, daemon, call_id, payload, timeout_ms=0):
 
 
 def unknown_field_payloads(daemon, pb, stop, tally):
-    """The public API key: sign-ups whose payload is nearly 4 MiB of unknown fields."""
-    payload = _unknown_fields(MAX_FRAME - 512)
-    n = 0
+    """The public API key: sign-ups whose payload is all two-byte unknown fields, 64 at a
+    time, each as large as a frame may be before an admin key (64 KiB; a larger one is
+    refused unread)."""
+    frames = b"".join(_signup_frame(pb, daemon, n + 1, _unknown_fields(65_000)) for n in range(64))
     while not stop.is_set():
         try:
             sock = _tls(daemon, "127.0.3.2", timeout=30)
-            for _ in range(4):
-                n += 1
-                sock.sendall(_signup_frame(pb, daemon, n, payload))
-                tally.add("unknown-field payload")
-            for _ in range(4):
+            tally.add("unknown-field payloads x64")
+            sock.sendall(frames)
+            for _ in range(64):
                 read_frame(sock, pb)
             sock.close()
         except (OSError, EOFError, ssl.SSLError):
-            pass
+            tally.add("unknown-field payloads cut off")
         stop.wait(0.1)
 
 
 def expired_calls(daemon, pb, stop, tally):
-    """The public API key: 150 sign-ups with `timeout_ms=1` on one connection, half of
-    them with a payload of unknown fields, as fast as they go out."""
-    heavy = _unknown_fields(1 << 20)
+    """The public API key: 150 sign-ups with `timeout_ms=1` on one connection, every other
+    one with a payload of 60,000 bytes of unknown fields (under the 64 KiB a connection
+    may send before an admin key), as fast as they go out."""
+    heavy = _unknown_fields(60_000)
     light = pb.account.SignUpRequest(anonymous=pb.account.AnonymousSignUp()).SerializeToString()
     n = 0
     while not stop.is_set():
@@ -337,30 +337,39 @@ def expired_calls(daemon, pb, stop, tally):
             for i in range(150):
                 n += 1
                 blob += _signup_frame(pb, daemon, n, heavy if i % 2 else light, timeout_ms=1)
-            sock.sendall(blob)
             tally.add("expired sign-ups x150")
+            sock.sendall(blob)
             _drain(sock, stop, 2)
             sock.close()
         except (OSError, ssl.SSLError):
-            pass
+            tally.add("expired sign-ups cut off")
         stop.wait(0.1)
 
 
 def held_frame_bytes(daemon, pb, stop, tally, count=256):
-    """No API key: connections that each send all but the last byte of a maximum-size
-    frame and wait, renewed as the daemon closes them."""
+    """No API key: connections that each send all but the last byte of a frame and wait,
+    renewed as the daemon closes them. Every other one announces a maximum-size frame
+    (refused before an admin key); the rest the largest frame allowed before one."""
     held = []
-    body = struct.pack(">I", MAX_FRAME) + b"\x0a" + bytes(MAX_FRAME - 2)
+    small = 64 << 10
+    bodies = [struct.pack(">I", size) + b"\x0a" + bytes(size - 2) for size in (MAX_FRAME, small)]
+    attempts = 0
     while not stop.is_set():
-        while len(held) < count and not stop.is_set():
+        refused = 0  # in a row: the maximum-size frames are each refused once
+        while len(held) < count and refused < 8 and not stop.is_set():
+            attempts += 1
+            sock = None
             try:
                 sock = _tls(daemon, "127.0.3.4", timeout=2)
-                sock.sendall(body)
+                sock.sendall(bodies[attempts % 2])
                 held.append(sock)
                 tally.add("held frame")
+                refused = 0
             except (OSError, ssl.SSLError):
                 tally.add("held frame refused")
-                break
+                refused += 1
+                if sock is not None:
+                    sock.close()
         stop.wait(1)
         alive = []
         for sock in held:
@@ -527,10 +536,11 @@ def _demoted(abuser, *args):
 
 
 # What the well-behaved client does: VerifyIdToken with check_revoked at 200 calls/s, or
-# password sign-ins of its own account at 5 a second (the bystander of the password pool).
+# password sign-ins of its own account once a second (the bystander of the password
+# pool: a person signing in, well inside the per-address password rate of 2 a second).
 BYSTANDERS = {
     "verify": ["verify", "--check-revoked", "--rate", "200", "--accounts", "32"],
-    "password": ["password", "--rate", "5"],
+    "password": ["password", "--rate", "1"],
 }
 
 

@@ -410,3 +410,18 @@ def test_forged_id_tokens_are_invalid(daemon, pb):
         st, _ = call(s, pb, TOKEN + "VerifyIdToken", pb.token.VerifyIdTokenRequest(id_token=genuine), None,
                      api(daemon), call_id + 1)
         assert st.code == 0, st
+
+
+def test_a_peer_that_keeps_sending_after_go_away_is_cut(daemon, pb):
+    """After a GoAway the server drains what the peer had in flight, up to 1 MiB, so the
+    GoAway is read rather than lost to a reset; a peer that goes on sending is cut instead
+    of keeping the loop decrypting for the whole linger."""
+    sock = daemon.connect()
+    send_frame(sock, b"\x0a\x05junk!")  # a Call field that does not parse: MALFORMED_FRAME
+    expect_go_away(sock, pb, "MALFORMED_FRAME")
+    sock.settimeout(20)
+    chunk = bytes(1 << 20)
+    with pytest.raises(OSError):  # BrokenPipe or ConnectionReset once the server cut it
+        for _ in range(64):
+            sock.sendall(chunk)
+    assert healthy(daemon, pb)

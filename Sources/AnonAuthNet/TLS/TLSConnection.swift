@@ -61,6 +61,13 @@ public final class TLSConnection: EventHandler {
 
   /// How long a closing connection waits for the peer's end before it is cut.
   public static let lingerNanos: UInt64 = 2_000_000_000
+  /// How much a closing connection decrypts and drops while it waits: enough for the
+  /// frames a peer had in flight when the `GoAway` left, so that it reads the `GoAway`
+  /// instead of losing it to a reset. A peer still sending past this is not listening
+  /// (one that pipelined 150 calls of 1 MiB kept the loop decrypting for the whole
+  /// linger), and is cut.
+  public static let lingerBudgetBytes = 1 << 20
+  private var lingerBytes = 0
   /// Queued output above which the connection stops reading: a peer that sends calls or
   /// Pings and never reads the answers holds at most this much (plus the replies of the
   /// calls already in flight) instead of growing the process without limit.
@@ -488,6 +495,10 @@ public final class TLSConnection: EventHandler {
     let buffer = loop.scratch
     var bytesRead = 0
     while true {
+      if lingerBytes >= Self.lingerBudgetBytes {
+        finishClose(error: nil)
+        return
+      }
       if bytesRead >= Self.readBudgetBytes {
         yieldTurn()
         return
@@ -496,6 +507,7 @@ public final class TLSConnection: EventHandler {
       let n = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
       if n > 0 {
         bytesRead += Int(n)
+        lingerBytes += Int(n)
         continue
       }
       let err = SSL_get_error(ssl, n)
