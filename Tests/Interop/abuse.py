@@ -44,6 +44,24 @@ def _tls(daemon, source, timeout=10):
     return daemon.context().wrap_socket(_tcp(daemon.rpc, source, timeout), server_hostname="localhost")
 
 
+def _still_open(held):
+    """The sockets of `held` the server has not closed yet; the others are closed here."""
+    alive = []
+    for sock in held:
+        sock.setblocking(False)
+        try:
+            if sock.recv(4096) == b"":
+                sock.close()
+                continue
+        except (BlockingIOError, ssl.SSLWantReadError):
+            pass
+        except OSError:  # ssl.SSLError is an OSError
+            sock.close()
+            continue
+        alive.append(sock)
+    return alive
+
+
 def garbage_frames(daemon, pb, stop, tally):
     """Connections that send a frame length over the limit, a zero length, or junk."""
     while not stop.is_set():
@@ -76,20 +94,7 @@ def abandoned_handshakes(daemon, pb, stop, tally, count=1600):
                 tally.add("abandoned handshake refused")
                 break
         stop.wait(1)
-        alive = []
-        for s in held:  # keep those the server has not closed yet
-            s.setblocking(False)
-            try:
-                if s.recv(4096) == b"":
-                    s.close()
-                    continue
-            except BlockingIOError:
-                pass
-            except OSError:
-                s.close()
-                continue
-            alive.append(s)
-        held = alive
+        held = _still_open(held)
     for s in held:
         s.close()
 
@@ -371,20 +376,7 @@ def held_frame_bytes(daemon, pb, stop, tally, count=256):
                 if sock is not None:
                     sock.close()
         stop.wait(1)
-        alive = []
-        for sock in held:
-            sock.setblocking(False)
-            try:
-                if sock.recv(4096) == b"":
-                    sock.close()
-                    continue
-            except (BlockingIOError, ssl.SSLWantReadError):
-                pass
-            except (OSError, ssl.SSLError):
-                sock.close()
-                continue
-            alive.append(sock)
-        held = alive
+        held = _still_open(held)
     for sock in held:
         sock.close()
 
@@ -591,6 +583,25 @@ class PeakRSS:
         self.done.set()
         self.thread.join()
         return self.peak
+
+
+def run_beside(daemon, pb, abusers, measure, settle=1.0):
+    """Starts `abusers`, lets them get going for `settle` seconds, runs `measure()` and
+    stops them, whatever happens. Returns what `measure` returned, the daemon's peak
+    resident bytes meanwhile, and the abusers' tally."""
+    peak = PeakRSS(daemon.proc.pid)
+    stop, threads, tally = start(daemon, pb, abusers)
+    try:
+        time.sleep(settle)
+        result = measure()
+        assert daemon.proc.poll() is None, "the daemon died under attack"
+    finally:
+        peak_rss = peak.stop()
+        stop.set()
+        for t in threads:
+            t.join(timeout=60)
+    assert all(not t.is_alive() for t in threads)
+    return result, peak_rss, tally
 
 
 def start(daemon, pb, abusers=ALL):

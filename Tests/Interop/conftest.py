@@ -122,6 +122,28 @@ def daemon():
     assert d.stop() == 0
 
 
+def metrics(daemon):
+    """The ops port's /metrics as {series with its labels: value}."""
+    with socket.create_connection(daemon.ops, timeout=10) as s:
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    out = {}
+    for line in data.decode().split("\r\n\r\n", 1)[-1].splitlines():
+        if line.startswith("#") or " " not in line:
+            continue
+        name, value = line.rsplit(" ", 1)
+        try:
+            out[name] = float(value)
+        except ValueError:
+            pass
+    return out
+
+
 def send_frame(sock, body: bytes):
     sock.sendall(struct.pack(">I", len(body)) + body)
 

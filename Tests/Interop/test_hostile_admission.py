@@ -13,7 +13,6 @@ Run as a script, it measures the bystander's sign-in latency, quiet and under th
 (no assertion): `ANONAUTHD=.build/debug/anonauthd python Tests/Interop/test_hostile_admission.py
 [SECONDS [DAEMON FLAGS...]]`."""
 
-import os
 import socket
 import statistics
 import sys

@@ -16,9 +16,8 @@ import socket
 import struct
 import time
 
-import pytest
-
-from conftest import Daemon, TEST_DAEMON_FLAGS, assert_closed, call, call_frame, read_frame, send_frame
+from abuse import rss_bytes
+from conftest import Daemon, TEST_DAEMON_FLAGS, assert_closed, call, call_frame, metrics, read_frame, send_frame
 
 CHECK = "/anonauth.v1.HealthService/Check"
 SLEEP = "/anonauth.test.TestService/Sleep"
@@ -26,36 +25,6 @@ SIGN_UP = "/anonauth.v1.AccountService/SignUp"
 VERIFY = "/anonauth.v1.TokenService/VerifyIdToken"
 GET_CONFIG = "/anonauth.v1.AdminService/GetProjectConfig"
 MIB = 1024 * 1024
-
-
-def rss_bytes(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
-
-
-def metrics(daemon):
-    """The ops port's /metrics as {series without labels: value}."""
-    with socket.create_connection(daemon.ops, timeout=10) as s:
-        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    out = {}
-    for line in data.decode().split("\r\n\r\n", 1)[-1].splitlines():
-        if line.startswith("#") or " " not in line:
-            continue
-        name, value = line.rsplit(" ", 1)
-        try:
-            out[name] = float(value)
-        except ValueError:
-            pass
-    return out
 
 
 def wait_for(condition, seconds=60):

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from abuse import rss_bytes
-from conftest import Daemon, call, call_frame, read_frame, send_frame
+from conftest import Daemon, metrics, call, call_frame, read_frame, send_frame
 
 CHECK = "/anonauth.v1.HealthService/Check"
 PUBLIC_KEYS = "/anonauth.v1.TokenService/GetPublicKeys"
@@ -281,18 +281,7 @@ def healthz(daemon, timeout=5):
 
 
 def metric(daemon, name):
-    with socket.create_connection(daemon.ops, timeout=5) as s:
-        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    for line in data.decode().splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
-    raise AssertionError(f"no metric {name}")
+    return metrics(daemon)[name]
 
 
 def test_per_ip_limit_closes_the_extra_connection(pb):

@@ -30,18 +30,8 @@ def test_an_attack_alone_leaves_its_bystander_served_and_memory_bounded(abuser, 
         quiet = abuse.well_behaved(CLI, daemon, SECONDS, kind)
         assert quiet["failures"] == 0, quiet
 
-        peak = abuse.PeakRSS(daemon.proc.pid)
-        stop, threads, tally = abuse.start(daemon, pb, [abuser])
-        try:
-            time.sleep(1)  # let the attack get going
-            loaded = abuse.well_behaved(CLI, daemon, SECONDS, kind)
-            assert daemon.proc.poll() is None, "the daemon died under attack"
-        finally:
-            peak_rss = peak.stop()
-            stop.set()
-            for t in threads:
-                t.join(timeout=60)
-        assert all(not t.is_alive() for t in threads)
+        loaded, peak_rss, tally = abuse.run_beside(
+            daemon, pb, [abuser], lambda: abuse.well_behaved(CLI, daemon, SECONDS, kind))
 
         deadline = time.monotonic() + 20
         while abuse.rss_bytes(daemon.proc.pid) > baseline + RETURN_SLACK and time.monotonic() < deadline:

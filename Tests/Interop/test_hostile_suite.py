@@ -65,20 +65,13 @@ def test_a_well_behaved_client_is_served_beside_every_abuser_and_memory_comes_ba
     quiet = well_behaved(seconds=seconds)
     assert quiet["failures"] == 0, quiet
 
-    peak = abuse.PeakRSS(daemon.proc.pid)
-    stop, threads, tally = abuse.start(daemon, pb)
-    try:
-        time.sleep(2)  # let every abuser get going
+    def measured():
         cpu_before, started = cpu_seconds(daemon.proc.pid), time.monotonic()
         loaded = well_behaved(seconds=seconds)
-        daemon_cpu = (cpu_seconds(daemon.proc.pid) - cpu_before) / (time.monotonic() - started)
-        assert daemon.proc.poll() is None, "the daemon died under abuse"
-    finally:
-        peak_rss = peak.stop()
-        stop.set()
-        for t in threads:
-            t.join(timeout=60)
-    assert all(not t.is_alive() for t in threads)
+        return loaded, (cpu_seconds(daemon.proc.pid) - cpu_before) / (time.monotonic() - started)
+
+    # Two seconds first, to let every abuser get going.
+    (loaded, daemon_cpu), peak_rss, tally = abuse.run_beside(daemon, pb, abuse.ALL, measured, settle=2)
     # Memory comes back: connections closed, buffers released (malloc keeps some).
     deadline = time.monotonic() + 20
     while abuse.rss_bytes(daemon.proc.pid) > baseline_rss + (24 << 20) and time.monotonic() < deadline:
