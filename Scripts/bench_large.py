@@ -33,7 +33,7 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from bench import BIN, ROOT, cpu_model, rsa_signs_per_second  # noqa: E402
+from bench import BIN, ONE_SOURCE_FLAGS, ROOT, cpu_model, rsa_signs_per_second  # noqa: E402
 
 
 class Daemon:
@@ -49,8 +49,7 @@ class Daemon:
         self.proc = subprocess.Popen(
             [str(BIN / "anonauthd"), "--dev", "--data-dir", self.dir, "--listen", "127.0.0.1:0",
              "--ops-listen", "127.0.0.1:0", "--log-level", "warn", "--cleanup-interval-ms", str(cleanup_interval_ms),
-             "--max-connections-per-ip", "100000", "--max-connection-rate-per-ip", "0",
-             *os.environ.get("BENCH_DAEMON_ARGS", "").split()],
+             *ONE_SOURCE_FLAGS, *os.environ.get("BENCH_DAEMON_ARGS", "").split()],
             stdout=subprocess.PIPE, stderr=open(self.dir + ".log", "a"), text=True)
         line = self.proc.stdout.readline()
         took = time.monotonic() - started

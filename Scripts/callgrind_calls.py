@@ -29,6 +29,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from bench import ONE_SOURCE_FLAGS  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BIN = ROOT / ".build" / "release"
 # The signature: our RS256 sign is EVP_DigestSignInit, then EVP_DigestSign (twice: size, sign).
@@ -96,7 +99,7 @@ def measure(args, binary, data, out, work):
     daemon = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(binary), "--dev",
          "--data-dir", str(data), "--listen", "127.0.0.1:0", "--ops-listen", "127.0.0.1:0",
-         "--log-level", "warn", "--max-connection-rate-per-ip", "0"],
+         "--log-level", "warn", *ONE_SOURCE_FLAGS],
         stdout=subprocess.PIPE, stderr=open(work / "valgrind.log", "w"), text=True)
     try:
         json.loads(daemon.stdout.readline())

@@ -27,13 +27,15 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "Tests" / "Interop"))
+sys.path.insert(0, str(ROOT / "Scripts"))
 
 from cluster import Cluster, Load, rolling_restart  # noqa: E402
+from bench import ONE_SOURCE_FLAGS  # noqa: E402
 from conftest import Daemon, load_pb  # noqa: E402
 
 CLI = os.environ.get("ANONAUTH_CLI", str(ROOT / ".build/debug/anonauth"))
-# All the load comes from 127.0.0.1: no per-address cap or pace on it.
-DAEMON_FLAGS = ["--log-level", "warn", "--max-connections-per-ip", "100000", "--max-connection-rate-per-ip", "0"]
+# All the load comes from 127.0.0.1: no per-address cap, pace or admission limit on it.
+DAEMON_FLAGS = ["--log-level", "warn", *ONE_SOURCE_FLAGS]
 
 
 def bench(data_dir, *args):

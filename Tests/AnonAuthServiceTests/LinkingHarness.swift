@@ -65,7 +65,7 @@ final class LinkingHarness: Sendable {
   /// Builds a harness, runs `body`, and always closes the store and removes the files.
   /// - Parameter scryptLn: log2 N of new password hashes (cheap by default).
   static func with<T>(
-    throttle: SignInThrottle = SignInThrottle(), scryptLn: Int = 10,
+    throttle: SignInThrottle = SignInThrottle(), scryptLn: Int = 10, admission: AdmissionLimits = .off,
     passwordPool makePasswordPool: @Sendable () -> CPUPool = {
       CPUPool(threads: 2, name: "anonauth-linking-scrypt", maxQueued: 64)
     },
@@ -83,7 +83,7 @@ final class LinkingHarness: Sendable {
     do {
       let harness = try await make(
         directory: directory, store: store, pool: pool, passwordPool: passwordPool, throttle: throttle,
-        scryptLn: scryptLn)
+        scryptLn: scryptLn, admission: admission)
       let result = try await body(harness)
       await store.close()
       pool.shutdown()
@@ -99,7 +99,7 @@ final class LinkingHarness: Sendable {
 
   private static func make(
     directory: String, store: Store, pool: CPUPool, passwordPool: CPUPool, throttle: SignInThrottle,
-    scryptLn: Int
+    scryptLn: Int, admission: AdmissionLimits
   ) async throws -> LinkingHarness {
     let clock = ManualClock()
     let masterKey = try SecureRandom.bytes(32)
@@ -113,7 +113,7 @@ final class LinkingHarness: Sendable {
       ipPolicy: EndUserIPPolicy(trustedProxies: []), metrics: ServiceMetrics(), logger: .silent,
       masterKey: masterKey, outbound: outbound,
       passwordHasher: PasswordHasher(parameters: try ScryptParameters(ln: scryptLn, r: 8, p: 1)),
-      signInThrottle: throttle, passwordPool: passwordPool)
+      signInThrottle: throttle, passwordPool: passwordPool, admissionLimits: admission)
     let graph = FakeGraphAPI(appID: "fb-app", appSecret: "fb-secret")
     graph.install(on: outbound)
     let google = try FakeIssuer(issuer: "https://accounts.google.com", clientID: "google-client")

@@ -3,11 +3,27 @@ call and reports what it says it reports. No timing is asserted here: the figure
 from `make bench`, never from tests."""
 
 import json
+import pathlib
 import subprocess
+import sys
 
 import pytest
 
+from conftest import TEST_DAEMON_FLAGS, Daemon
 from test_ops_and_cli import CLI
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "Scripts"))
+from bench import ONE_SOURCE_FLAGS  # noqa: E402
+
+
+@pytest.fixture
+def daemon():
+    """The daemon as `make bench` runs it: every bench call comes from 127.0.0.1, so the
+    per-IP connection limits and fair admission's rates and shares are off (the benches
+    measure the product, not the limits; the limits have tests of their own)."""
+    d = Daemon(extra=TEST_DAEMON_FLAGS + ONE_SOURCE_FLAGS)
+    yield d
+    assert d.stop() == 0
 
 
 def bench(daemon, *args):

@@ -24,6 +24,20 @@ extension AccountService {
     guard !project.firebaseProjectID.isEmpty else {
       throw RPCError(.operationNotAllowed, "the Firebase session exchange is off for this project")
     }
+    return try await env.admitting(context, project: project) { () async throws(RPCError) -> AuthResponse in
+      try await exchange(request, project: project, context: context)
+    }
+  }
+
+  /// `signInWithFirebaseIdToken` in the call's admission scope.
+  private func exchange(
+    _ request: SignInWithFirebaseIdTokenRequest, project: ProjectRecord, context: CallContext
+  )
+    async throws(RPCError) -> AuthResponse
+  {
+    // Its write and its token are admitted together, before the Firebase token is
+    // verified: a refused call costs no verification and counts no failed attempt.
+    try Admission.reserve([.write, .signing])
     let identity = try await throttledVerification(project: project, context: context) {
       () async throws(RPCError) in
       try await FirebaseTokenVerifier(project: project, cache: env.linking.jwks)

@@ -13,10 +13,22 @@ extension AccountService {
   {
     let project = try env.project(context)
     let credential = try Self.credential(request.credential)
+    return try await env.admitting(context, project: project) { () async throws(RPCError) -> AuthResponse in
+      try await signInWithIdp(credential, project: project, context: context)
+    }
+  }
+
+  /// `signInWithIdp` in the call's admission scope.
+  private func signInWithIdp(_ credential: Credential, project: ProjectRecord, context: CallContext)
+    async throws(RPCError) -> AuthResponse
+  {
     if credential.providerId == ProviderSettings.password {
       return try await signInWithPassword(
         email: credential.email, password: credential.password, project: project, context: context)
     }
+    // Its write and its token are admitted together, before the provider's token is
+    // verified: a refused call costs no verification and counts no failed attempt.
+    try Admission.reserve([.write, .signing])
     let linker = AccountLinker(env: env)
     let identity = try await throttledIdentity(credential, project: project, context: context)
     let ipKey = try quotaIPKey(context)
@@ -76,6 +88,17 @@ extension AccountService {
     {
       throw RPCError(.providerAlreadyLinked, "the account already has a \(providerID) credential")
     }
+    return try await env.admitting(context, project: project) { () async throws(RPCError) -> AuthResponse in
+      try await link(credential, caller: caller, authTime: authTime, project: project, context: context)
+    }
+  }
+
+  /// `linkWithCredential` in the call's admission scope, after its cheap checks.
+  private func link(
+    _ credential: Credential, caller: (account: AccountRecord, identities: [IdentityRecord], issuedAt: Int64),
+    authTime: Int64, project: ProjectRecord, context: CallContext
+  ) async throws(RPCError) -> AuthResponse {
+    let providerID = credential.providerId
     let linker = AccountLinker(env: env)
     let ipKey = try quotaIPKey(context)
     let linked: AccountLinker.Linked
@@ -85,6 +108,9 @@ extension AccountService {
         credential, to: caller.account.localID, tokenIssuedAt: caller.issuedAt, authTime: authTime,
         ipKey: ipKey, project: project)
     } else {
+      // Its write and its token are admitted together, before the provider's token is
+      // verified (a password link reserves its own, in `linkPassword`).
+      try Admission.reserve([.write, .signing])
       let identity = try await throttledIdentity(credential, project: project, context: context)
       session = try NewSession(provider: providerID, nowMs: env.clock.nowMs(), authTime: authTime)
       linked = try await linker.link(

@@ -14,6 +14,11 @@ extension AccountService {
     guard request.displayName.utf8.count <= 256 else {
       throw RPCError(.invalidArgument, "display_name is longer than 256 bytes")
     }
+    // ImportAccounts refuses control characters, so an exported account must not have
+    // them: refused here as provider names are (`ProviderText`).
+    guard !ProviderText.hasControl(request.displayName) else {
+      throw RPCError(.invalidArgument, "display_name has control characters")
+    }
     let ipKey = try quotaIPKey(context)
     let projectID = project.projectID
     // Admission before any scrypt work and before the email is looked up: the attempt is

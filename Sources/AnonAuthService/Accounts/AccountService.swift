@@ -113,30 +113,39 @@ public struct AccountService: Sendable {
     }
     if let refusal { throw refusal }
 
-    // One write job (RefreshRotation): lookup, reuse detection and rotation are atomic
-    // with respect to every other refresh of the same family.
-    let outcome = try await env.write { db in
-      try RefreshRotation.run(
-        db, projectID: projectID, key: key, nowMs: clock.nowMs(), graceMs: grace, masterKey: masterKey,
-        fresh: fresh)
-    }
-    switch outcome {
-    case .refused(let error):
-      throw error
-    case .reused(let account, let generation):
-      context.log.setAccount(uid: account.localID, isAnonymous: account.isAnonymous)
-      env.logger.warning(
-        "refresh token reuse: session revoked, valid_since moved",
-        [
-          "project_id": .string(projectID), "uid": .string(account.localID),
-          "is_anon": .bool(account.isAnonymous), "generation": .int(generation),
-        ])
-      throw RPCError(.invalidRefreshToken, "the refresh token was already used")
-    case .issued(let account, let identities, let session, let raw):
-      context.log.setAccount(uid: account.localID, isAnonymous: account.isAnonymous)
-      return try await authResponse(
-        project: project, account: account, identities: identities, signInProvider: session.signInProvider,
-        authTime: session.authTime, refreshToken: raw, isNewUser: false)
+    // The rotation's write and the token it signs (a grace-window re-issue signs too)
+    // are admitted per IP and project together, before the write: a refresh is never
+    // refused its ID token after its refresh token was rotated (the client would lose
+    // the session). Refused, the presented token is untouched and stays usable.
+    return try await env.admitting(context, project: project) { () async throws(RPCError) -> AuthResponse in
+      try Admission.reserve([.write, .signing])
+      // One write job (RefreshRotation): lookup, reuse detection and rotation are atomic
+      // with respect to every other refresh of the same family.
+      let outcome = try await Admission.run(.write) { () async throws(RPCError) -> RefreshRotation.Outcome in
+        try await env.write { db in
+          try RefreshRotation.run(
+            db, projectID: projectID, key: key, nowMs: clock.nowMs(), graceMs: grace, masterKey: masterKey,
+            fresh: fresh)
+        }
+      }
+      switch outcome {
+      case .refused(let error):
+        throw error
+      case .reused(let account, let generation):
+        context.log.setAccount(uid: account.localID, isAnonymous: account.isAnonymous)
+        env.logger.warning(
+          "refresh token reuse: session revoked, valid_since moved",
+          [
+            "project_id": .string(projectID), "uid": .string(account.localID),
+            "is_anon": .bool(account.isAnonymous), "generation": .int(generation),
+          ])
+        throw RPCError(.invalidRefreshToken, "the refresh token was already used")
+      case .issued(let account, let identities, let session, let raw):
+        context.log.setAccount(uid: account.localID, isAnonymous: account.isAnonymous)
+        return try await authResponse(
+          project: project, account: account, identities: identities, signInProvider: session.signInProvider,
+          authTime: session.authTime, refreshToken: raw, isNewUser: false)
+      }
     }
   }
 

@@ -80,6 +80,9 @@ struct AccountLinker {
         details: ["retry_after_seconds": "1"])
     }
     defer { env.linking.passwordLinks.release(slot) }
+    // Its two writes, its hash and its token are admitted per IP and project together,
+    // before the first of them (in the call's scope, `AccountService.linkWithCredential`).
+    try Admission.reserve([.write, .password, .write, .signing])
     let clock = env.clock
     let admittedAtMs = clock.nowMs()
     let refusal: RPCError? = try await countedWrite { db -> RPCError? in
@@ -210,13 +213,13 @@ struct AccountLinker {
     }
   }
 
-  /// `env.write` for a job that may count against the sign-up quota: the quota's
-  /// refusals are counted in the metrics.
+  /// `env.write`, admitted as a write in the call's scope, for a job that may count
+  /// against the sign-up quota: the quota's refusals are counted in the metrics.
   private func countedWrite<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T)
     async throws(RPCError) -> T
   {
     do {
-      return try await env.write(job)
+      return try await Admission.run(.write) { () async throws(RPCError) -> T in try await env.write(job) }
     } catch {
       if error.reason == Reason.tooManyAttempts.name { env.metrics.quotaRefusals.add(1, ordering: .relaxed) }
       throw error
@@ -261,10 +264,28 @@ struct AccountLinker {
   func signIn(_ identity: VerifiedIdentity, project: ProjectRecord, ipKey: String, session: NewSession)
     async throws(RPCError) -> SignedIn
   {
-    let projectID = project.projectID
     let newLocalID = try AccountService.newLocalID()
     let day = UTCDay.string(ms: session.nowMs)
-    let outcome = try await env.write { db -> SignInOutcome in
+    let outcome = try await Admission.run(.write) { () async throws(RPCError) -> SignInOutcome in
+      try await signInJob(
+        identity, project: project, ipKey: ipKey, session: session, newLocalID: newLocalID, day: day)
+    }
+    switch outcome {
+    case .refused(let error):
+      throw error
+    case .signedIn(let signedIn):
+      if signedIn.isNewUser { env.metrics.signedUp(provider: identity.providerID) }
+      return signedIn
+    }
+  }
+
+  /// `signIn`'s write job.
+  private func signInJob(
+    _ identity: VerifiedIdentity, project: ProjectRecord, ipKey: String, session: NewSession,
+    newLocalID: String, day: String
+  ) async throws(RPCError) -> SignInOutcome {
+    let projectID = project.projectID
+    return try await env.write { db -> SignInOutcome in
       if let owner = try AccountsRepository.owner(
         db, projectID: projectID, providerID: identity.providerID, rawID: identity.rawID)
       {
@@ -305,13 +326,6 @@ struct AccountLinker {
       try RefreshTokensRepository.insert(db, session.record(projectID: projectID, localID: newLocalID))
       try UsageRepository.countSignUp(db, projectID: projectID, day: day, provider: identity.providerID)
       return .signedIn(SignedIn(account: account, identities: [identity.record], isNewUser: true))
-    }
-    switch outcome {
-    case .refused(let error):
-      throw error
-    case .signedIn(let signedIn):
-      if signedIn.isNewUser { env.metrics.signedUp(provider: identity.providerID) }
-      return signedIn
     }
   }
 

@@ -52,11 +52,24 @@ struct FirebaseExchange {
   func signIn(_ identity: FirebaseIdentity, project: ProjectRecord, ipKey: String, session: NewSession)
     async throws(RPCError) -> SignedIn
   {
-    let projectID = project.projectID
     let day = UTCDay.string(ms: session.nowMs)
     let authTime = min(identity.authTime, session.authTime)
+    let outcome = try await Admission.run(.write) { () async throws(RPCError) -> Result<SignedIn, RPCError> in
+      try await job(identity, project: project, ipKey: ipKey, session: session, day: day, authTime: authTime)
+    }
+    let signedIn = try outcome.get()
+    if signedIn.isNewUser { env.metrics.signedUp(provider: signedIn.signInProvider) }
+    return signedIn
+  }
+
+  /// `signIn`'s write job.
+  private func job(
+    _ identity: FirebaseIdentity, project: ProjectRecord, ipKey: String, session: NewSession, day: String,
+    authTime: Int64
+  ) async throws(RPCError) -> Result<SignedIn, RPCError> {
+    let projectID = project.projectID
     let uid = identity.uid
-    let outcome = try await env.write { db -> Result<SignedIn, RPCError> in
+    return try await env.write { db -> Result<SignedIn, RPCError> in
       if var account = try AccountsRepository.get(db, projectID: projectID, localID: uid) {
         if account.disabled { throw RPCError(.userDisabled, "the account is disabled") }
         let identities = try AccountsRepository.identities(db, projectID: projectID, localID: uid)
@@ -108,8 +121,5 @@ struct FirebaseExchange {
         SignedIn(
           account: account, identities: [], isNewUser: true, signInProvider: provider, authTime: authTime))
     }
-    let signedIn = try outcome.get()
-    if signedIn.isNewUser { env.metrics.signedUp(provider: signedIn.signInProvider) }
-    return signedIn
   }
 }

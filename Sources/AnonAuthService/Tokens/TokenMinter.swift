@@ -112,7 +112,9 @@ public final class TokenMinter: Sendable {
   }
 
   /// Signs claims with the active key, on the CPU pool; inside a call's admission scope
-  /// the signature is admitted first (`Admission`, kind `.signing`).
+  /// the signature is admitted first (`Admission`, kind `.signing`). The job is
+  /// submitted, not run: a call that ended (deadline, closed connection) while its
+  /// signature waited for a thread is answered `DEADLINE_EXCEEDED` and signs nothing.
   public func sign(_ claims: [String: JSONValue]) async throws(RPCError) -> String {
     guard let current = ring.withLock({ $0.ring }) else {
       throw RPCError(.internalError, "no signing key loaded")
@@ -120,11 +122,20 @@ public final class TokenMinter: Sendable {
     let ticket = try Admission.enter(.signing)
     defer { ticket?.leave() }
     do {
-      return try await pool.run { () throws(CryptoError) -> String in
+      return try await pool.submit { () throws(CryptoError) -> String in
         try JWT.sign(claims: claims, key: current.active, kid: current.activeKID)
       }
     } catch {
-      throw RPCError(.internalError, "signing failed")
+      switch error {
+      case .refused(.cancelled):
+        throw RPCError(.deadlineExceeded, "the call ended before its token was signed")
+      case .refused(.queueFull):
+        throw RPCError(
+          .tooManyAttempts, "too many tokens being signed; try again later",
+          details: ["retry_after_seconds": "1"])
+      case .failed:
+        throw RPCError(.internalError, "signing failed")
+      }
     }
   }
 
