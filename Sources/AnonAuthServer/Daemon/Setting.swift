@@ -105,12 +105,17 @@ public struct Setting: Sendable {
     Setting("password-rate-per-ip", "2", "password hashes/checks a second per end-user IP; 0: off"),
     Setting("password-rate-per-project", "100", "password hashes/checks a second per project; 0: off"),
     Setting(
-      "signing-rate-per-ip", "20", "ID tokens signed a second per end-user IP (sign-up, sign-in); 0: off"),
+      "signing-rate-per-ip", "20",
+      "ID tokens signed a second per end-user IP (sign-up, sign-in, refresh, link); 0: off"),
     Setting(
-      "signing-rate-per-project", "2000", "ID tokens signed a second per project (sign-up, sign-in); 0: off"),
-    Setting("write-rate-per-ip", "20", "sign-up and sign-in store writes a second per end-user IP; 0: off"),
+      "signing-rate-per-project", "2000",
+      "ID tokens signed a second per project (sign-up, sign-in, refresh, link); 0: off"),
     Setting(
-      "write-rate-per-project", "2000", "sign-up and sign-in store writes a second per project; 0: off"),
+      "write-rate-per-ip", "20",
+      "end users' store writes a second per end-user IP (sign-up, sign-in, refresh, link); 0: off"),
+    Setting(
+      "write-rate-per-project", "2000",
+      "end users' store writes a second per project (sign-up, sign-in, refresh, link); 0: off"),
     Setting(
       "admission-ip-share-percent", "12",
       "percent of the password pool's, signing pool's and writer's places one end-user IP may hold; 100: off"),
