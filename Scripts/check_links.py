@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Fails when a Markdown file of the repository links to a relative path that does not
-exist. `make test` runs it, so a moved or renamed page cannot leave a dead link behind.
+exist, or to one outside the repository (a clone has nothing there). `make test` runs
+it, so a moved or renamed page cannot leave a dead link behind.
 
     python3 Scripts/check_links.py [ROOT]
 
@@ -27,8 +28,8 @@ def dead_links(root):
             for target in LINK.findall(line):
                 if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
                     continue
-                path = target.split("#", 1)[0]
-                if not (page.parent / path).exists():
+                path = (page.parent / target.split("#", 1)[0]).resolve()
+                if not path.is_relative_to(root) or not path.exists():
                     yield f"{page.relative_to(root)}:{number}: {target}"
 
 
