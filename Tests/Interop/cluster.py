@@ -4,14 +4,19 @@ clients retry a call that failed for want of a leader or a node, on the next nod
 README asks of clients of a cluster."""
 
 import os
+import pathlib
 import random
 import socket
+import sys
 import tempfile
 import threading
 import time
 
 import dqlite_wire
 from conftest import Daemon, call
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "Scripts"))
+from bench import ONE_SOURCE_FLAGS  # noqa: E402
 
 PROJECT = "demo-project"
 ACCOUNT = "/anonauth.v1.AccountService/"
@@ -73,7 +78,9 @@ class Cluster:
         others = [a for j, a in self.addresses.items() if j != i]
         self.daemons[i] = Daemon(data_dir=self.dirs[i], extra=[
             "--master-key-file", self.master_key, "--cluster-id", str(i), "--cluster-listen", self.addresses[i],
-            "--cluster-join", ",".join(others), *self.extra])
+            "--cluster-join", ",".join(others),
+            # The load comes from one address: what is measured is the store, not admission.
+            *ONE_SOURCE_FLAGS, *self.extra])
         return self.daemons[i]
 
     def kill(self, i):

@@ -187,6 +187,25 @@ def test_cli_admin_key_still_goes_where_the_operator_says(tmp_path):
         assert daemon.stop() == 0
 
 
+def daemon_for(user):
+    """The daemon binary as `user` can run it: a copy in a folder of its own when `user`
+    is another user, since the checkout may lie in a folder only root can enter (a CI
+    clone under a 0700 temporary directory)."""
+    if user == os.geteuid():
+        return ANONAUTHD
+    folder = tempfile.mkdtemp(prefix="anonauth-bin-")
+    os.chmod(folder, 0o755)
+    copy = os.path.join(folder, "anonauthd")
+    shutil.copy(ANONAUTHD, copy)
+    os.chmod(copy, 0o755)
+    return copy
+
+
+def forget_copy(binary):
+    if binary != ANONAUTHD:
+        shutil.rmtree(os.path.dirname(binary), ignore_errors=True)
+
+
 def proc_owner(pid):
     """The owner the kernel gives /proc/PID's private files (environ, mem, fd/): the
     process's user while it is dumpable, root once it is not. (/proc/PID itself keeps
@@ -210,7 +229,8 @@ def test_daemon_runs_without_core_dumps(tmp_path):
     def allow_cores():
         resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
 
-    proc = subprocess.Popen([ANONAUTHD, "--dev", "--data-dir", data, "--listen", "127.0.0.1:0", "--ops-listen",
+    binary = daemon_for(user)
+    proc = subprocess.Popen([binary, "--dev", "--data-dir", data, "--listen", "127.0.0.1:0", "--ops-listen",
                              "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=allow_cores, **kwargs)
     try:
@@ -235,6 +255,7 @@ def test_daemon_runs_without_core_dumps(tmp_path):
         proc.terminate()
         assert proc.wait(timeout=30) == 0
         shutil.rmtree(data, ignore_errors=True)
+        forget_copy(binary)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make root's files and run the daemon as another user")
@@ -253,9 +274,11 @@ def test_secrets_as_kubernetes_mounts_them_start_and_wider_modes_do_not():
         os.chown(path, 0, nobody)
         os.chmod(path, 0o440)
 
+    binary = daemon_for(nobody)
+
     def start(data):
         os.chown(data, nobody, nobody)
-        return subprocess.Popen([ANONAUTHD, "--tls-cert", cert, "--tls-key", key, "--master-key-file", str(master),
+        return subprocess.Popen([binary, "--tls-cert", cert, "--tls-key", key, "--master-key-file", str(master),
                                  "--data-dir", data, "--listen", "127.0.0.1:0", "--ops-listen", "127.0.0.1:0"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, user=nobody,
                                 group=nobody, extra_groups=[], env=clean_env())
@@ -275,6 +298,7 @@ def test_secrets_as_kubernetes_mounts_them_start_and_wider_modes_do_not():
     assert err == (f"anonauthd: --master-key-file {master}: mode 644 lets group or others read this secret; "
                    f"run: chmod 600 {master}\n")
     shutil.rmtree(secrets_dir, ignore_errors=True)
+    forget_copy(binary)
 
 
 def test_a_renewed_tls_key_open_to_others_is_not_loaded(pb, tmp_path):
