@@ -6,7 +6,7 @@ import Testing
 /// Accounts and tokens end to end: the client library against the real daemon over TLS.
 @Suite(.serialized) struct AccountFlowTests {
   @Test func anonymousSignInTokenRefreshVerifyDelete() async throws {
-    let daemon = try DaemonProcess()
+    let daemon = try await DaemonProcess.start()
     let client = try daemon.client()
     let auth = Auth(client: client, apiKey: daemon.apiKey)
     let user = try await auth.signInAnonymously()
@@ -50,7 +50,7 @@ import Testing
   }
 
   @Test func wrongAPIKeyIsRefusedBeforeThePayloadIsRead() async throws {
-    let daemon = try DaemonProcess()
+    let daemon = try await DaemonProcess.start()
     let client = try daemon.client()
     // A garbage payload with a bad key: the key is checked first (PROTOCOL.md section 6).
     let error = await #expect(throws: RPCError.self) {
@@ -62,7 +62,7 @@ import Testing
   }
 
   @Test func restartKeepsAccountsKeysAndQuotaCounters() async throws {
-    let first = try DaemonProcess()
+    let first = try await DaemonProcess.start()
     let dataDir = first.dataDir
     defer { try? FileManager.default.removeItem(at: dataDir) }
     let apiKey = first.apiKey
@@ -84,9 +84,9 @@ import Testing
     let token = try await user.getIDToken()
     try auth.signOut()
     _ = try await auth.signInAnonymously()  // the second of two allowed sign-ups
-    #expect(first.terminateAndWait() == 0)
+    #expect(await first.terminated() == 0)
 
-    let second = try DaemonProcess(dataDir: dataDir)
+    let second = try await DaemonProcess.start(dataDir: dataDir)
     #expect(second.apiKey == apiKey)
     let client = try second.client()
     var verify = VerifyIdTokenRequest()

@@ -17,7 +17,7 @@ import Testing
   /// connection is served again. (Before, an expired call gave its slot back at once, so
   /// one connection could run any number of handlers.)
   @Test func expiredCallsKeepTheirSlotUntilTheirHandlerReturns() async throws {
-    let daemon = try DaemonProcess([
+    let daemon = try await DaemonProcess.start([
       "--test-hooks", "--max-concurrent-calls", "4", "--min-call-timeout-ms", "1",
     ])
     let client = try daemon.client()

@@ -28,10 +28,39 @@ final class DaemonProcess: Sendable {
     return root.appendingPathComponent(".build/debug/anonauthd").path
   }
 
-  /// Starts the daemon with `--dev` and the given extra flags; waits for `ready`.
+  /// Starts the daemon with `--dev` and the given extra flags and waits for `ready` on a
+  /// thread of its own: a start blocks on a pipe for as long as the machine takes, and a
+  /// test that blocked a thread of the cooperative pool (two on a 2-core machine) stalled
+  /// every other test's calls until their deadlines passed.
   /// - Parameter reuse: a data dir to start on again (a restart); a new temporary one by
   ///   default.
-  init(_ extra: [String] = [], environment: [String: String] = [:], dataDir reuse: URL? = nil) throws {
+  static func start(_ extra: [String] = [], environment: [String: String] = [:], dataDir reuse: URL? = nil)
+    async throws -> DaemonProcess
+  {
+    try await offPool { try DaemonProcess(extra, environment: environment, dataDir: reuse) }
+  }
+
+  /// Sends SIGTERM and waits, off the cooperative pool (see `start`); returns the exit
+  /// status.
+  func terminated() async -> Int32 {
+    let process = process
+    return await Self.offPool { () -> Int32 in
+      process.signal(SIGTERM)
+      return process.wait()
+    }
+  }
+
+  private static func offPool<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T)
+    async throws(E) -> T
+  {
+    let result: Result<T, E> = await withCheckedContinuation { continuation in
+      Thread { continuation.resume(returning: Result { () throws(E) -> T in try body() }) }.start()
+    }
+    return try result.get()
+  }
+
+  private init(_ extra: [String] = [], environment: [String: String] = [:], dataDir reuse: URL? = nil) throws
+  {
     dataDir =
       reuse
       ?? FileManager.default.temporaryDirectory.appendingPathComponent("anonauth-it-\(UUID().uuidString)")
@@ -93,12 +122,6 @@ final class DaemonProcess: Sendable {
 
   func client(timeoutMs: UInt32 = 10_000) throws -> RPCClient {
     try RPCClient(endpoint: ClientEndpoint(address: rpc, caFile: caFile), defaultTimeoutMs: timeoutMs)
-  }
-
-  /// Sends SIGTERM and waits; returns the exit status.
-  func terminateAndWait() -> Int32 {
-    process.signal(SIGTERM)
-    return process.wait()
   }
 
   var log: String { String(decoding: (try? Data(contentsOf: logFile)) ?? Data(), as: UTF8.self) }

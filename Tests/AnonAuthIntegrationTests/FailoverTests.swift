@@ -9,10 +9,10 @@ import Testing
   static let check = "/anonauth.v1.HealthService/Check"
 
   /// Two daemons sharing one certificate, as the nodes of one deployment do.
-  private static func pair() throws -> (DaemonProcess, DaemonProcess) {
-    let first = try DaemonProcess()
+  private static func pair() async throws -> (DaemonProcess, DaemonProcess) {
+    let first = try await DaemonProcess.start()
     let tls = first.dataDir.appendingPathComponent("tls")
-    let second = try DaemonProcess([
+    let second = try await DaemonProcess.start([
       "--tls-cert", tls.appendingPathComponent("dev-cert.pem").path,
       "--tls-key", tls.appendingPathComponent("dev-key.pem").path,
     ])
@@ -25,20 +25,20 @@ import Testing
   }
 
   @Test func anEndpointThatIsDownIsSkipped() async throws {
-    let (first, second) = try Self.pair()
+    let (first, second) = try await Self.pair()
     // Nothing listens on the first address: the daemon there is gone.
     let gone = first.rpc
-    #expect(first.terminateAndWait() == 0)
+    #expect(await first.terminated() == 0)
     let client = try Self.client([gone, second.rpc], caFile: first.caFile)
     let response = try await client.call(Self.check, CheckRequest(), as: CheckResponse.self)
     #expect(response.status == "SERVING")
   }
 
   @Test func callsMoveToTheNextEndpointWhenTheirDaemonStops() async throws {
-    let (first, second) = try Self.pair()
+    let (first, second) = try await Self.pair()
     let client = try Self.client([first.rpc, second.rpc], caFile: first.caFile)
     for _ in 0..<5 { _ = try await client.call(Self.check, CheckRequest(), as: CheckResponse.self) }
-    #expect(first.terminateAndWait() == 0)
+    #expect(await first.terminated() == 0)
     for _ in 0..<5 {
       let response = try await client.call(Self.check, CheckRequest(), as: CheckResponse.self)
       #expect(response.status == "SERVING")
@@ -48,9 +48,11 @@ import Testing
   }
 
   @Test func withEveryEndpointDownTheCallIsUnavailable() async throws {
-    let (first, second) = try Self.pair()
+    let (first, second) = try await Self.pair()
     let addresses = [first.rpc, second.rpc]
-    #expect(first.terminateAndWait() == 0 && second.terminateAndWait() == 0)
+    let firstStatus = await first.terminated()
+    let secondStatus = await second.terminated()
+    #expect(firstStatus == 0 && secondStatus == 0)
     let client = try Self.client(addresses, caFile: first.caFile)
     let error = await #expect(throws: RPCError.self) {
       try await client.call(Self.check, CheckRequest(), as: CheckResponse.self)

@@ -10,7 +10,7 @@ import Testing
   static let firebaseProject = "it-firebase-project"
 
   @Test func aFirebaseUserMovesWithItsUID() async throws {
-    let daemon = try DaemonProcess()
+    let daemon = try await DaemonProcess.start()
     let client = try daemon.client()
     let key = try RSASigningKey.generate(bits: 2048)
     let kid = "it-securetoken"

@@ -10,7 +10,7 @@ import Testing
   static let googleClientID = "it-client.apps.googleusercontent.com"
 
   @Test func anonymousThenEmailPasswordThenSignInAgain() async throws {
-    let daemon = try DaemonProcess()
+    let daemon = try await DaemonProcess.start()
     let client = try daemon.client()
     let auth = Auth(client: client, apiKey: daemon.apiKey)
     let anonymous = try await auth.signInAnonymously()
@@ -76,7 +76,7 @@ import Testing
   }
 
   @Test func anonymousThenGoogleThenSignInAgain() async throws {
-    let daemon = try DaemonProcess()
+    let daemon = try await DaemonProcess.start()
     let client = try daemon.client()
     let google = try GoogleLikeIssuer()
     try await configureGoogle(daemon: daemon, client: client, jwks: google.jwksJSON)

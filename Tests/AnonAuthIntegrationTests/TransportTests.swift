@@ -8,14 +8,14 @@ import Testing
   static let check = "/anonauth.v1.HealthService/Check"
 
   @Test func healthIsServing() async throws {
-    let daemon = try DaemonProcess()
+    let daemon = try await DaemonProcess.start()
     let client = try daemon.client()
     let response = try await client.call(Self.check, CheckRequest(), as: CheckResponse.self)
     #expect(response.status == "SERVING")
   }
 
   @Test func thousandCallsOverEightConnectionsAllAnsweredAndMatched() async throws {
-    let daemon = try DaemonProcess()
+    let daemon = try await DaemonProcess.start()
     let clients = try (0..<8).map { _ in try daemon.client() }
     let results = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
       for i in 0..<1000 {
@@ -37,7 +37,7 @@ import Testing
   }
 
   @Test func unknownMethodIsUnimplemented() async throws {
-    let daemon = try DaemonProcess()
+    let daemon = try await DaemonProcess.start()
     let client = try daemon.client()
     let error = await #expect(throws: RPCError.self) {
       _ = try await client.callRaw("/anonauth.v1.NoSuchService/Nope", payload: [])
@@ -47,7 +47,7 @@ import Testing
   }
 
   @Test func malformedPayloadIsInvalidArgument() async throws {
-    let daemon = try DaemonProcess()
+    let daemon = try await DaemonProcess.start()
     let client = try daemon.client()
     let error = await #expect(throws: RPCError.self) {
       _ = try await client.callRaw(Self.check, payload: [0xff, 0xff, 0xff])
@@ -60,7 +60,7 @@ import Testing
   }
 
   @Test func requestIDIsEchoedOrMade() async throws {
-    let daemon = try DaemonProcess()
+    let daemon = try await DaemonProcess.start()
     let client = try daemon.client()
     let given = try await client.send(
       Self.check, payload: [], metadata: ["x-request-id": "abc-123"], timeoutMs: 5000)
@@ -70,7 +70,7 @@ import Testing
   }
 
   @Test func callPastItsDeadlineGetsDeadlineExceeded() async throws {
-    let daemon = try DaemonProcess(["--test-hooks"])
+    let daemon = try await DaemonProcess.start(["--test-hooks"])
     let client = try daemon.client()
     let error = await #expect(throws: RPCError.self) {
       _ = try await client.callRaw(
@@ -81,7 +81,7 @@ import Testing
   }
 
   @Test func sigtermLetsCallsInFlightFinishThenExitsZero() async throws {
-    let daemon = try DaemonProcess(["--test-hooks"])
+    let daemon = try await DaemonProcess.start(["--test-hooks"])
     let client = try daemon.client()
     let calls = (0..<5).map { _ in
       Task {
@@ -100,7 +100,7 @@ import Testing
   }
 
   @Test func clientReconnectsAfterGoAway() async throws {
-    let daemon = try DaemonProcess(["--idle-timeout-ms", "300"])
+    let daemon = try await DaemonProcess.start(["--idle-timeout-ms", "300"])
     let client = try daemon.client()
     _ = try await client.call(Self.check, CheckRequest(), as: CheckResponse.self)
     try await Task.sleep(for: .milliseconds(900))  // the server said GoAway IDLE_TIMEOUT and closed
@@ -112,8 +112,8 @@ import Testing
   }
 
   @Test func wrongCAFailsTheHandshake() async throws {
-    let daemon = try DaemonProcess()
-    let other = try DaemonProcess()
+    let daemon = try await DaemonProcess.start()
+    let other = try await DaemonProcess.start()
     let client = try RPCClient(endpoint: ClientEndpoint(address: daemon.rpc, caFile: other.caFile))
     let error = await #expect(throws: RPCError.self) {
       _ = try await client.call(Self.check, CheckRequest(), as: CheckResponse.self)
