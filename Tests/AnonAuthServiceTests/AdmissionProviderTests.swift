@@ -8,35 +8,14 @@ import Testing
   static let attacker = FairAdmissionTests.attacker
   static let bystander = FairAdmissionTests.bystander
 
-  /// Calls `call` from the attacker until it is refused; returns how many were answered
-  /// and the refusal.
-  static func flood(_ call: () async throws(RPCError) -> AuthResponse) async -> (Int, RPCError?) {
-    for admitted in 0..<50 {
-      do throws(RPCError) {
-        _ = try await call()
-      } catch {
-        return (admitted, error)
-      }
-    }
-    return (50, nil)
-  }
-
-  static func expectLimited(_ result: (Int, RPCError?), sourceLocation: SourceLocation = #_sourceLocation) {
-    let (admitted, refusal) = result
-    // One a second after a burst of ten seconds' worth; the clock does not move.
-    #expect(admitted == 10, sourceLocation: sourceLocation)
-    #expect(
-      refusal?.reason == Reason.tooManyAttempts.name, "\(String(describing: refusal))",
-      sourceLocation: sourceLocation)
-    #expect(refusal?.details["retry_after_seconds"] == "1", sourceLocation: sourceLocation)
-  }
-
   @Test func oneIPsIdpSignInFloodIsLimited() async throws {
     try await LinkingHarness.with(admission: .only { $0.signing.perIP = 1 }) { h in
       let credential = try h.googleCredential(sub: "g-flood")
       _ = try await h.signIn(credential, ip: "203.0.113.1")
-      Self.expectLimited(
-        await Self.flood { () async throws(RPCError) in try await h.signIn(credential, ip: Self.attacker) })
+      AdmissionFlood.expectLimited(
+        await AdmissionFlood.run { _ async throws(RPCError) in
+          _ = try await h.signIn(credential, ip: Self.attacker)
+        })
       #expect(h.env.metrics.admissionRefusals(.signing, .ipRate) == 1)
       _ = try await h.signIn(credential, ip: Self.bystander)
     }
@@ -48,8 +27,10 @@ import Testing
     try await LinkingHarness.with(admission: .only { $0.password.perIP = 1 }) { h in
       _ = try await h.signUp(email: "idp-pw@example.com", password: "secret-1", ip: "203.0.113.1")
       let credential = LinkingHarness.password("idp-pw@example.com", "secret-1")
-      Self.expectLimited(
-        await Self.flood { () async throws(RPCError) in try await h.signIn(credential, ip: Self.attacker) })
+      AdmissionFlood.expectLimited(
+        await AdmissionFlood.run { _ async throws(RPCError) in
+          _ = try await h.signIn(credential, ip: Self.attacker)
+        })
       #expect(h.env.metrics.admissionRefusals(.password, .ipRate) == 1)
       _ = try await h.signIn(credential, ip: Self.bystander)
     }
@@ -61,9 +42,9 @@ import Testing
       try await FirebaseExchangeTests.configure(h, firebase)
       try await FirebaseExchangeTests.imported(h, uid: "fb-flood", anonymous: true)
       let token = try firebase.token(uid: "fb-flood", now: h.nowSeconds)
-      Self.expectLimited(
-        await Self.flood { () async throws(RPCError) in
-          try await FirebaseExchangeTests.exchange(h, token, ip: Self.attacker)
+      AdmissionFlood.expectLimited(
+        await AdmissionFlood.run { _ async throws(RPCError) in
+          _ = try await FirebaseExchangeTests.exchange(h, token, ip: Self.attacker)
         })
       #expect(h.env.metrics.admissionRefusals(.signing, .ipRate) == 1)
       _ = try await FirebaseExchangeTests.exchange(h, token, ip: Self.bystander)

@@ -1,0 +1,32 @@
+import AnonAuthService
+import AnonAuthWire
+import Testing
+
+/// One attacker's flood of calls, as the fair-admission tests play it: calls until one is
+/// refused, then checks that the refusal is the per-address rate's.
+enum AdmissionFlood {
+  /// Calls `call(n)` for n = 0, 1, ... until it is refused (at most `limit` calls);
+  /// returns how many were answered and the refusal.
+  static func run(limit: Int = 50, _ call: (Int) async throws(RPCError) -> Void) async -> (Int, RPCError?) {
+    for admitted in 0..<limit {
+      do throws(RPCError) {
+        try await call(admitted)
+      } catch {
+        return (admitted, error)
+      }
+    }
+    return (limit, nil)
+  }
+
+  /// The flood was limited to a rate of one a second after a burst of ten seconds' worth
+  /// (the tests' clock does not move), and told when to come back.
+  static func expectLimited(_ result: (Int, RPCError?), sourceLocation: SourceLocation = #_sourceLocation) {
+    let (admitted, refusal) = result
+    #expect(admitted == 10, sourceLocation: sourceLocation)
+    #expect(
+      refusal?.reason == Reason.tooManyAttempts.name, "\(String(describing: refusal))",
+      sourceLocation: sourceLocation)
+    #expect(refusal?.code == Reason.tooManyAttempts.code, sourceLocation: sourceLocation)
+    #expect(refusal?.details["retry_after_seconds"] == "1", sourceLocation: sourceLocation)
+  }
+}
