@@ -116,6 +116,12 @@ def test_cli_admin_commands(daemon, tmp_path):
     assert table.splitlines()[0].split()[:2] == ["UID", "KIND"] and uid in table
     config = json.loads(cli(daemon, "admin", "update-config", "sign_up_quota_per_hour=7", "--json").stdout)
     assert config["sign_up_quota_per_hour"] == 7
+    # The Firebase exchange's settings, as the migration runbook sets them.
+    config = json.loads(cli(daemon, "admin", "update-config", "firebase_project_id=my-fb",
+                            "firebase_create_unknown_users=true", "--json").stdout)
+    assert config["firebase_project_id"] == "my-fb" and config["firebase_create_unknown_users"] is True, config
+    shown = json.loads(cli(daemon, "admin", "get-config", "--json").stdout)
+    assert shown["firebase_project_id"] == "my-fb" and shown["firebase_create_unknown_users"] is True, shown
     bad = cli(daemon, "admin", "update-config", "auto_cleanup_enabled_at_ms=1", check=False)
     assert bad.returncode == 1 and "INVALID_CONFIG" in bad.stderr
     claims = json.loads(cli(daemon, "admin", "set-custom-claims", uid, '{"role":"beta"}', "--json").stdout)

@@ -220,6 +220,10 @@ enum AdminCommand {
       case "id_token_ttl_seconds": config.idTokenTtlSeconds = try number()
       case "password_min_length": config.passwordMinLength = try number()
       case "idps": config.idps = try IdpFile.load(value)
+      case "firebase_project_id": config.firebaseProjectId = value
+      case "firebase_certs_json": config.firebaseCertsJson = value
+      case "firebase_certs_url": config.firebaseCertsUrl = value
+      case "firebase_create_unknown_users": config.firebaseCreateUnknownUsers = try bool()
       default: break  // the server names a field it does not take
       }
       mask.append(field)
@@ -371,6 +375,10 @@ enum AdminCommand {
       "sign_up_quota_per_hour": .int(Int64(config.signUpQuotaPerHour)),
       "id_token_ttl_seconds": .int(Int64(config.idTokenTtlSeconds)),
       "password_min_length": .int(Int64(config.passwordMinLength)),
+      "firebase_project_id": .string(config.firebaseProjectId),
+      "firebase_certs_json": .string(config.firebaseCertsJson),
+      "firebase_certs_url": .string(config.firebaseCertsUrl),
+      "firebase_create_unknown_users": .bool(config.firebaseCreateUnknownUsers),
       "idps": .array(
         config.idps.map {
           .object([
