@@ -51,7 +51,9 @@ def cpu_model():
 
 # OPENSSL_ia32cap mask that hides AVX-512 from OpenSSL (CPUID leaf 7 EBX: AVX512F, DQ,
 # IFMA, CD, BW, VL). With it a sign costs what it costs on a machine without AVX-512,
-# which is where issue 10's goals were set (about 1,450 signs/s a core there).
+# the kind of machine (about 1,450 signs/s a core) on which the CPU goals this script
+# prints were set: at most 1.25 RSA-2048 signatures of daemon CPU per sign-up and per
+# refresh (docs/benchmarks.md lists every goal).
 NO_AVX512 = {"OPENSSL_ia32cap": ":~0xD0230000"}
 
 
