@@ -140,7 +140,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=int(os.environ.get("BENCH_SECONDS", "10")))
     parser.add_argument("--idle", type=int, default=int(os.environ.get("BENCH_IDLE_CONNECTIONS", "10000")))
-    parser.add_argument("--markdown", action="store_true", help="also print the README's table")
+    parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown (docs/benchmarks.md)")
     args = parser.parse_args()
     s = str(args.seconds)
     model, avx512 = cpu_model()
