@@ -52,7 +52,7 @@ import Testing
   @Test func wrongAPIKeyIsRefusedBeforeThePayloadIsRead() async throws {
     let daemon = try await DaemonProcess.start()
     let client = try daemon.client()
-    // A garbage payload with a bad key: the key is checked first (PROTOCOL.md section 6).
+    // A garbage payload with a bad key: the key is checked first (docs/protocol.md §6).
     let error = await #expect(throws: RPCError.self) {
       _ = try await client.callRaw(
         "/anonauth.v1.AccountService/SignUp", payload: [0xff, 0xff], metadata: ["x-api-key": "nope"])

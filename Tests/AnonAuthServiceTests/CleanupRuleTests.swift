@@ -3,7 +3,7 @@ import AnonAuthStore
 import AnonAuthWire
 import Testing
 
-/// PROTOCOL.md section 5, rule by rule, with the clock moved by hand.
+/// docs/protocol.md §5.5, rule by rule, with the clock moved by hand.
 @Suite("Automatic clean-up rules")
 struct CleanupRuleTests {
   static let day: Int64 = 86_400_000

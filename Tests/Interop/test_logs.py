@@ -4,7 +4,7 @@ line it wrote is parsed and scanned.
 
 What counts as a secret here: ID tokens (and anything shaped like a JWT), refresh
 tokens, admin keys (the real one and a wrong one a caller sent), the master key and the
-TLS private key. API keys are public identifiers (PROTOCOL.md section 6), but the logs
+TLS private key. API keys are public identifiers (docs/protocol.md §3), but the logs
 name a project by its project_id, so no API key should appear either: the scan includes
 them, and a bogus one a caller sent."""
 

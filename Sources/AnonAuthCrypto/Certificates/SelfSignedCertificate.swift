@@ -4,7 +4,7 @@ import Foundation
 
 /// The `--dev` TLS identity: an ECDSA P-256 key and a self-signed certificate for
 /// localhost, 127.0.0.1 and ::1, valid from a day before it was made (clock skew) until
-/// ten years after (PROTOCOL.md section 6).
+/// ten years after (docs/protocol.md §10).
 public struct SelfSignedCertificate: Sendable {
   public let certificatePEM: String
   public let privateKeyPEM: String

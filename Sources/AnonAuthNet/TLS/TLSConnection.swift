@@ -337,7 +337,7 @@ public final class TLSConnection: EventHandler {
   ///
   /// The partial-frame timeout runs only while the decoder waits for the rest of a frame
   /// (it said "need more" with bytes held), not while complete frames wait for this
-  /// connection's turn or for its output to drain: PROTOCOL.md times an unfinished frame.
+  /// connection's turn or for its output to drain: docs/protocol.md §2 times an unfinished frame.
   private func deliverFrames(budget frames: inout Int) -> Bool {
     var needsMoreBytes = false
     defer {

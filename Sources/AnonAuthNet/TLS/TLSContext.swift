@@ -1,7 +1,7 @@
 import COpenSSL
 import CShims
 
-/// An OpenSSL SSL_CTX set up the one way AnonAuth speaks TLS (PROTOCOL.md section 1):
+/// An OpenSSL SSL_CTX set up the one way AnonAuth speaks TLS (docs/protocol.md §1):
 /// TLS 1.2 minimum (1.3 preferred by OpenSSL's default order), on 1.2 only ECDHE with
 /// AEAD ciphers, no renegotiation, no compression, ALPN `anonauth/1`, and buffers
 /// released while a connection is idle.

@@ -81,7 +81,7 @@ public final class RPCServer: Sendable {
     return bound
   }
 
-  /// Graceful shutdown (PROTOCOL.md section 1). Returns once every connection is closed
+  /// Graceful shutdown (docs/protocol.md §2). Returns once every connection is closed
   /// and the loops have stopped.
   public func shutdown() async {
     let running = phase.withLock {

@@ -1,7 +1,7 @@
 import AnonAuthNet
 import AnonAuthService
 
-/// The transport's limits and timeouts (PROTOCOL.md section 1). All are settable so
+/// The transport's limits and timeouts (docs/protocol.md §7). All are settable so
 /// that tests can make them short.
 public struct RPCServerConfig: Sendable {
   public var listen: SocketAddress

@@ -1,8 +1,8 @@
 import AnonAuthService
 import AnonAuthWire
 
-/// Maps a method path to its handler, and holds the order of checks PROTOCOL.md
-/// section 6 fixes: method known, then credentials, then payload, then the handler.
+/// Maps a method path to its handler, and holds the order of checks docs/protocol.md
+/// §6 fixes: method known, then credentials, then payload, then the handler.
 public struct Router: Sendable {
   /// Runs before the payload is parsed; throws `API_KEY_INVALID`/`ADMIN_KEY_INVALID`.
   public typealias Authenticator = @Sendable (CallContext) async throws(RPCError) -> Void
@@ -11,7 +11,7 @@ public struct Router: Sendable {
   private struct Route: Sendable {
     let authenticate: Authenticator?
     /// What passing `authenticate` proves: every AdminService method checks the admin
-    /// key (PROTOCOL.md section 3), every other checked method the API key.
+    /// key (docs/protocol.md §3), every other checked method the API key.
     let credential: CallCredential
     let handle: RawHandler
   }

@@ -9,7 +9,7 @@ import Foundation
 /// `AccountService+Password.swift` and `AccountService+Linking.swift`.
 public struct AccountService: Sendable {
   public static let name = "anonauth.v1.AccountService"
-  /// How recent a sign-in a sensitive change needs (PROTOCOL.md: 5 minutes).
+  /// How recent a sign-in a sensitive change needs (docs/protocol.md §5.1: 5 minutes).
   public static let recentSignInSeconds: Int64 = 300
   let env: ServiceEnvironment
 

@@ -2,7 +2,8 @@ import AnonAuthStore
 import AnonAuthWire
 
 extension Reason {
-  /// A project setting out of range or not settable (added to PROTOCOL.md's list).
+  /// A project setting out of range or not settable (a reason added to the contract's
+  /// list, docs/protocol.md §4).
   public static let invalidConfig = Reason("INVALID_CONFIG", .invalidArgument)
   /// `CreateProject` for an id that exists.
   public static let projectExists = Reason("PROJECT_EXISTS", .alreadyExists)

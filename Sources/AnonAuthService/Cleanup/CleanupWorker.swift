@@ -2,7 +2,7 @@ import AnonAuthStore
 import AnonAuthWire
 import Synchronization
 
-/// The clean-up worker (PROTOCOL.md section 5): in the background, at a set interval,
+/// The clean-up worker (docs/protocol.md §5.5): in the background, at a set interval,
 /// deletes anonymous accounts whose scheduled deletion has come, in small batches, each
 /// its own write job, so sign-ups queued meanwhile are committed between two batches.
 /// Deletions already scheduled are carried out whether clean-up is on or off.

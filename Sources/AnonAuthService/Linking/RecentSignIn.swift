@@ -15,7 +15,7 @@ import AnonAuthWire
 /// against the account as the job reads it, so an account that became permanent
 /// meanwhile is judged as permanent.
 enum RecentSignIn {
-  /// PROTOCOL.md: 5 minutes.
+  /// docs/protocol.md §5.1: 5 minutes.
   static var maximumAgeSeconds: Int64 { AccountService.recentSignInSeconds }
 
   /// The `auth_time` of verified ID-token claims; 0 (too old for anything) when absent.

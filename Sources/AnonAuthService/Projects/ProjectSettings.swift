@@ -1,6 +1,6 @@
 import AnonAuthStore
 
-/// The defaults PROTOCOL.md gives for settings stored as 0.
+/// The defaults docs/protocol.md §5.3 gives for settings stored as 0.
 extension ProjectRecord {
   public static let defaultSignUpQuotaPerHour: Int64 = 100
   public static let defaultIDTokenTTLSeconds: Int64 = 3600

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Decides which IP address a sign-up counts against (PROTOCOL.md section 6): the
+/// Decides which IP address a sign-up counts against (docs/protocol.md §3): the
 /// `x-end-user-ip` metadata from a trusted caller (one that also presents a valid admin
 /// key, or whose peer address is inside `--trusted-proxies`), otherwise the socket peer.
 public struct EndUserIPPolicy: Sendable {

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// What a handler learns about its call that belongs in the call's log line: the project,
-/// the uid and whether the account is anonymous (DESIGN.md "Logs").
+/// the uid and whether the account is anonymous (docs/architecture.md, "Engineering rules").
 ///
 /// The transport makes one per call, hands it to the handler inside `CallContext`, and
 /// reads it once the reply is sent; the services fill it in as they learn (the project

@@ -2,8 +2,9 @@ import AnonAuthCrypto
 import Foundation
 import Synchronization
 
-/// One JSON object per line on stderr (DESIGN.md "Logs"): machines parse them, people
-/// read them with `jq`. Never give it a token, a password or a key.
+/// One JSON object per line on stderr (docs/architecture.md, "Engineering rules"):
+/// machines parse them, people read them with `jq`. Never give it a token, a password
+/// or a key.
 public struct Logger: Sendable {
   public enum Level: Int, Sendable, Comparable, CustomStringConvertible {
     case debug, info, warning, error

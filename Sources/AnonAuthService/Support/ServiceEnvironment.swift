@@ -15,7 +15,7 @@ public struct ServiceEnvironment: Sendable {
   public let logger: Logger
   /// Seals refresh-token successors for the reuse grace window.
   public let masterKey: [UInt8]
-  /// How long a rotated refresh token may be presented again (PROTOCOL.md: 10 s).
+  /// How long a rotated refresh token may be presented again (docs/protocol.md §8: 10 s).
   public let refreshReuseGraceMs: Int64
   /// The account-linking worker's state: outbound HTTPS, provider keys, throttle, hasher.
   public let linking: LinkingContext

@@ -1,7 +1,7 @@
 import AnonAuthCrypto
 import AnonAuthStore
 
-/// The claims of an ID token in Firebase's shape (PROTOCOL.md section 2).
+/// The claims of an ID token in Firebase's shape (docs/protocol.md §8).
 enum IDTokenClaims {
   /// Names custom claims may not use: the registered and Firebase-reserved ones.
   static let reserved: Set<String> = [

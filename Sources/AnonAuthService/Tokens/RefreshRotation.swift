@@ -110,7 +110,7 @@ enum RefreshRotation {
 
   /// Reuse: the family's row goes, and the account's `valid_since` moves to now, so the
   /// ID tokens the family minted (a thief's among them) fail `check_revoked` as well
-  /// (PROTOCOL.md: revocation is by `valid_since`). The account's other sessions were
+  /// (docs/protocol.md §8: revocation is by `valid_since`). The account's other sessions were
   /// issued before now too and end with it: a stolen token is a reason to sign in again
   /// everywhere. Tokens issued within this same second stay valid (whole seconds).
   private static func revoke(

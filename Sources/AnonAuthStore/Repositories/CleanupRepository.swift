@@ -1,6 +1,6 @@
 import Dispatch
 
-/// SQL for automatic clean-up (PROTOCOL.md section 5): scheduling anonymous accounts,
+/// SQL for automatic clean-up (docs/protocol.md §5.5): scheduling anonymous accounts,
 /// deleting due ones in small batches, and counting for previews and usage.
 public enum CleanupRepository {
   /// Thirty days: an anonymous account's life once clean-up has seen it.

@@ -6,7 +6,7 @@
 /// body grows as its bytes arrive, never to its announced length up front, so what a
 /// connection holds (`heldBytes`) is what it was sent and can be charged to a budget.
 public struct FrameDecoder: Sendable {
-  /// The largest body the connection may ever send; PROTOCOL.md's default is 4 MiB.
+  /// The largest body the connection may ever send; docs/protocol.md §2's default is 4 MiB.
   public let maxFrameSize: Int
   /// The largest body accepted now, at most `maxFrameSize`: a server keeps it small until
   /// the connection has shown a credential that may send large frames.

@@ -1,7 +1,7 @@
 /// Why a byte stream stopped being a valid sequence of frames. Each is a connection
 /// error: the server answers with a `GoAway` carrying `reason` and closes.
 public enum FrameError: Error, Hashable, Sendable {
-  /// A length prefix of 0 (PROTOCOL.md section 6: zero-length frames are malformed).
+  /// A length prefix of 0 (docs/protocol.md §2: zero-length frames are malformed).
   case emptyFrame
   /// A length prefix over the configured maximum; nothing of the body is read.
   case tooLarge(length: UInt32, limit: Int)

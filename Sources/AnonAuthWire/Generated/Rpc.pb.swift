@@ -400,7 +400,7 @@ extension Reply: ProtoCBridged {
 
 // MARK: - anonauth.rpc.v1.Status
 
-/// The outcome of a call: a gRPC canonical code plus a stable reason (PROTOCOL.md section 4).
+/// The outcome of a call: a gRPC canonical code plus a stable reason (docs/protocol.md §4).
 ///
 /// `anonauth.rpc.v1.Status` in `anonauth/rpc/v1/rpc.proto`.
 public struct Status: Sendable, Hashable {

@@ -1,4 +1,4 @@
-/// A stable, machine-readable failure reason (PROTOCOL.md section 4).
+/// A stable, machine-readable failure reason (docs/protocol.md §4).
 ///
 /// Each reason carries the one status code it is always sent with, so a handler names
 /// the reason and the code can never disagree with the contract.
@@ -35,7 +35,7 @@ public struct Reason: Hashable, Sendable, CustomStringConvertible {
   public static let credentialTooOld = Reason(
     "CREDENTIAL_TOO_OLD_LOGIN_AGAIN", .failedPrecondition)
   /// Unlinking the only sign-in method a permanent account has left: the account could
-  /// never be signed in to again (an addition to PROTOCOL.md section 4; Firebase has no
+  /// never be signed in to again (an addition to docs/protocol.md §4; Firebase has no
   /// such rule).
   public static let lastSignInMethod = Reason("LAST_SIGN_IN_METHOD", .failedPrecondition)
   public static let forbiddenClaim = Reason("FORBIDDEN_CLAIM", .invalidArgument)

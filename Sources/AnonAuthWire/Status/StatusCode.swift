@@ -1,4 +1,4 @@
-/// A gRPC canonical status code (PROTOCOL.md section 1).
+/// A gRPC canonical status code (docs/protocol.md §4).
 ///
 /// A struct over a raw value rather than a closed enum, so that a code this build does
 /// not know still round-trips from the wire instead of failing to decode.

@@ -167,7 +167,7 @@ struct  Anonauth__Rpc__V1__Status__DetailsEntry
 
 
 /*
- * The outcome of a call: a gRPC canonical code plus a stable reason (PROTOCOL.md section 4).
+ * The outcome of a call: a gRPC canonical code plus a stable reason (docs/protocol.md §4).
  */
 struct  Anonauth__Rpc__V1__Status
 {
