@@ -19,12 +19,16 @@ public final class RPCClient: Sendable {
   private let current = Mutex<(handle: ConnectionHandle?, endpoint: Int)>((nil, 0))
   /// The deadline of calls that give none.
   public let defaultTimeoutMs: UInt32
+  /// `defaultTimeoutMs` unless one is given: the server's own default deadline (30 s), so
+  /// a call that gives none waits as long on both sides.
+  public static let standardTimeoutMs: UInt32 = 30_000
 
   /// The first endpoint: the only one of a client made with one.
   public var endpoint: ClientEndpoint { endpoints[0] }
 
   /// - Throws: `RPCClientError` for a bad address or an unusable CA file.
-  public convenience init(endpoint: ClientEndpoint, defaultTimeoutMs: UInt32 = 30_000) throws(RPCClientError)
+  public convenience init(endpoint: ClientEndpoint, defaultTimeoutMs: UInt32 = RPCClient.standardTimeoutMs)
+    throws(RPCClientError)
   {
     try self.init(endpoints: [endpoint], defaultTimeoutMs: defaultTimeoutMs)
   }
@@ -32,7 +36,9 @@ public final class RPCClient: Sendable {
   /// - Parameter endpoints: at least one; the TLS trust (CA file, `insecure`) of the first
   ///   applies to all, each keeps its own host and server name.
   /// - Throws: `RPCClientError` for no endpoint, a bad address or an unusable CA file.
-  public init(endpoints: [ClientEndpoint], defaultTimeoutMs: UInt32 = 30_000) throws(RPCClientError) {
+  public init(endpoints: [ClientEndpoint], defaultTimeoutMs: UInt32 = RPCClient.standardTimeoutMs)
+    throws(RPCClientError)
+  {
     guard let first = endpoints.first else { throw .badAddress("(no endpoint)") }
     self.endpoints = endpoints
     self.defaultTimeoutMs = defaultTimeoutMs
