@@ -10,6 +10,11 @@ import Glibc
 /// drain, exit 0. `main` returns the process exit code.
 public enum Daemon {
   public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
+    // The reference page needs no valid configuration, like --help.
+    if arguments.contains("--print-config-reference") {
+      print(ConfigReference.markdown(), terminator: "")
+      return 0
+    }
     let config: DaemonConfig
     do {
       let (resolved, action) = try DaemonConfig.resolve(arguments: arguments, environment: environment)
