@@ -16,7 +16,7 @@ struct FirebaseTokenVerifier {
   static let issuerPrefix = "https://securetoken.google.com/"
   /// Firebase uids are at most 128 characters; AnonAuth takes 128 bytes, what
   /// `ImportAccounts` takes.
-  static let maximumUIDLength = 128
+  static let maximumUIDLength = ImportRow.maximumUIDBytes
 
   /// The Firebase project whose tokens are accepted.
   let firebaseProjectID: String
