@@ -46,8 +46,11 @@ import Testing
     #expect(config.cleanupIntervalMs == CleanupWorker.defaultIntervalMs)
     #expect(config.cleanupBatchSize == CleanupWorker.defaultBatchSize)
     #expect(config.cleanupJobBudgetMicroseconds == CleanupWorker.defaultJobBudgetMicroseconds)
-    // The contract's frame size: the decoder and the daemon start from it.
+    // The contract's frame size and deadline: the decoder, the client and the daemon
+    // start from them.
     #expect(FrameDecoder().maxFrameSize == config.rpc.maxFrameSize)
     #expect(config.rpc.maxFrameSize == 4 * 1024 * 1024)
+    #expect(config.rpc.defaultCallTimeoutMs == UInt64(ProtocolDefaults.callTimeoutMs))
+    #expect(config.rpc.defaultCallTimeoutMs == 30_000)
   }
 }

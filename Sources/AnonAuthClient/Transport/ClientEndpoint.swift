@@ -17,7 +17,7 @@ public struct ClientEndpoint: Sendable, Hashable {
 
   public init(
     host: String, port: UInt16, caFile: String? = nil, insecure: Bool = false, serverName: String? = nil,
-    maxFrameSize: Int = FrameDecoder.defaultMaxFrameSize
+    maxFrameSize: Int = ProtocolDefaults.maxFrameSize
   ) {
     self.host = host
     self.port = port

@@ -19,15 +19,12 @@ public final class RPCClient: Sendable {
   private let current = Mutex<(handle: ConnectionHandle?, endpoint: Int)>((nil, 0))
   /// The deadline of calls that give none.
   public let defaultTimeoutMs: UInt32
-  /// `defaultTimeoutMs` unless one is given: the server's own default deadline (30 s), so
-  /// a call that gives none waits as long on both sides.
-  public static let standardTimeoutMs: UInt32 = 30_000
 
   /// The first endpoint: the only one of a client made with one.
   public var endpoint: ClientEndpoint { endpoints[0] }
 
   /// - Throws: `RPCClientError` for a bad address or an unusable CA file.
-  public convenience init(endpoint: ClientEndpoint, defaultTimeoutMs: UInt32 = RPCClient.standardTimeoutMs)
+  public convenience init(endpoint: ClientEndpoint, defaultTimeoutMs: UInt32 = ProtocolDefaults.callTimeoutMs)
     throws(RPCClientError)
   {
     try self.init(endpoints: [endpoint], defaultTimeoutMs: defaultTimeoutMs)
@@ -36,7 +33,7 @@ public final class RPCClient: Sendable {
   /// - Parameter endpoints: at least one; the TLS trust (CA file, `insecure`) of the first
   ///   applies to all, each keeps its own host and server name.
   /// - Throws: `RPCClientError` for no endpoint, a bad address or an unusable CA file.
-  public init(endpoints: [ClientEndpoint], defaultTimeoutMs: UInt32 = RPCClient.standardTimeoutMs)
+  public init(endpoints: [ClientEndpoint], defaultTimeoutMs: UInt32 = ProtocolDefaults.callTimeoutMs)
     throws(RPCClientError)
   {
     guard let first = endpoints.first else { throw .badAddress("(no endpoint)") }

@@ -3,8 +3,8 @@ import AnonAuthWire
 
 /// A whole-number setting with its typed default. Components whose defaults are operator
 /// settings (`RPCServerConfig`) take them from here, so a default is written once: in this
-/// file, or, where a lower module needs it too (the frame size, admission, clean-up), in
-/// that module, which this file then names.
+/// file, or, where a lower module needs it too (the contract's frame size and call
+/// deadline, admission, clean-up), in that module, which this file then names.
 public struct NumberSetting: Sendable {
   public let setting: Setting
   public let defaultValue: UInt64
@@ -31,7 +31,7 @@ extension NumberSetting {
 
   // Transport limits (RPCServerConfig).
   static let maxFrameSize = NumberSetting(
-    "max-frame-size", UInt64(FrameDecoder.defaultMaxFrameSize), .bytes, 1024...(64 * mebibyte),
+    "max-frame-size", UInt64(ProtocolDefaults.maxFrameSize), .bytes, 1024...(64 * mebibyte),
     "largest frame accepted, in bytes", section: .transport)
   static let maxUnauthenticatedFrameSize = NumberSetting(
     "max-unauthenticated-frame-size", 64 * 1024, .bytes, 1024...(64 * mebibyte),
@@ -72,7 +72,8 @@ extension NumberSetting {
     "idle-timeout-ms", 300_000, .milliseconds, 1...86_400_000, "idle connections are closed after this",
     section: .timeouts)
   static let callTimeoutMs = NumberSetting(
-    "call-timeout-ms", 30_000, .milliseconds, 1...3_600_000, "a call's deadline when it sets none",
+    "call-timeout-ms", UInt64(ProtocolDefaults.callTimeoutMs), .milliseconds, 1...3_600_000,
+    "a call's deadline when it sets none",
     section: .timeouts)
   static let minCallTimeoutMs = NumberSetting(
     "min-call-timeout-ms", 50, .milliseconds, 1...60_000, "a call's timeout_ms below this is raised to it",

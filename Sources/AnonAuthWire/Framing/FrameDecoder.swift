@@ -8,9 +8,6 @@
 public struct FrameDecoder: Sendable {
   /// The largest body the connection may ever send; PROTOCOL.md's default is 4 MiB.
   public let maxFrameSize: Int
-  /// The contract's default maximum frame size (4 MiB): the one declaration that the
-  /// decoder, the client (`ClientEndpoint`) and the daemon's `--max-frame-size` start from.
-  public static let defaultMaxFrameSize = 4 * 1024 * 1024
   /// The largest body accepted now, at most `maxFrameSize`: a server keeps it small until
   /// the connection has shown a credential that may send large frames.
   public var frameLimit: Int {
@@ -36,7 +33,7 @@ public struct FrameDecoder: Sendable {
 
   /// - Parameter frameLimit: the limit to start with (default `maxFrameSize`).
   public init(
-    maxFrameSize: Int = FrameDecoder.defaultMaxFrameSize, frameLimit: Int? = nil,
+    maxFrameSize: Int = ProtocolDefaults.maxFrameSize, frameLimit: Int? = nil,
     largeBodyBytes: Int = FrameDecoder.largeBodyBytes
   ) {
     self.maxFrameSize = maxFrameSize
