@@ -15,7 +15,7 @@ DEB_PACKAGES := pkg-config libssl-dev openssl libsqlite3-dev libprotobuf-c-dev l
 run: deps build
 	.build/debug/anonauthd --dev --data-dir $(DATA_DIR)
 
-test: deps check-proto check-links lint build test-deploy test-swift test-interop
+test: deps check-proto check-links lint build check-config-docs test-deploy test-swift test-interop
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -51,6 +51,17 @@ check-proto: interop-deps
 
 check-links:
 	python3 Scripts/check_links.py
+
+# docs/configuration.md is printed by the daemon from its settings table.
+.PHONY: config-docs check-config-docs
+config-docs: build
+	.build/debug/anonauthd --print-config-reference > docs/configuration.md
+
+check-config-docs: build
+	@tmp=$$(mktemp); .build/debug/anonauthd --print-config-reference > $$tmp && diff -q $$tmp docs/configuration.md >/dev/null; \
+	rc=$$?; rm -f $$tmp; \
+	if [ $$rc != 0 ]; then echo "docs/configuration.md is stale: run 'make config-docs'"; exit 1; fi; \
+	echo "docs/configuration.md is up to date."
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Package.swift

@@ -16,6 +16,8 @@ public struct StoreOptions: Sendable, Hashable {
   public var readerCount: Int
   /// How long a statement waits for a lock before failing with `.busy`.
   public var busyTimeoutMs: Int32
+  /// `busyTimeoutMs` unless one is given: here and for the copy into a new cluster.
+  public static let defaultBusyTimeoutMs: Int32 = 5_000
   /// At most this many writes share one transaction: bounds the latency one batch adds.
   public var maxBatch: Int
   /// While writes arrive faster than two per this many microseconds, a batch smaller
@@ -33,7 +35,8 @@ public struct StoreOptions: Sendable, Hashable {
 
   public init(
     path: String, synchronous: Synchronous = .full, readerCount: Int = 2,
-    busyTimeoutMs: Int32 = 5000, maxBatch: Int = 256, commitDelayMicroseconds: Int = 0,
+    busyTimeoutMs: Int32 = StoreOptions.defaultBusyTimeoutMs, maxBatch: Int = 256,
+    commitDelayMicroseconds: Int = 0,
     checkIntegrityAtOpen: Bool = true, cluster: ClusterStoreOptions? = nil
   ) {
     self.commitDelayMicroseconds = commitDelayMicroseconds

@@ -1,3 +1,5 @@
+import AnonAuthWire
+
 /// Where and how a client reaches AnonAuth.
 public struct ClientEndpoint: Sendable, Hashable {
   /// A numeric IP or "localhost".
@@ -15,7 +17,7 @@ public struct ClientEndpoint: Sendable, Hashable {
 
   public init(
     host: String, port: UInt16, caFile: String? = nil, insecure: Bool = false, serverName: String? = nil,
-    maxFrameSize: Int = 4 * 1024 * 1024
+    maxFrameSize: Int = ProtocolDefaults.maxFrameSize
   ) {
     self.host = host
     self.port = port

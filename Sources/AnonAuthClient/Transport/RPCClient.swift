@@ -24,7 +24,8 @@ public final class RPCClient: Sendable {
   public var endpoint: ClientEndpoint { endpoints[0] }
 
   /// - Throws: `RPCClientError` for a bad address or an unusable CA file.
-  public convenience init(endpoint: ClientEndpoint, defaultTimeoutMs: UInt32 = 30_000) throws(RPCClientError)
+  public convenience init(endpoint: ClientEndpoint, defaultTimeoutMs: UInt32 = ProtocolDefaults.callTimeoutMs)
+    throws(RPCClientError)
   {
     try self.init(endpoints: [endpoint], defaultTimeoutMs: defaultTimeoutMs)
   }
@@ -32,7 +33,9 @@ public final class RPCClient: Sendable {
   /// - Parameter endpoints: at least one; the TLS trust (CA file, `insecure`) of the first
   ///   applies to all, each keeps its own host and server name.
   /// - Throws: `RPCClientError` for no endpoint, a bad address or an unusable CA file.
-  public init(endpoints: [ClientEndpoint], defaultTimeoutMs: UInt32 = 30_000) throws(RPCClientError) {
+  public init(endpoints: [ClientEndpoint], defaultTimeoutMs: UInt32 = ProtocolDefaults.callTimeoutMs)
+    throws(RPCClientError)
+  {
     guard let first = endpoints.first else { throw .badAddress("(no endpoint)") }
     self.endpoints = endpoints
     self.defaultTimeoutMs = defaultTimeoutMs

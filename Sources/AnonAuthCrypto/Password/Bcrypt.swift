@@ -12,8 +12,8 @@ public enum Bcrypt {
   public static let costRange = 4...15
   /// `$2b$` + two cost digits + `$` + 22 characters of salt + 31 of hash.
   static let hashLength = 60
-  /// bcrypt reads at most 72 bytes; longer inputs are refused before they are copied.
-  static let maxPasswordBytes = 4096
+  /// bcrypt reads at most 72 bytes; inputs over `PasswordLimits.maximumBytes` are refused
+  /// before they are copied.
 
   /// Whether `hash` is a bcrypt hash this type will check: the right prefix and length, a
   /// cost in `costRange`, and only bcrypt's base64 characters after it.
@@ -30,7 +30,7 @@ public enum Bcrypt {
   /// constant time. Malformed hashes, passwords holding a NUL byte (C strings would cut
   /// them short) and failures of libxcrypt never match.
   public static func verify(password: [UInt8], hash: [UInt8]) -> Bool {
-    guard isWellFormed(hash), password.count <= maxPasswordBytes, !password.contains(0) else {
+    guard isWellFormed(hash), password.count <= PasswordLimits.maximumBytes, !password.contains(0) else {
       return false
     }
     guard let computed = crypt(phrase: password + [0], setting: hash + [0]) else { return false }

@@ -1,8 +1,7 @@
 extension ImportHashConfig {
   /// Bounds on what `verify` will hash, so hostile sizes cost nothing: passwords up to
-  /// 4 KiB, salts up to 1 KiB (Firebase's published example has 10 bytes), hashes from 16
+  /// 4 KiB (`PasswordLimits`), salts up to 1 KiB (Firebase's published example has 10 bytes), hashes from 16
   /// bytes (less could match by chance) to 1 KiB (a SCRYPT hash is as long as the key).
-  public static let maxPasswordBytes = 4096
   public static let maxSaltBytes = 1024
   public static let hashBytesRange = 16...1024
 
@@ -21,7 +20,8 @@ extension ImportHashConfig {
   /// Empty or oversized passwords, salts and hashes never match, and nothing here traps.
   public func verify(password: String, salt: [UInt8], hash: [UInt8]) -> Bool {
     let password = Array(password.utf8)
-    guard !password.isEmpty, password.count <= Self.maxPasswordBytes, Self.hashBytesRange.contains(hash.count)
+    guard !password.isEmpty, password.count <= PasswordLimits.maximumBytes,
+      Self.hashBytesRange.contains(hash.count)
     else { return false }
     if algorithm == .bcrypt { return Bcrypt.verify(password: password, hash: hash) }
     guard !salt.isEmpty, salt.count <= Self.maxSaltBytes else { return false }

@@ -14,7 +14,7 @@ public final class DqliteConnection {
   /// magic number; dqlite 1.11 speaks this one.)
   static let protocolVersion: UInt64 = 1
 
-  public init(address: String, timeoutMs: Int = 5_000) throws(DqliteError) {
+  public init(address: String, timeoutMs: Int = DqliteTimeouts.nodeMs) throws(DqliteError) {
     self.address = address
     socket = try DqliteSocket(address: address, timeoutMs: timeoutMs)
     var handshake = WireEncoder()

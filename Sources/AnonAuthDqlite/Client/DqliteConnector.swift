@@ -9,7 +9,7 @@ public struct DqliteConnector: Sendable {
   public let seeds: [String]
   public let timeoutMs: Int
 
-  public init(seeds: [String], timeoutMs: Int = 2_000) {
+  public init(seeds: [String], timeoutMs: Int = DqliteTimeouts.leaderSearchMs) {
     self.seeds = seeds
     self.timeoutMs = timeoutMs
   }

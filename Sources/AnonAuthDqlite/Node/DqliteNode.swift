@@ -73,7 +73,7 @@ public final class DqliteNode: Sendable {
         guard let address, let fd else { return 1 }
         guard
           let connected = try? DqliteSocket.connectedDescriptor(
-            to: String(cString: address), timeoutMs: 5_000)
+            to: String(cString: address), timeoutMs: DqliteTimeouts.nodeMs)
         else { return 1 }
         fd.pointee = connected
         return 0

@@ -7,10 +7,6 @@ import Foundation
 /// are fewer than three, a stand-by after). A node already a member (a restart) just
 /// comes back. Blocking: it runs once, on the starting thread, before the store opens.
 enum ClusterMembership {
-  /// How long a connection used for membership waits: promoting a voter waits for it to
-  /// catch up with the leader's log.
-  static let timeoutMs = 30_000
-
   /// - Parameter restarted: the node's directory held Raft state before it started.
   /// - Throws: `ConfigError` when the cluster refuses this node (its id is taken by
   ///   another address, or it is a member whose data is gone); `NoLeaderError` when no
@@ -18,7 +14,7 @@ enum ClusterMembership {
   static func join(
     _ config: ClusterConfig, restarted: Bool, logger: Logger, deadlineSeconds: Double = 120
   ) throws {
-    let connector = DqliteConnector(seeds: config.seeds, timeoutMs: timeoutMs)
+    let connector = DqliteConnector(seeds: config.seeds, timeoutMs: DqliteTimeouts.membershipMs)
     let deadline = Date().addingTimeInterval(deadlineSeconds)
     var lastLog = Date.distantPast
     while true {
@@ -82,7 +78,7 @@ enum ClusterMembership {
   /// start is refused instead.
   static func refuseSecondBootstrap(_ config: ClusterConfig, directory: String) throws(ConfigError) {
     guard config.id == 1, !config.join.isEmpty, !hasRaftState(directory) else { return }
-    let others = DqliteConnector(seeds: config.join, timeoutMs: 1_000)
+    let others = DqliteConnector(seeds: config.join, timeoutMs: DqliteTimeouts.probeMs)
     if let leader = try? others.findLeader() {
       throw ConfigError(
         "cluster: node 1's data directory is empty but the cluster it would join exists "

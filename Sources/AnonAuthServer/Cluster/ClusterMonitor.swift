@@ -27,7 +27,7 @@ public final class ClusterMonitor: Sendable {
   public init(config: ClusterConfig, intervalMs: Int = 500) {
     self.config = config
     self.intervalMs = intervalMs
-    connector = DqliteConnector(seeds: config.seeds, timeoutMs: 1_000)
+    connector = DqliteConnector(seeds: config.seeds, timeoutMs: DqliteTimeouts.probeMs)
   }
 
   public var snapshot: Snapshot { state.withLock { $0 } }

@@ -144,7 +144,7 @@ public final class ClusterNode: Sendable {
       let heir = snapshot.members.first(where: { $0.role == .voter && $0.id != config.id })
     {
       do {
-        let connection = try DqliteConnection(address: config.advertise, timeoutMs: 5_000)
+        let connection = try DqliteConnection(address: config.advertise, timeoutMs: DqliteTimeouts.nodeMs)
         defer { connection.close() }
         try connection.transfer(to: heir.id)
         logger.info("cluster: leadership handed over", ["to": .int(Int64(heir.id))])

@@ -74,7 +74,8 @@ enum ClusterRoutes {
     _ node: ClusterNode, _ body: (DqliteConnection) throws(DqliteError) -> T
   ) throws(RPCError) -> T {
     do {
-      let leader = try DqliteConnector(seeds: node.config.seeds, timeoutMs: 10_000).connectToLeader()
+      let leader = try DqliteConnector(seeds: node.config.seeds, timeoutMs: DqliteTimeouts.adminMs)
+        .connectToLeader()
       defer { leader.close() }
       return try body(leader)
     } catch .invalidRequest(let message) {

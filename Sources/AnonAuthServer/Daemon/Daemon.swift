@@ -10,6 +10,11 @@ import Glibc
 /// drain, exit 0. `main` returns the process exit code.
 public enum Daemon {
   public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
+    // The reference page needs no valid configuration, like --help.
+    if arguments.contains("--print-config-reference") {
+      print(ConfigReference.markdown(), terminator: "")
+      return 0
+    }
     let config: DaemonConfig
     do {
       let (resolved, action) = try DaemonConfig.resolve(arguments: arguments, environment: environment)
@@ -94,11 +99,7 @@ public enum Daemon {
     let metrics = ServerMetrics()
     let serviceMetrics = ServiceMetrics()
     let clock = SystemClock()
-    // The integrity check reads every page: it runs once the daemon serves (below), so
-    // a store of millions of accounts starts in milliseconds.
-    var storeOptions = StoreOptions(
-      path: dataDir.path + "/anonauth.db", commitDelayMicroseconds: config.commitDelayMicroseconds,
-      checkIntegrityAtOpen: false)
+    var storeOptions = config.storeOptions(path: dataDir.path + "/anonauth.db")
     var clusterNode: ClusterNode?
     if let cluster = config.cluster {
       let node = try ClusterNode.start(cluster, dataDir: dataDir.path, logger: logger)
@@ -159,10 +160,8 @@ public enum Daemon {
     }
     var router = Router()
     let monitor = clusterNode?.monitor
-    let cleanup = CleanupWorker(
-      environment: environment, intervalMs: config.cleanupIntervalMs, batchSize: config.cleanupBatchSize,
-      jobBudgetMicroseconds: config.cleanupJobBudgetMicroseconds,
-      runsScheduledPasses: { monitor?.isLeader ?? true })
+    let cleanup = config.cleanupWorker(
+      environment: environment, runsScheduledPasses: { monitor?.isLeader ?? true })
     ServiceRoutes.register(
       in: &router, environment: environment, health: health, cleanup: cleanup,
       backupDirectory: dataDir.path + "/backups", cluster: clusterNode)

@@ -133,7 +133,10 @@ public struct DaemonConfig: Sendable {
       default: throw ConfigError("--\(name): expected true or false, got \"\(text(name))\"")
       }
     }
-    func number(_ name: String, _ range: ClosedRange<UInt64>) throws(ConfigError) -> UInt64 {
+    /// A number in the range its declaration gives (`NumberSetting`).
+    func number(_ setting: NumberSetting) throws(ConfigError) -> UInt64 {
+      let name = setting.setting.name
+      let range = setting.range
       guard let n = UInt64(text(name)), range.contains(n) else {
         throw ConfigError(
           "--\(name): expected a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text(name))\""
@@ -141,6 +144,7 @@ public struct DaemonConfig: Sendable {
       }
       return n
     }
+    func int(_ setting: NumberSetting) throws(ConfigError) -> Int { Int(clamping: try number(setting)) }
     func address(_ name: String) throws(ConfigError) -> SocketAddress {
       do {
         return try SocketAddress(parsing: text(name))
@@ -185,13 +189,12 @@ public struct DaemonConfig: Sendable {
       throw ConfigError("--log-level: expected debug, info, warn or error, got \"\(text("log-level"))\"")
     }
     var rpc = RPCServerConfig(listen: listen)
-    rpc.ioThreads = Int(try number("io-threads", 1...64))
-    rpc.maxFrameSize = Int(try number("max-frame-size", 1024...(64 * 1024 * 1024)))
-    rpc.maxConcurrentCallsPerConnection = Int(try number("max-concurrent-calls", 1...100_000))
-    rpc.maxUnauthenticatedFrameSize = Int(
-      try number("max-unauthenticated-frame-size", 1024...(64 * 1024 * 1024)))
-    rpc.maxBufferedBytes = Int(try number("max-buffered-bytes", (1 << 20)...(1 << 40)))
-    rpc.maxBufferedBytesPerIP = Int(try number("max-buffered-bytes-per-ip", (1 << 20)...(1 << 40)))
+    rpc.ioThreads = try int(.ioThreads)
+    rpc.maxFrameSize = try int(.maxFrameSize)
+    rpc.maxConcurrentCallsPerConnection = try int(.maxConcurrentCalls)
+    rpc.maxUnauthenticatedFrameSize = try int(.maxUnauthenticatedFrameSize)
+    rpc.maxBufferedBytes = try int(.maxBufferedBytes)
+    rpc.maxBufferedBytesPerIP = try int(.maxBufferedBytesPerIP)
     // One frame of the largest size (and the start of the next) must fit, or an admin
     // import of a full frame could never be received.
     guard rpc.maxBufferedBytesPerIP >= 2 * rpc.maxFrameSize else {
@@ -202,36 +205,31 @@ public struct DaemonConfig: Sendable {
       throw ConfigError(
         "--max-buffered-bytes: at least --max-buffered-bytes-per-ip (\(rpc.maxBufferedBytesPerIP))")
     }
-    rpc.maxConnections = Int(try number("max-connections", 1...10_000_000))
-    rpc.maxConnectionsPerIP = Int(try number("max-connections-per-ip", 1...10_000_000))
-    rpc.maxConnectionRatePerIP = Int(try number("max-connection-rate-per-ip", 0...10_000_000))
+    rpc.maxConnections = try int(.maxConnections)
+    rpc.maxConnectionsPerIP = try int(.maxConnectionsPerIP)
+    rpc.maxConnectionRatePerIP = try int(.maxConnectionRatePerIP)
     // A bad entry is reported where the whole list is parsed (Daemon.run).
     if case .success(let policy) = EndUserIPPolicy.parse(trustedProxies) {
       rpc.perIPExempt = policy.trustedProxies
     }
-    rpc.handshakeTimeoutMs = try number("handshake-timeout-ms", 1...3_600_000)
-    rpc.partialFrameTimeoutMs = try number("frame-timeout-ms", 1...3_600_000)
-    rpc.idleTimeoutMs = try number("idle-timeout-ms", 1...86_400_000)
-    rpc.defaultCallTimeoutMs = try number("call-timeout-ms", 1...3_600_000)
-    rpc.minCallTimeoutMs = try number("min-call-timeout-ms", 1...60_000)
-    rpc.shutdownGraceMs = try number("shutdown-grace-ms", 0...3_600_000)
+    rpc.handshakeTimeoutMs = try number(.handshakeTimeoutMs)
+    rpc.partialFrameTimeoutMs = try number(.frameTimeoutMs)
+    rpc.idleTimeoutMs = try number(.idleTimeoutMs)
+    rpc.defaultCallTimeoutMs = try number(.callTimeoutMs)
+    rpc.minCallTimeoutMs = try number(.minCallTimeoutMs)
+    rpc.shutdownGraceMs = try number(.shutdownGraceMs)
     self.rpc = rpc
-    cleanupIntervalMs = Int64(try number("cleanup-interval-ms", 100...86_400_000))
-    cleanupBatchSize = Int(try number("cleanup-batch-size", 1...10_000))
-    cleanupJobBudgetMicroseconds = Int(try number("cleanup-job-budget-us", 50...10_000_000))
-    commitDelayMicroseconds = Int(try number("commit-delay-us", 0...100_000))
+    cleanupIntervalMs = Int64(try number(.cleanupIntervalMs))
+    cleanupBatchSize = try int(.cleanupBatchSize)
+    cleanupJobBudgetMicroseconds = try int(.cleanupJobBudgetUs)
+    commitDelayMicroseconds = try int(.commitDelayUs)
     var admission = AdmissionLimits()
     admission.password = .init(
-      perIP: Int(try number("password-rate-per-ip", 0...1_000_000)),
-      perProject: Int(try number("password-rate-per-project", 0...1_000_000)))
-    admission.signing = .init(
-      perIP: Int(try number("signing-rate-per-ip", 0...1_000_000)),
-      perProject: Int(try number("signing-rate-per-project", 0...1_000_000)))
-    admission.write = .init(
-      perIP: Int(try number("write-rate-per-ip", 0...1_000_000)),
-      perProject: Int(try number("write-rate-per-project", 0...1_000_000)))
-    admission.ipSharePercent = Int(try number("admission-ip-share-percent", 1...100))
-    admission.projectSharePercent = Int(try number("admission-project-share-percent", 1...100))
+      perIP: try int(.passwordRatePerIP), perProject: try int(.passwordRatePerProject))
+    admission.signing = .init(perIP: try int(.signingRatePerIP), perProject: try int(.signingRatePerProject))
+    admission.write = .init(perIP: try int(.writeRatePerIP), perProject: try int(.writeRatePerProject))
+    admission.ipSharePercent = try int(.admissionIPSharePercent)
+    admission.projectSharePercent = try int(.admissionProjectSharePercent)
     self.admission = admission
 
     cluster = try Self.cluster(values)
@@ -305,11 +303,12 @@ public struct DaemonConfig: Sendable {
     var out = """
       anonauthd: the AnonAuth daemon (anonymous-first authentication over TLS RPC).
 
-      Usage: anonauthd [--dev] [--SETTING VALUE]... [--print-config] [--help]
+      Usage: anonauthd [--dev] [--SETTING VALUE]... [--print-config] [--print-config-reference] [--help]
       Each setting is also read from its environment variable, then from the JSON file
       given by --config; a flag wins over the variable, the variable over the file.
       Without --dev, --tls-cert, --tls-key and --master-key-file are required.
-      --print-config prints the effective settings and where each came from, then exits.
+      --print-config prints the effective settings and where each came from, then exits;
+      --print-config-reference prints the settings' reference page (docs/configuration.md).
       Signals: SIGTERM/SIGINT drain and exit 0; SIGHUP reloads the TLS certificate and key.
       Exit codes: 0 after a graceful stop, 2 on a bad setting (one line on stderr), 1 on
       any other failure.
@@ -319,8 +318,12 @@ public struct DaemonConfig: Sendable {
       let value = setting.isSwitch ? "" : " VALUE"
       out += "  \(setting.flag)\(value)\n"
       out += "      \(setting.help)\n"
+      var range = ""
+      if let bounds = setting.range, let unit = setting.unit {
+        range = "; range \(bounds.lowerBound)...\(unit.describe(bounds.upperBound))"
+      }
       out +=
-        "      env \(setting.environmentName); default: \(setting.defaultValue.map { $0.isEmpty ? "(empty)" : $0 } ?? "(none)")\n"
+        "      env \(setting.environmentName); default: \(setting.defaultValue.map { $0.isEmpty ? "(empty)" : $0 } ?? "(none)")\(range)\n"
     }
     return out
   }

@@ -15,9 +15,17 @@ public final class CleanupWorker: Sendable {
   /// daemon whose node leads does, so the passes of several daemons never race.
   private let runsScheduledPasses: @Sendable () -> Bool
 
+  /// The defaults, which are also the daemon's (`--cleanup-interval-ms`,
+  /// `--cleanup-batch-size`, `--cleanup-job-budget-us`): declared here once.
+  public static let defaultIntervalMs: Int64 = 60_000
+  public static let defaultBatchSize = 500
+  public static let defaultJobBudgetMicroseconds = 500
+
   public init(
-    environment: ServiceEnvironment, intervalMs: Int64 = 60_000, batchSize: Int = 500,
-    jobBudgetMicroseconds: Int = 500, runsScheduledPasses: @escaping @Sendable () -> Bool = { true }
+    environment: ServiceEnvironment, intervalMs: Int64 = CleanupWorker.defaultIntervalMs,
+    batchSize: Int = CleanupWorker.defaultBatchSize,
+    jobBudgetMicroseconds: Int = CleanupWorker.defaultJobBudgetMicroseconds,
+    runsScheduledPasses: @escaping @Sendable () -> Bool = { true }
   ) {
     self.env = environment
     self.jobBudgetNanoseconds = UInt64(max(1, jobBudgetMicroseconds)) * 1_000

@@ -16,8 +16,7 @@ struct FirebaseTokenVerifier {
   static let issuerPrefix = "https://securetoken.google.com/"
   /// Firebase uids are at most 128 characters; AnonAuth takes 128 bytes, what
   /// `ImportAccounts` takes.
-  static let maximumUIDLength = 128
-  static let skewSeconds = OIDCVerifier.skewSeconds
+  static let maximumUIDLength = ImportRow.maximumUIDBytes
 
   /// The Firebase project whose tokens are accepted.
   let firebaseProjectID: String
@@ -94,8 +93,8 @@ struct FirebaseTokenVerifier {
       let authTime = claims["auth_time"]?.int64Value
     else { throw invalid("the Firebase ID token lacks exp, iat or auth_time") }
     // Checked arithmetic: these are claims, and a bound near Int64's edge must not trap.
-    let (earliest, underflow) = now.subtractingReportingOverflow(Self.skewSeconds)
-    let (latest, overflow) = now.addingReportingOverflow(Self.skewSeconds)
+    let (earliest, underflow) = now.subtractingReportingOverflow(ClockSkew.providerTokenSeconds)
+    let (latest, overflow) = now.addingReportingOverflow(ClockSkew.providerTokenSeconds)
     guard !underflow, !overflow else { throw invalid("the clock is out of range") }
     guard exp > earliest else { throw invalid("the Firebase ID token has expired") }
     guard iat <= latest else { throw invalid("the Firebase ID token was issued in the future") }

@@ -7,9 +7,6 @@ import AnonAuthWire
 /// (the reason travels in the message, for people); a provider configured without an
 /// issuer or keys is `OPERATION_NOT_ALLOWED`.
 struct OIDCVerifier {
-  /// Clock skew allowed on `exp`, `iat` and `nbf`.
-  static let skewSeconds: Int64 = 60
-
   let config: IdpConfig
   let cache: JWKSCache
 
@@ -108,10 +105,12 @@ struct OIDCVerifier {
     guard let exp = claims["exp"]?.int64Value, let iat = claims["iat"]?.int64Value else {
       throw invalid("the ID token lacks exp or iat")
     }
-    guard exp > now - Self.skewSeconds else { throw invalid("the ID token has expired") }
-    guard iat <= now + Self.skewSeconds else { throw invalid("the ID token was issued in the future") }
+    guard exp > now - ClockSkew.providerTokenSeconds else { throw invalid("the ID token has expired") }
+    guard iat <= now + ClockSkew.providerTokenSeconds else {
+      throw invalid("the ID token was issued in the future")
+    }
     if let nbfValue = claims["nbf"] {
-      guard let nbf = nbfValue.int64Value, nbf <= now + Self.skewSeconds else {
+      guard let nbf = nbfValue.int64Value, nbf <= now + ClockSkew.providerTokenSeconds else {
         throw invalid("the ID token is not valid yet")
       }
     }

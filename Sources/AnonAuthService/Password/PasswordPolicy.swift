@@ -1,3 +1,4 @@
+import AnonAuthCrypto
 import AnonAuthStore
 import AnonAuthWire
 
@@ -5,7 +6,7 @@ import AnonAuthWire
 /// Firebase counts it; default 6) and at most 4096 bytes of UTF-8, so that hashing, which
 /// is costly on purpose, cannot be fed megabytes.
 public enum PasswordPolicy {
-  public static let maximumBytes = 4096
+  public static let maximumBytes = PasswordLimits.maximumBytes
 
   /// - Throws: `WEAK_PASSWORD` naming the rule.
   public static func check(_ password: String, project: ProjectRecord) throws(RPCError) {

@@ -11,7 +11,6 @@ public final class TokenMinter: Sendable {
   /// The longest ID-token TTL a project may set; a retired key stays published this long
   /// (plus clock skew) so that every token it signed can still be verified.
   public static let maxTTLSeconds: Int64 = 86_400
-  static let skewMs: Int64 = 300_000
   /// How long verifiers may cache the published keys.
   public static let publicKeysMaxAgeSeconds: Int64 = 300
 
@@ -68,7 +67,7 @@ public final class TokenMinter: Sendable {
       return SigningKeyRecord(
         kid: kid, privateKeySealed: sealed, certificatePEM: certificate, createdAtMs: now)
     }
-    let publishUntil = now + Self.maxTTLSeconds * 1000 + Self.skewMs
+    let publishUntil = now + Self.maxTTLSeconds * 1000 + ClockSkew.publishedKeyMs
     let records = try await store.write { db in
       try SigningKeysRepository.retireActive(db, atMs: now, publishUntilMs: publishUntil)
       try SigningKeysRepository.insert(db, record)

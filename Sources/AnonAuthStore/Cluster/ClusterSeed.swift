@@ -15,7 +15,8 @@ public enum ClusterSeed {
   /// - Throws: `StoreError`; the cluster then holds part of the file and must be started
   ///   over (the daemon says how).
   public static func copy(
-    from path: String, to options: ClusterStoreOptions, migrations: [Migration], busyTimeoutMs: Int32 = 5_000,
+    from path: String, to options: ClusterStoreOptions, migrations: [Migration],
+    busyTimeoutMs: Int32 = StoreOptions.defaultBusyTimeoutMs,
     progress: (String, Int) -> Void = { _, _ in }
   ) throws(StoreError) -> Int {
     let source = Database(try SQLiteConnection(path: path, readOnly: false, busyTimeoutMs: busyTimeoutMs))

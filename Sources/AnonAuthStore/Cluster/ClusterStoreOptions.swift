@@ -1,3 +1,5 @@
+import AnonAuthDqlite
+
 /// Where the replicated store is: the dqlite nodes to ask for the leader (this process's
 /// own node first), and the name of the replicated database.
 public struct ClusterStoreOptions: Sendable, Hashable {
@@ -6,7 +8,9 @@ public struct ClusterStoreOptions: Sendable, Hashable {
   /// How long a connect, send or receive to a node may take before the node counts as down.
   public var timeoutMs: Int
 
-  public init(seeds: [String], databaseName: String = "anonauth", timeoutMs: Int = 2_000) {
+  public init(
+    seeds: [String], databaseName: String = "anonauth", timeoutMs: Int = DqliteTimeouts.leaderSearchMs
+  ) {
     self.seeds = seeds
     self.databaseName = databaseName
     self.timeoutMs = timeoutMs

@@ -33,7 +33,7 @@ public struct FrameDecoder: Sendable {
 
   /// - Parameter frameLimit: the limit to start with (default `maxFrameSize`).
   public init(
-    maxFrameSize: Int = 4 * 1024 * 1024, frameLimit: Int? = nil,
+    maxFrameSize: Int = ProtocolDefaults.maxFrameSize, frameLimit: Int? = nil,
     largeBodyBytes: Int = FrameDecoder.largeBodyBytes
   ) {
     self.maxFrameSize = maxFrameSize

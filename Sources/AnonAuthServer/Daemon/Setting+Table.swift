@@ -1,0 +1,89 @@
+extension Setting {
+  /// Every setting, in the order `--help` and `--print-config` list them. Numbers are
+  /// declared in `NumberSetting` (with their typed defaults) and listed here.
+  public static let all: [Setting] = [
+    Setting(
+      "data-dir", "./anonauth-data", "where the store, keys and dev files live (made 0700 if missing)"),
+    Setting("listen", "127.0.0.1:7443", "RPC over TLS, HOST:PORT (port 0 picks one)"),
+    Setting(
+      "ops-listen", "127.0.0.1:7080", "plain-HTTP ops port: /healthz /readyz /metrics (port 0 picks one)"),
+    Setting(
+      "tls-cert", nil, "PEM certificate chain; in --dev a self-signed one is made in the data dir",
+      section: .security),
+    Setting("tls-key", nil, "PEM private key of --tls-cert", section: .security),
+    Setting("issuer-prefix", "https://anonauth.local/", "ID token iss prefix; the project id follows"),
+    Setting(
+      "master-key-file", nil, "32-byte key that encrypts signing keys at rest; in --dev made in the data dir",
+      section: .security),
+    Setting(
+      "admin-key-file", nil,
+      "a file holding an admin key you chose (openssl rand -hex 32): its hash is stored as the admin key "
+        + "labelled admin-key-file; a new file rotates it", section: .security),
+    Setting(
+      "trusted-proxies", "", "comma-separated CIDRs whose x-end-user-ip is believed", section: .security),
+    Setting(
+      "outbound-ca-file", nil,
+      "PEM CAs trusted for outbound HTTPS (provider keys, Facebook Graph API); default: the system CA store",
+      section: .security),
+    Setting(
+      "client-ca-file", nil,
+      "mutual TLS: PEM CAs of service callers' client certificates (a verified one is a trusted caller)",
+      section: .security),
+    Setting(
+      "admin-requires-client-cert", "false", "AdminService calls need a verified client certificate too",
+      section: .security, isSwitch: true),
+    Setting(
+      "dev", "false", "development mode: self-signed TLS, generated master key, demo-project", isSwitch: true),
+    Setting(
+      "config", nil, "a JSON file of settings, keyed by flag name without dashes' prefix (\"data-dir\")"),
+    Setting("log-level", "info", "debug, info, warn or error"),
+    NumberSetting.ioThreads.setting,
+    NumberSetting.maxFrameSize.setting,
+    NumberSetting.maxUnauthenticatedFrameSize.setting,
+    NumberSetting.maxBufferedBytes.setting,
+    NumberSetting.maxBufferedBytesPerIP.setting,
+    NumberSetting.maxConcurrentCalls.setting,
+    NumberSetting.maxConnections.setting,
+    NumberSetting.maxConnectionsPerIP.setting,
+    NumberSetting.maxConnectionRatePerIP.setting,
+    NumberSetting.handshakeTimeoutMs.setting,
+    NumberSetting.frameTimeoutMs.setting,
+    NumberSetting.idleTimeoutMs.setting,
+    NumberSetting.callTimeoutMs.setting,
+    NumberSetting.minCallTimeoutMs.setting,
+    NumberSetting.shutdownGraceMs.setting,
+    NumberSetting.cleanupIntervalMs.setting,
+    NumberSetting.cleanupBatchSize.setting,
+    NumberSetting.cleanupJobBudgetUs.setting,
+    NumberSetting.commitDelayUs.setting,
+    NumberSetting.passwordRatePerIP.setting,
+    NumberSetting.passwordRatePerProject.setting,
+    NumberSetting.signingRatePerIP.setting,
+    NumberSetting.signingRatePerProject.setting,
+    NumberSetting.writeRatePerIP.setting,
+    NumberSetting.writeRatePerProject.setting,
+    NumberSetting.admissionIPSharePercent.setting,
+    NumberSetting.admissionProjectSharePercent.setting,
+    Setting(
+      "cluster-id", nil,
+      "replicated store: this node's id in the dqlite cluster, for ever (1 bootstraps a new cluster); "
+        + "unset, the store is the single file", section: .cluster),
+    Setting(
+      "cluster-listen", nil, "replicated store: HOST:PORT this node's dqlite listens on", section: .cluster),
+    Setting(
+      "cluster-advertise", nil,
+      "replicated store: HOST:PORT other nodes reach this one on (default: --cluster-listen)",
+      section: .cluster),
+    Setting(
+      "cluster-join", "", "replicated store: comma-separated HOST:PORT of nodes already in the cluster",
+      section: .cluster),
+    Setting(
+      "cluster-recover", nil,
+      "recovery after a lost majority: ID=HOST:PORT,... the surviving members; rewrites this node's "
+        + "membership to them and exits (every node stopped first; see the README's runbook)",
+      section: .cluster),
+    Setting(
+      "test-hooks", "false", "testing only: adds anonauth.test.TestService/Sleep (never in production)",
+      section: .testing, isSwitch: true),
+  ]
+}
