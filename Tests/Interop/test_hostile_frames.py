@@ -1,7 +1,7 @@
 """Hostile clients at the frame and call level: what an API key (or nothing) lets anyone
 send. Each case has its documented answer, and the daemon keeps serving afterwards.
 
-Documented answers (see the README):
+Documented answers (see docs/security.md):
 - A Call whose metadata is over the limits (64 entries, 8 KiB of serialized entries) is
   a framing violation: GoAway MALFORMED_FRAME, decided before the call is unpacked.
 - A method name over 256 bytes: code 12 UNKNOWN_METHOD, the name neither echoed nor

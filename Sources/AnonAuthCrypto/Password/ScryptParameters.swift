@@ -19,7 +19,7 @@ public struct ScryptParameters: Sendable, Hashable, CustomStringConvertible {
   public static let maximumWork = 1 << 24
 
   /// The parameters new hashes use: N = 2^15, r = 8, p = 1 (32 MiB, about twice the
-  /// issue's floor of N = 2^14). Measured on this machine in README.md.
+  /// floor of N = 2^14 the project set for itself). Measured in docs/benchmarks.md.
   public static let current = ScryptParameters(uncheckedLn: 15, r: 8, p: 1)
 
   /// - Throws: `CryptoError` when a parameter is out of its range or the memory or work

@@ -117,8 +117,9 @@ public final class DqliteNode: Sendable {
     (try? DqliteSocket.split(address)) != nil
   }
 
-  /// Forces a new membership on a node whose cluster lost its majority (see the README's
-  /// runbook). The node must be stopped everywhere; this rewrites its Raft configuration.
+  /// Forces a new membership on a node whose cluster lost its majority (see
+  /// docs/replicated-store.md, Runbook). The node must be stopped everywhere; this rewrites
+  /// its Raft configuration.
   public static func recover(
     id: UInt64, address: String, directory: String, members: [DqliteNodeInfo]
   ) throws(DqliteError) {

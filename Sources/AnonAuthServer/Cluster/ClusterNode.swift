@@ -67,7 +67,7 @@ public final class ClusterNode: Sendable {
   /// `--cluster-recover`: forces the Raft membership of this node's data to `members` (all
   /// voters), for a cluster that lost its majority. Every node must be stopped; this node
   /// should hold the most recent log of the survivors, and its `cluster` directory is then
-  /// copied to the others (README runbook).
+  /// copied to the others (docs/replicated-store.md, Runbook).
   static func recover(
     _ config: ClusterConfig, members: [(id: UInt64, address: String)], dataDir: String, logger: Logger
   ) throws(ConfigError) {

@@ -80,7 +80,7 @@ extension Setting {
     Setting(
       "cluster-recover", nil,
       "recovery after a lost majority: ID=HOST:PORT,... the surviving members; rewrites this node's "
-        + "membership to them and exits (every node stopped first; see the README's runbook)",
+        + "membership to them and exits (every node stopped first; see docs/replicated-store.md, Runbook)",
       section: .cluster),
     Setting(
       "test-hooks", "false", "testing only: adds anonauth.test.TestService/Sleep (never in production)",
