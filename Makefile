@@ -43,8 +43,10 @@ proto: interop-deps
 
 check-proto: interop-deps
 	@tmp=$$(mktemp -d); \
-	PYTHON=$(CURDIR)/$(PY) Scripts/gen-proto.sh $$tmp/c $$tmp/swift >/dev/null && \
-	diff -r $$tmp/c Sources/AnonAuthProto >/dev/null && diff -r $$tmp/swift Sources/AnonAuthWire/Generated >/dev/null; \
+	PYTHON=$(CURDIR)/$(PY) Scripts/gen-proto.sh $$tmp/c $$tmp/swift $$tmp/service $$tmp/server >/dev/null && \
+	diff -r $$tmp/c Sources/AnonAuthProto >/dev/null && diff -r $$tmp/swift Sources/AnonAuthWire/Generated >/dev/null && \
+	diff -r $$tmp/service Sources/AnonAuthService/Generated >/dev/null && \
+	diff -r $$tmp/server Sources/AnonAuthServer/Generated >/dev/null; \
 	rc=$$?; rm -rf $$tmp; \
 	if [ $$rc != 0 ]; then echo "Generated protobuf code is stale: run 'make proto' and commit."; exit 1; fi; \
 	echo "Generated protobuf code is up to date."
