@@ -41,7 +41,8 @@ HEADER = """\
 // Regenerate with Scripts/gen-proto.sh (`make proto`).
 """
 
-CREDENTIAL = re.compile(r"^\s*credential:\s*(\w+)", re.IGNORECASE | re.MULTILINE)
+# The whole line goes: it may say after the value why, for readers of the .proto.
+CREDENTIAL = re.compile(r"^\s*credential:\s*(\w+).*$", re.IGNORECASE | re.MULTILINE)
 # The router's names for what a credential check proves (`CallCredential`).
 CREDENTIALS = {"api_key": ".apiKey", "admin_key": ".adminKey", "none": None}
 CREDENTIAL_WORDS = {"api_key": "the project's API key", "admin_key": "the admin key"}
