@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Regenerates the code derived from Protos/: the protobuf-c code into C_OUT (default: the
-# committed place, Sources/AnonAuthProto) and the Swift message types into SWIFT_OUT
-# (default: Sources/AnonAuthWire/Generated).
+# committed place, Sources/AnonAuthProto); the Swift message types, method descriptors,
+# client stubs and settable-field enums into SWIFT_OUT (default: Sources/AnonAuthWire/Generated);
+# the handler protocols into SERVICE_OUT (Sources/AnonAuthService/Generated); and their
+# registration in the router into SERVER_OUT (Sources/AnonAuthServer/Generated).
 # `make proto` runs it; `make check-proto` runs it into temp dirs and diffs (`diff -r`).
-# Usage: Scripts/gen-proto.sh [C_OUT [SWIFT_OUT]]
+# Usage: Scripts/gen-proto.sh [C_OUT [SWIFT_OUT [SERVICE_OUT [SERVER_OUT]]]]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/Sources/AnonAuthProto}
 swift_out=${2:-$root/Sources/AnonAuthWire/Generated}
+service_out=${3:-$root/Sources/AnonAuthService/Generated}
+server_out=${4:-$root/Sources/AnonAuthServer/Generated}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$root/Protos"
@@ -30,3 +34,6 @@ printf 'module AnonAuthProto {\n  header "AnonAuthProto.h"\n  export *\n}\n' > "
 protoc --include_imports --include_source_info --descriptor_set_out="$tmp/descriptors.pb" \
   -I. $protos
 "${PYTHON:-python3}" "$root/Scripts/gen_swift_messages.py" "$tmp/descriptors.pb" "$swift_out"
+# The RPC surface of the `service` blocks (Scripts/gen_swift_services.py).
+"${PYTHON:-python3}" "$root/Scripts/gen_swift_services.py" "$tmp/descriptors.pb" "$swift_out" \
+  "$service_out" "$server_out"

@@ -245,10 +245,17 @@ class Registry:
         return info
 
 
+# Trailing comments that mark a declaration for gen_swift_services.py, not documentation.
+MARKERS = {"settable"}
+
+
 def source_comments(f):
     comments = {}
     for location in f.source_code_info.location:
-        text = location.leading_comments or location.trailing_comments
+        trailing = location.trailing_comments
+        if trailing.strip() in MARKERS:
+            trailing = ""
+        text = location.leading_comments or trailing
         if text:
             comments[tuple(location.path)] = text
     return comments

@@ -16,8 +16,7 @@ extension Auth {
   ///   token does not verify), `.userNotFound`, `.userDisabled`, `.emailAlreadyInUse`,
   ///   `.tooManyRequests`.
   public func signIn(withFirebaseIDToken idToken: String) async throws(AuthError) -> AuthDataResult {
-    let response: AuthResponse = try await call(
-      "/anonauth.v1.AccountService/SignInWithFirebaseIdToken",
+    let response: AuthResponse = try await accounts.signInWithFirebaseIdToken(
       SignInWithFirebaseIdTokenRequest(idToken: idToken))
     return try result(response)
   }

@@ -8,7 +8,7 @@ extension Auth {
   {
     var request = SignUpRequest()
     request.kind = .emailPassword(EmailPasswordSignUp(email: email, password: password))
-    let response: AuthResponse = try await call("/anonauth.v1.AccountService/SignUp", request)
+    let response: AuthResponse = try await accounts.signUp(request)
     return try result(response)
   }
 
@@ -16,8 +16,7 @@ extension Auth {
   /// - Throws: `.wrongPasswordOrUser` (an unknown email and a wrong password alike),
   ///   `.userDisabled`, `.tooManyRequests`.
   public func signIn(withEmail email: String, password: String) async throws(AuthError) -> AuthDataResult {
-    let response: AuthResponse = try await call(
-      "/anonauth.v1.AccountService/SignInWithPassword",
+    let response: AuthResponse = try await accounts.signInWithPassword(
       SignInWithPasswordRequest(email: email, password: password))
     return try result(response)
   }
@@ -30,8 +29,8 @@ extension Auth {
     if credential.provider == EmailAuthProvider.id {
       return try await signIn(withEmail: credential.email, password: credential.password)
     }
-    let response: AuthResponse = try await call(
-      "/anonauth.v1.AccountService/SignInWithIdp", SignInWithIdpRequest(credential: credential.wire))
+    let response: AuthResponse = try await accounts.signInWithIdp(
+      SignInWithIdpRequest(credential: credential.wire))
     return try result(response)
   }
 

@@ -33,7 +33,7 @@ public final class Auth: Sendable {
     if let user = currentUser, user.isAnonymous { return user }
     var request = SignUpRequest()
     request.kind = .anonymous(AnonymousSignUp())
-    let response: AuthResponse = try await call("/anonauth.v1.AccountService/SignUp", request)
+    let response: AuthResponse = try await accounts.signUp(request)
     return try adopt(response)
   }
 
@@ -44,14 +44,9 @@ public final class Auth: Sendable {
 
   // MARK: Internals shared with User
 
-  func call<Request: ProtoMessage, Response: ProtoMessage>(
-    _ method: String, _ request: Request
-  ) async throws(AuthError) -> Response {
-    do {
-      return try await client.call(method, request, metadata: ["x-api-key": apiKey], as: Response.self)
-    } catch {
-      throw AuthError(error)
-    }
+  /// AccountService's calls, with the project's API key.
+  var accounts: AccountServiceClient<APIKeyTransport> {
+    AccountServiceClient(APIKeyTransport(client: client, apiKey: apiKey))
   }
 
   @discardableResult

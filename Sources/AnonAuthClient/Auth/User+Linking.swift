@@ -10,8 +10,7 @@ extension User {
   ///   `.userTokenExpired`.
   public func link(with credential: AuthCredential) async throws(AuthError) -> AuthDataResult {
     let request = LinkWithCredentialRequest(idToken: try await getIDToken(), credential: credential.wire)
-    let response: AuthResponse = try await auth.call(
-      "/anonauth.v1.AccountService/LinkWithCredential", request)
+    let response: AuthResponse = try await auth.accounts.linkWithCredential(request)
     return try auth.result(response)
   }
 
@@ -22,7 +21,7 @@ extension User {
   @discardableResult
   public func unlink(fromProvider provider: String) async throws(AuthError) -> User {
     let request = UnlinkProviderRequest(idToken: try await getIDToken(), providerId: provider)
-    let info: AccountInfo = try await auth.call("/anonauth.v1.AccountService/UnlinkProvider", request)
+    let info: AccountInfo = try await auth.accounts.unlinkProvider(request)
     if var session = auth.currentSession, session.uid == uid {
       session.email = info.email
       session.isAnonymous = info.isAnonymous

@@ -16,7 +16,7 @@ public struct User: Sendable {
     if !forceRefresh && session.expiresAtMs - now > 5 * 60 * 1000 { return session.idToken }
     var request = RefreshTokenRequest()
     request.refreshToken = session.refreshToken
-    let response: AuthResponse = try await auth.call("/anonauth.v1.AccountService/RefreshToken", request)
+    let response: AuthResponse = try await auth.accounts.refreshToken(request)
     try auth.adopt(response)
     return response.idToken
   }
@@ -25,14 +25,14 @@ public struct User: Sendable {
   public func accountInfo() async throws(AuthError) -> AccountInfo {
     var request = GetAccountInfoRequest()
     request.idToken = try await getIDToken()
-    return try await auth.call("/anonauth.v1.AccountService/GetAccountInfo", request)
+    return try await auth.accounts.getAccountInfo(request)
   }
 
   /// Deletes the account on the server, then signs out.
   public func delete() async throws(AuthError) {
     var request = DeleteAccountRequest()
     request.idToken = try await getIDToken()
-    let _: DeleteAccountResponse = try await auth.call("/anonauth.v1.AccountService/DeleteAccount", request)
+    let _: DeleteAccountResponse = try await auth.accounts.deleteAccount(request)
     try auth.signOut()
   }
 }

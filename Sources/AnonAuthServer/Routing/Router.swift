@@ -20,15 +20,36 @@ public struct Router: Sendable {
 
   public init() {}
 
-  /// Registers a unary method. The request is decoded only after `authenticate` passed;
-  /// a payload that does not parse is `MALFORMED_REQUEST`.
+  /// Registers a unary method, as the generated `register(in:)` of each service's handler
+  /// protocol does: `credential` is the check that runs before the payload is decoded, and
+  /// what passing it proves (nil: the method needs none).
+  public mutating func unary<Request: ProtoMessage, Response: ProtoMessage>(
+    _ method: MethodDescriptor<Request, Response>, credential: (CallCredential, Authenticator)?,
+    _ handler: @escaping @Sendable (Request, CallContext) async throws(RPCError) -> Response
+  ) {
+    add(method.path, credential: credential?.0 ?? .apiKey, authenticate: credential?.1, handler)
+  }
+
+  /// Registers a unary method by name; its credential is the admin key in AdminService,
+  /// the API key elsewhere.
   public mutating func unary<Request: ProtoMessage, Response: ProtoMessage>(
     _ service: String, _ method: String,
     authenticate: Authenticator? = nil,
     _ handler: @escaping @Sendable (Request, CallContext) async throws(RPCError) -> Response
   ) {
-    routes["/\(service)/\(method)"] = Route(
-      authenticate: authenticate, credential: service == AdminService.name ? .adminKey : .apiKey,
+    add(
+      "/\(service)/\(method)", credential: service == AdminServiceMethods.serviceName ? .adminKey : .apiKey,
+      authenticate: authenticate, handler)
+  }
+
+  /// The request is decoded only after `authenticate` passed; a payload that does not parse
+  /// is `MALFORMED_REQUEST`.
+  private mutating func add<Request: ProtoMessage, Response: ProtoMessage>(
+    _ path: String, credential: CallCredential, authenticate: Authenticator?,
+    _ handler: @escaping @Sendable (Request, CallContext) async throws(RPCError) -> Response
+  ) {
+    routes[path] = Route(
+      authenticate: authenticate, credential: credential,
       handle: { context, payload throws(RPCError) in
         let request: Request
         do {

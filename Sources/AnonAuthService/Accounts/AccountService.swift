@@ -7,8 +7,8 @@ import Foundation
 /// the account's own data, deletion. Every call names its project with `x-api-key`
 /// (checked before the payload is parsed). Password and provider methods live in
 /// `AccountService+Password.swift` and `AccountService+Linking.swift`.
-public struct AccountService: Sendable {
-  public static let name = "anonauth.v1.AccountService"
+public struct AccountService: AccountServiceHandler {
+  public static let name = AccountServiceMethods.serviceName
   /// How recent a sign-in a sensitive change needs (docs/protocol.md §5.1: 5 minutes).
   public static let recentSignInSeconds: Int64 = 300
   let env: ServiceEnvironment

@@ -4,17 +4,24 @@ import AnonAuthWire
 /// `AdminService`, the parts the accounts-and-tokens worker needs: projects and their
 /// settings, API keys, scheduled sign-up quotas, signing-key rotation. Every call needs
 /// `authorization: Bearer <admin key>`.
-public struct AdminService: Sendable {
-  public static let name = "anonauth.v1.AdminService"
+public struct AdminService: AdminServiceHandler {
+  public static let name = AdminServiceMethods.serviceName
   let env: ServiceEnvironment
   let cleanup: CleanupWorker
   /// Where `Backup` writes: `DATA_DIR/backups`.
   let backupDirectory: String
+  /// What answers `DescribeCluster` and `RemoveClusterNode`: the server, which knows the
+  /// replicated store; nil where nothing does (the service's own tests).
+  let cluster: (any ClusterAdministration)?
 
-  public init(environment: ServiceEnvironment, cleanup: CleanupWorker, backupDirectory: String) {
+  public init(
+    environment: ServiceEnvironment, cleanup: CleanupWorker, backupDirectory: String,
+    cluster: (any ClusterAdministration)? = nil
+  ) {
     env = environment
     self.cleanup = cleanup
     self.backupDirectory = backupDirectory
+    self.cluster = cluster
   }
 
   public func authenticate(_ context: CallContext) throws(RPCError) {

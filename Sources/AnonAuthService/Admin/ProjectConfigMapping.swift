@@ -13,12 +13,6 @@ extension Reason {
 
 /// ProjectConfig ⇄ ProjectRecord, and the rules `UpdateProjectConfig` checks.
 enum ProjectConfigMapping {
-  static let settable: Set<String> = [
-    "anonymous_enabled", "email_password_enabled", "idps", "auto_cleanup_enabled", "sign_up_quota_per_hour",
-    "id_token_ttl_seconds", "password_min_length", "firebase_project_id", "firebase_certs_json",
-    "firebase_certs_url", "firebase_create_unknown_users",
-  ]
-
   static func config(_ record: ProjectRecord, masterKey: [UInt8]) -> ProjectConfig {
     var config = ProjectConfig()
     config.projectId = record.projectID
@@ -44,35 +38,36 @@ enum ProjectConfigMapping {
   ) throws(RPCError) -> ProjectRecord {
     guard !mask.isEmpty else { throw RPCError(.invalidConfig, "update_mask is empty") }
     var next = record
-    for field in mask {
-      guard settable.contains(field) else {
-        throw RPCError(.invalidConfig, "\"\(field)\" is not a settable field of ProjectConfig")
+    for name in mask {
+      // The settable fields are those Protos/ marks; the switch below must handle each.
+      guard let field = ProjectConfigField(rawValue: name) else {
+        throw RPCError(.invalidConfig, "\"\(name)\" is not a settable field of ProjectConfig")
       }
       switch field {
-      case "anonymous_enabled": next.anonymousEnabled = config.anonymousEnabled
-      case "email_password_enabled": next.emailPasswordEnabled = config.emailPasswordEnabled
-      case "auto_cleanup_enabled":
+      case .anonymousEnabled: next.anonymousEnabled = config.anonymousEnabled
+      case .emailPasswordEnabled: next.emailPasswordEnabled = config.emailPasswordEnabled
+      case .autoCleanupEnabled:
         if config.autoCleanupEnabled && !record.autoCleanupEnabled { next.autoCleanupEnabledAtMs = nowMs }
         next.autoCleanupEnabled = config.autoCleanupEnabled
-      case "sign_up_quota_per_hour":
+      case .signUpQuotaPerHour:
         guard config.signUpQuotaPerHour <= 1_000_000 else {
           throw RPCError(
             .invalidConfig, "sign_up_quota_per_hour must be at most 1000000 (0: the default, 100)")
         }
         next.signUpQuotaPerHour = Int64(config.signUpQuotaPerHour)
-      case "id_token_ttl_seconds":
+      case .idTokenTtlSeconds:
         let ttl = Int64(config.idTokenTtlSeconds)
         guard ttl == 0 || (300...86_400).contains(ttl) else {
           throw RPCError(.invalidConfig, "id_token_ttl_seconds must be 300...86400 (0: the default, 3600)")
         }
         next.idTokenTTLSeconds = ttl
-      case "password_min_length":
+      case .passwordMinLength:
         let length = Int64(config.passwordMinLength)
         guard length == 0 || (6...4096).contains(length) else {
           throw RPCError(.invalidConfig, "password_min_length must be 6...4096 (0: the default, 6)")
         }
         next.passwordMinLength = length
-      case "firebase_project_id":
+      case .firebaseProjectId:
         let id = config.firebaseProjectId
         // Firebase project ids: 6 to 30 of [a-z0-9-]; older ones may be shorter.
         guard
@@ -81,20 +76,20 @@ enum ProjectConfigMapping {
               && id.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") })
         else { throw RPCError(.invalidConfig, "firebase_project_id must be at most 30 of [a-z0-9-]") }
         next.firebaseProjectID = id
-      case "firebase_certs_json":
+      case .firebaseCertsJson:
         guard config.firebaseCertsJson.utf8.count <= 64 * 1024 else {
           throw RPCError(.invalidConfig, "firebase_certs_json must be at most 64 KiB")
         }
         next.firebaseCertsJSON = config.firebaseCertsJson
-      case "firebase_certs_url":
+      case .firebaseCertsUrl:
         let url = config.firebaseCertsUrl
         guard url.isEmpty || (url.hasPrefix("https://") && url.utf8.count <= 2048) else {
           throw RPCError(.invalidConfig, "firebase_certs_url must be https")
         }
         next.firebaseCertsURL = url
-      case "firebase_create_unknown_users":
+      case .firebaseCreateUnknownUsers:
         next.firebaseCreateUnknownUsers = config.firebaseCreateUnknownUsers
-      case "idps":
+      case .idps:
         try validate(config.idps)
         // A secret not sent again is kept: GetProjectConfig never returns it.
         let old = IdpConfigCodec.decode(record.idpsJSON, masterKey: masterKey, withSecrets: true)
@@ -110,8 +105,6 @@ enum ProjectConfigMapping {
         } catch {
           throw RPCError(.internalError, "sealing the provider secret failed")
         }
-      default:
-        break
       }
     }
     return next

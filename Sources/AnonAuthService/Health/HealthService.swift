@@ -2,8 +2,8 @@ import AnonAuthWire
 
 /// `HealthService/Check`: SERVING while the process takes work, NOT_SERVING while it
 /// starts or drains, so a load balancer stops sending before connections close.
-public struct HealthService: Sendable {
-  public static let name = "anonauth.v1.HealthService"
+public struct HealthService: HealthServiceHandler {
+  public static let name = HealthServiceMethods.serviceName
   private let state: ServingState
   private let storeHealthy: @Sendable () -> Bool
 

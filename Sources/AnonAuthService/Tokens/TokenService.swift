@@ -3,8 +3,8 @@ import AnonAuthStore
 import AnonAuthWire
 
 /// `TokenService`: lets other services check ID tokens and fetch the public keys.
-public struct TokenService: Sendable {
-  public static let name = "anonauth.v1.TokenService"
+public struct TokenService: TokenServiceHandler {
+  public static let name = TokenServiceMethods.serviceName
   let env: ServiceEnvironment
 
   public init(environment: ServiceEnvironment) {

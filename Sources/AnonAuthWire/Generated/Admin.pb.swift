@@ -463,7 +463,10 @@ extension GetProjectConfigRequest: ProtoCBridged {
 // MARK: - anonauth.v1.UpdateProjectConfigRequest
 
 /// Changes only the fields named in update_mask (snake_case proto names) of the
-/// project config.project_id; "idps" replaces the whole list.
+/// project config.project_id; "idps" replaces the whole list. The fields it may name are
+/// those of ProjectConfig marked "// settable" (a trailing comment): `make proto` turns
+/// them into ProjectConfigField, which the server and the CLI switch over; any other
+/// name is INVALID_CONFIG.
 ///
 /// `anonauth.v1.UpdateProjectConfigRequest` in `anonauth/v1/admin.proto`.
 public struct UpdateProjectConfigRequest: Sendable, Hashable {

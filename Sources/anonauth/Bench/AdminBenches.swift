@@ -31,7 +31,7 @@ enum AdminBenches {
       request.pageSize = UInt32(clamping: pageSize)
       request.pageToken = cursor
       return BenchCall(
-        method: "/anonauth.v1.AdminService/ListAccounts", payload: request.serializedBytes(),
+        method: AdminServiceMethods.listAccounts.path, payload: request.serializedBytes(),
         metadata: metadata,
         onSuccess: { bytes in
           cursors.giveBack((try? ListAccountsResponse(serializedBytes: bytes))?.nextPageToken ?? "")

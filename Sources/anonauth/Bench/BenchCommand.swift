@@ -83,7 +83,7 @@ enum BenchCommand {
   static func health(_ arguments: Arguments) async throws(CLIError) {
     let payload = CheckRequest().serializedBytes()
     try await measure(arguments, name: "health", defaultConcurrency: 8) {
-      BenchCall(method: "/anonauth.v1.HealthService/Check", payload: payload, metadata: [:])
+      BenchCall(method: HealthServiceMethods.check.path, payload: payload, metadata: [:])
     }
   }
 
@@ -96,7 +96,7 @@ enum BenchCommand {
     let counter = Counter()
     try await measure(arguments, name: "signup", defaultConcurrency: 4) {
       BenchCall(
-        method: "/anonauth.v1.AccountService/SignUp", payload: payload,
+        method: AccountServiceMethods.signUp.path, payload: payload,
         metadata: keys.signUpMetadata(ip: counter.next()))
     }
   }
@@ -174,7 +174,7 @@ enum BenchCommand {
     else {
       throw .failed("cannot read \(rssName) from http://\(ops)/metrics")
     }
-    let method = "/anonauth.v1.HealthService/Check"
+    let method = HealthServiceMethods.check.path
     let payload = CheckRequest().serializedBytes()
     var clients: [RPCClient] = []
     clients.reserveCapacity(count)

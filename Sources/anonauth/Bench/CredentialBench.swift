@@ -30,8 +30,8 @@ enum CredentialBench {
     var signUp = SignUpRequest()
     signUp.kind = .emailPassword(EmailPasswordSignUp(email: email, password: password))
     do {
-      let _: AuthResponse = try await base.client.call(
-        "/anonauth.v1.AccountService/SignUp", signUp,
+      let _: AuthResponse = try await AccountServiceClient(base.client).signUp(
+        signUp,
         metadata: ["x-api-key": apiKey, "authorization": "Bearer \(adminKey)", "x-end-user-ip": "10.255.0.1"])
     } catch {
       throw .failed("creating the bench account failed: \(error.reason): \(error.message)")
@@ -40,7 +40,7 @@ enum CredentialBench {
     try await BenchCommand.measure(arguments, name: "password", defaultConnections: 8, defaultConcurrency: 2)
     {
       BenchCall(
-        method: "/anonauth.v1.AccountService/SignInWithPassword", payload: payload,
+        method: AccountServiceMethods.signInWithPassword.path, payload: payload,
         metadata: ["x-api-key": apiKey])
     }
   }
@@ -80,7 +80,7 @@ enum CredentialBench {
       let index = next.next() - 1
       guard index < all.count else { return nil }
       return BenchCall(
-        method: "/anonauth.v1.AccountService/LinkWithCredential", payload: all[index],
+        method: AccountServiceMethods.linkWithCredential.path, payload: all[index],
         metadata: ["x-api-key": apiKey])
     }
   }
@@ -113,17 +113,15 @@ enum CredentialBench {
   {
     let admin = ["authorization": "Bearer \(adminKey)"]
     do {
-      var config: ProjectConfig = try await client.call(
-        "/anonauth.v1.AdminService/GetProjectConfig", GetProjectConfigRequest(projectId: projectID),
-        metadata: admin)
+      var config: ProjectConfig = try await AdminServiceClient(client).getProjectConfig(
+        GetProjectConfigRequest(projectId: projectID), metadata: admin)
       let jwks = JSONValue.object(["keys": [.object(key.jwk(kid: "bench").mapValues { .string($0) })]])
         .jsonText
       config.idps.removeAll { $0.providerId == providerID }
       config.idps.append(
         IdpConfig(providerId: providerID, enabled: true, clientId: clientID, issuer: issuer, jwksJson: jwks))
-      let _: ProjectConfig = try await client.call(
-        "/anonauth.v1.AdminService/UpdateProjectConfig",
-        UpdateProjectConfigRequest(config: config, updateMask: ["idps"]),
+      let _: ProjectConfig = try await AdminServiceClient(client).updateProjectConfig(
+        UpdateProjectConfigRequest(config: config, updateMask: [ProjectConfigField.idps.rawValue]),
         metadata: admin)
     } catch {
       throw .failed("configuring \(providerID) failed: \(error.reason): \(error.message)")
@@ -150,7 +148,7 @@ enum CredentialBench {
             let ip = BenchCommand.endUserIP(n + (1 << 22))
             do {
               let bytes = try await client.callRaw(
-                "/anonauth.v1.AccountService/SignUp", payload: payload,
+                AccountServiceMethods.signUp.path, payload: payload,
                 metadata: ["x-api-key": apiKey, "authorization": "Bearer \(adminKey)", "x-end-user-ip": ip])
               let response = try AuthResponse(serializedBytes: bytes)
               collected.accounts.withLock { $0.append(response) }

@@ -70,7 +70,7 @@ struct DecodeShapes {
   }
 
   private func frame(payload: [UInt8]) -> [UInt8] {
-    Frame(kind: .call(Call(id: 1, method: "/anonauth.v1.AdminService/ImportAccounts", payload: payload)))
+    Frame(kind: .call(Call(id: 1, method: AdminServiceMethods.importAccounts.path, payload: payload)))
       .serializedBytes()
   }
 

@@ -42,7 +42,7 @@ enum LoadRunner {
     let warmUp = CheckRequest().serializedBytes()
     for client in clients {
       do {
-        _ = try await client.callRaw("/anonauth.v1.HealthService/Check", payload: warmUp)
+        _ = try await client.callRaw(HealthServiceMethods.check.path, payload: warmUp)
       } catch {
         throw .failed("warm-up call failed: \(error)")
       }

@@ -27,7 +27,7 @@ enum TokenBenches {
       arguments, name: checkRevoked ? "verify --check-revoked" : "verify", defaultConcurrency: 8
     ) {
       BenchCall(
-        method: "/anonauth.v1.TokenService/VerifyIdToken", payload: payloads[next.next() % payloads.count],
+        method: TokenServiceMethods.verifyIdToken.path, payload: payloads[next.next() % payloads.count],
         metadata: keys.api)
     }
   }
@@ -41,7 +41,7 @@ enum TokenBenches {
     let next = BenchCommand.Counter()
     try await BenchCommand.measure(arguments, name: "account-info", defaultConcurrency: 8) {
       BenchCall(
-        method: "/anonauth.v1.AccountService/GetAccountInfo", payload: payloads[next.next() % payloads.count],
+        method: AccountServiceMethods.getAccountInfo.path, payload: payloads[next.next() % payloads.count],
         metadata: keys.api)
     }
   }
@@ -88,25 +88,25 @@ enum TokenBenches {
         if let call = pool.refreshCall(keys.api) { return call }
       case "verify":
         return BenchCall(
-          method: "/anonauth.v1.TokenService/VerifyIdToken",
+          method: TokenServiceMethods.verifyIdToken.path,
           payload: VerifyIdTokenRequest(idToken: token).serializedBytes(), metadata: keys.api, kind: kind)
       case "account-info":
         return BenchCall(
-          method: "/anonauth.v1.AccountService/GetAccountInfo",
+          method: AccountServiceMethods.getAccountInfo.path,
           payload: GetAccountInfoRequest(idToken: token).serializedBytes(), metadata: keys.api, kind: kind)
       case "link":
         if let target = linkable.withLock({ $0.popLast() }),
           let payload = try? CredentialBench.linkPayload(idToken: target, key: linkKey, subject: "mix-\(n)")
         {
           return BenchCall(
-            method: "/anonauth.v1.AccountService/LinkWithCredential", payload: payload, metadata: keys.api,
+            method: AccountServiceMethods.linkWithCredential.path, payload: payload, metadata: keys.api,
             kind: kind)
         }
       default:
         break
       }
       return BenchCall(
-        method: "/anonauth.v1.AccountService/SignUp", payload: signUp, metadata: keys.signUpMetadata(ip: n),
+        method: AccountServiceMethods.signUp.path, payload: signUp, metadata: keys.signUpMetadata(ip: n),
         kind: "signup",
         onSuccess: { bytes in
           guard let account = try? AuthResponse(serializedBytes: bytes) else { return }

@@ -29,7 +29,7 @@ final class TokenPool: Sendable {
   func refreshCall(_ metadata: [String: String]) -> BenchCall? {
     guard let token = borrow() else { return nil }
     return BenchCall(
-      method: "/anonauth.v1.AccountService/RefreshToken",
+      method: AccountServiceMethods.refreshToken.path,
       payload: RefreshTokenRequest(refreshToken: token).serializedBytes(), metadata: metadata,
       kind: "refresh",
       onSuccess: { [self] bytes in

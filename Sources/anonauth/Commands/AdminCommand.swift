@@ -57,16 +57,9 @@ enum AdminCommand {
     let metadata: [String: String]
     let arguments: Arguments
 
-    func call<Request: ProtoMessage, Response: ProtoMessage>(
-      _ method: String, _ request: Request, as: Response.Type = Response.self
-    ) async throws(CLIError) -> Response {
-      do {
-        return try await connection.client.call(
-          "/anonauth.v1.AdminService/\(method)", request, metadata: metadata, timeoutMs: 600_000,
-          as: Response.self)
-      } catch {
-        throw .failed("\(method): \(error.reason.isEmpty ? "\(error.code)" : error.reason): \(error.message)")
-      }
+    /// AdminService's calls with the admin key, each failing as the CLI reports it.
+    var admin: AdminServiceClient<AdminTransport> {
+      AdminServiceClient(AdminTransport(client: connection.client, metadata: metadata))
     }
 
     var json: Bool { arguments.has("json") }
@@ -95,49 +88,47 @@ enum AdminCommand {
     case "get-config":
       print(
         try await projectConfig(
-          c, try await c.call("GetProjectConfig", GetProjectConfigRequest(projectId: project))))
+          c, try await c.admin.getProjectConfig(GetProjectConfigRequest(projectId: project))))
     case "update-config":
       print(try await projectConfig(c, try await updateConfig(c)))
     case "create-api-key":
       let target = Array(arguments.positionals.dropFirst()).first ?? project
-      let r: CreateApiKeyResponse = try await c.call("CreateApiKey", CreateApiKeyRequest(projectId: target))
+      let r: CreateApiKeyResponse = try await c.admin.createApiKey(CreateApiKeyRequest(projectId: target))
       out(c, ["api_key": .string(r.apiKey)], r.apiKey)
     case "list-api-keys":
-      let r: ListApiKeysResponse = try await c.call("ListApiKeys", ListApiKeysRequest(projectId: project))
+      let r: ListApiKeysResponse = try await c.admin.listApiKeys(ListApiKeysRequest(projectId: project))
       out(c, ["api_keys": .array(r.apiKeys.map { .string($0) })], r.apiKeys.joined(separator: "\n"))
     case "revoke-api-key":
-      let _: RevokeApiKeyResponse = try await c.call(
-        "RevokeApiKey", RevokeApiKeyRequest(projectId: project, apiKey: try c.arg(0, "KEY")))
+      let _: RevokeApiKeyResponse = try await c.admin.revokeApiKey(
+        RevokeApiKeyRequest(projectId: project, apiKey: try c.arg(0, "KEY")))
       out(c, ["revoked": .bool(true)], "revoked")
     case "schedule-quota":
       try await scheduleQuota(c)
     case "list-accounts":
       try await listAccounts(c)
     case "get-account":
-      let info: AccountInfo = try await c.call(
-        "GetAccount", GetAccountRequest(projectId: project, localId: try c.arg(0, "UID")))
+      let info: AccountInfo = try await c.admin.getAccount(
+        GetAccountRequest(projectId: project, localId: try c.arg(0, "UID")))
       account(c, info)
     case "disable-account":
-      let info: AccountInfo = try await c.call(
-        "DisableAccount",
+      let info: AccountInfo = try await c.admin.disableAccount(
         DisableAccountRequest(
           projectId: project, localId: try c.arg(0, "UID"), disabled: !arguments.has("enable")))
       account(c, info)
     case "delete-accounts":
       try await deleteAccounts(c)
     case "revoke-refresh-tokens":
-      let _: RevokeRefreshTokensResponse = try await c.call(
-        "RevokeRefreshTokens", RevokeRefreshTokensRequest(projectId: project, localId: try c.arg(0, "UID")))
+      let _: RevokeRefreshTokensResponse = try await c.admin.revokeRefreshTokens(
+        RevokeRefreshTokensRequest(projectId: project, localId: try c.arg(0, "UID")))
       out(c, ["revoked": .bool(true)], "revoked")
     case "set-custom-claims":
-      let info: AccountInfo = try await c.call(
-        "SetCustomClaims",
+      let info: AccountInfo = try await c.admin.setCustomClaims(
         SetCustomClaimsRequest(
           projectId: project, localId: try c.arg(0, "UID"), customClaimsJson: try c.arg(1, "JSON")))
       account(c, info)
     case "preview-cleanup":
-      let r: PreviewCleanupResponse = try await c.call(
-        "PreviewCleanup", PreviewCleanupRequest(projectId: project))
+      let r: PreviewCleanupResponse = try await c.admin.previewCleanup(
+        PreviewCleanupRequest(projectId: project))
       out(
         c,
         [
@@ -153,7 +144,7 @@ enum AdminCommand {
     case "cluster":
       try await cluster(c)
     case "rotate-signing-key":
-      let r: RotateSigningKeyResponse = try await c.call("RotateSigningKey", RotateSigningKeyRequest())
+      let r: RotateSigningKeyResponse = try await c.admin.rotateSigningKey(RotateSigningKeyRequest())
       out(c, ["kid": .string(r.kid)], r.kid)
     case "import-firebase":
       try await FirebaseImportCommand.run(c)
@@ -163,7 +154,7 @@ enum AdminCommand {
       let name = try c.arg(0, "NAME")
       let bar = ProgressBar(total: 1, label: "backup")
       bar.update(0)
-      let r: BackupResponse = try await c.call("Backup", BackupRequest(name: name))
+      let r: BackupResponse = try await c.admin.backup(BackupRequest(name: name))
       bar.update(1)
       bar.finish()
       out(c, ["path": .string(r.path), "bytes": .int(Int64(r.bytes))], "\(r.path) (\(r.bytes) bytes)")
@@ -177,19 +168,19 @@ enum AdminCommand {
   /// Creates the project and switches on the methods named, in one command.
   static func createProject(_ c: Context) async throws(CLIError) {
     let projectID = try c.arg(0, "PROJECT_ID")
-    var config: ProjectConfig = try await c.call("CreateProject", CreateProjectRequest(projectId: projectID))
+    var config: ProjectConfig = try await c.admin.createProject(CreateProjectRequest(projectId: projectID))
     var mask: [String] = []
     if c.arguments.has("anonymous") {
       config.anonymousEnabled = true
-      mask.append("anonymous_enabled")
+      mask.append(ProjectConfigField.anonymousEnabled.rawValue)
     }
     if c.arguments.has("email-password") {
       config.emailPasswordEnabled = true
-      mask.append("email_password_enabled")
+      mask.append(ProjectConfigField.emailPasswordEnabled.rawValue)
     }
     if !mask.isEmpty {
-      config = try await c.call(
-        "UpdateProjectConfig", UpdateProjectConfigRequest(config: config, updateMask: mask))
+      config = try await c.admin.updateProjectConfig(
+        UpdateProjectConfigRequest(config: config, updateMask: mask))
     }
     print(c.json ? try await projectConfig(c, config) : config.projectId)
   }
@@ -212,25 +203,28 @@ enum AdminCommand {
         guard let n = UInt32(value) else { throw .usage("\(field): expected a whole number") }
         return n
       }
-      switch field {
-      case "anonymous_enabled": config.anonymousEnabled = try bool()
-      case "email_password_enabled": config.emailPasswordEnabled = try bool()
-      case "auto_cleanup_enabled": config.autoCleanupEnabled = try bool()
-      case "sign_up_quota_per_hour": config.signUpQuotaPerHour = try number()
-      case "id_token_ttl_seconds": config.idTokenTtlSeconds = try number()
-      case "password_min_length": config.passwordMinLength = try number()
-      case "idps": config.idps = try IdpFile.load(value)
-      case "firebase_project_id": config.firebaseProjectId = value
-      case "firebase_certs_json": config.firebaseCertsJson = value
-      case "firebase_certs_url": config.firebaseCertsUrl = value
-      case "firebase_create_unknown_users": config.firebaseCreateUnknownUsers = try bool()
-      default: break  // the server names a field it does not take
+      // A name the proto does not mark settable goes to the server as it is, which answers
+      // INVALID_CONFIG naming it. The switch has no default: a field marked settable in
+      // Protos/ does not compile here until this command can set it.
+      if let known = ProjectConfigField(rawValue: field) {
+        switch known {
+        case .anonymousEnabled: config.anonymousEnabled = try bool()
+        case .emailPasswordEnabled: config.emailPasswordEnabled = try bool()
+        case .autoCleanupEnabled: config.autoCleanupEnabled = try bool()
+        case .signUpQuotaPerHour: config.signUpQuotaPerHour = try number()
+        case .idTokenTtlSeconds: config.idTokenTtlSeconds = try number()
+        case .passwordMinLength: config.passwordMinLength = try number()
+        case .idps: config.idps = try IdpFile.load(value)
+        case .firebaseProjectId: config.firebaseProjectId = value
+        case .firebaseCertsJson: config.firebaseCertsJson = value
+        case .firebaseCertsUrl: config.firebaseCertsUrl = value
+        case .firebaseCreateUnknownUsers: config.firebaseCreateUnknownUsers = try bool()
+        }
       }
       mask.append(field)
     }
     guard !mask.isEmpty else { throw .usage("update-config: name at least one FIELD=VALUE") }
-    return try await c.call(
-      "UpdateProjectConfig", UpdateProjectConfigRequest(config: config, updateMask: mask))
+    return try await c.admin.updateProjectConfig(UpdateProjectConfigRequest(config: config, updateMask: mask))
   }
 
   static func scheduleQuota(_ c: Context) async throws(CLIError) {
@@ -242,7 +236,7 @@ enum AdminCommand {
     request.quota = quota
     request.durationSeconds = duration
     request.startTimeMs = c.arguments["start-ms"].flatMap(Int64.init) ?? 0
-    let _: ScheduleSignUpQuotaResponse = try await c.call("ScheduleSignUpQuota", request)
+    let _: ScheduleSignUpQuotaResponse = try await c.admin.scheduleSignUpQuota(request)
     out(c, ["scheduled": .bool(true)], "scheduled quota \(quota) for \(duration) s")
   }
 
@@ -260,7 +254,7 @@ enum AdminCommand {
     var accounts: [AccountInfo] = []
     var response: ListAccountsResponse
     repeat {
-      response = try await c.call("ListAccounts", request)
+      response = try await c.admin.listAccounts(request)
       accounts += response.accounts
       request.pageToken = response.nextPageToken
     } while c.arguments.has("all") && !response.nextPageToken.isEmpty
@@ -303,8 +297,8 @@ enum AdminCommand {
     var done = 0
     for chunk in stride(from: 0, to: ids.count, by: 1000).map({ Array(ids[$0..<min($0 + 1000, ids.count)]) })
     {
-      let r: DeleteAccountsResponse = try await c.call(
-        "DeleteAccounts", DeleteAccountsRequest(projectId: c.project, localIds: chunk))
+      let r: DeleteAccountsResponse = try await c.admin.deleteAccounts(
+        DeleteAccountsRequest(projectId: c.project, localIds: chunk))
       deleted += r.deleted
       done += chunk.count
       bar.update(done)
@@ -317,8 +311,8 @@ enum AdminCommand {
     let project = c.arguments.has("all-projects") ? "" : c.project
     var total = 0
     if !project.isEmpty {
-      let preview: PreviewCleanupResponse = try await c.call(
-        "PreviewCleanup", PreviewCleanupRequest(projectId: project))
+      let preview: PreviewCleanupResponse = try await c.admin.previewCleanup(
+        PreviewCleanupRequest(projectId: project))
       total = Int(preview.eligibleNow)
     }
     let bar = ProgressBar(total: total, label: "cleaning up")
@@ -327,7 +321,7 @@ enum AdminCommand {
     request.projectId = project
     request.maxAccounts = 2000
     while true {
-      let r: RunCleanupResponse = try await c.call("RunCleanup", request)
+      let r: RunCleanupResponse = try await c.admin.runCleanup(request)
       deleted += r.deleted
       bar.update(Int(deleted))
       if r.deleted < UInt64(request.maxAccounts) { break }
@@ -337,7 +331,7 @@ enum AdminCommand {
   }
 
   static func usage(_ c: Context) async throws(CLIError) {
-    let r: GetUsageResponse = try await c.call("GetUsage", GetUsageRequest(projectId: c.project))
+    let r: GetUsageResponse = try await c.admin.getUsage(GetUsageRequest(projectId: c.project))
     if c.json {
       print(
         JSONOut.object([
@@ -367,27 +361,36 @@ enum AdminCommand {
   // MARK: Output
 
   static func projectConfig(_ c: Context, _ config: ProjectConfig) async throws(CLIError) -> String {
-    let value: JSONOut = .object([
-      "project_id": .string(config.projectId), "anonymous_enabled": .bool(config.anonymousEnabled),
-      "email_password_enabled": .bool(config.emailPasswordEnabled),
-      "auto_cleanup_enabled": .bool(config.autoCleanupEnabled),
+    var fields: [String: JSONOut] = [
+      "project_id": .string(config.projectId),
       "auto_cleanup_enabled_at_ms": .int(config.autoCleanupEnabledAtMs),
-      "sign_up_quota_per_hour": .int(Int64(config.signUpQuotaPerHour)),
-      "id_token_ttl_seconds": .int(Int64(config.idTokenTtlSeconds)),
-      "password_min_length": .int(Int64(config.passwordMinLength)),
-      "firebase_project_id": .string(config.firebaseProjectId),
-      "firebase_certs_json": .string(config.firebaseCertsJson),
-      "firebase_certs_url": .string(config.firebaseCertsUrl),
-      "firebase_create_unknown_users": .bool(config.firebaseCreateUnknownUsers),
-      "idps": .array(
-        config.idps.map {
-          .object([
-            "provider_id": .string($0.providerId), "enabled": .bool($0.enabled),
-            "client_id": .string($0.clientId),
-            "issuer": .string($0.issuer), "jwks_url": .string($0.jwksUrl),
-          ])
-        }),
-    ])
+    ]
+    // Every settable field, by its proto name: no default, so that one marked settable in
+    // Protos/ does not compile here until get-config shows it.
+    for field in ProjectConfigField.allCases {
+      switch field {
+      case .anonymousEnabled: fields[field.rawValue] = .bool(config.anonymousEnabled)
+      case .emailPasswordEnabled: fields[field.rawValue] = .bool(config.emailPasswordEnabled)
+      case .autoCleanupEnabled: fields[field.rawValue] = .bool(config.autoCleanupEnabled)
+      case .signUpQuotaPerHour: fields[field.rawValue] = .int(Int64(config.signUpQuotaPerHour))
+      case .idTokenTtlSeconds: fields[field.rawValue] = .int(Int64(config.idTokenTtlSeconds))
+      case .passwordMinLength: fields[field.rawValue] = .int(Int64(config.passwordMinLength))
+      case .firebaseProjectId: fields[field.rawValue] = .string(config.firebaseProjectId)
+      case .firebaseCertsJson: fields[field.rawValue] = .string(config.firebaseCertsJson)
+      case .firebaseCertsUrl: fields[field.rawValue] = .string(config.firebaseCertsUrl)
+      case .firebaseCreateUnknownUsers: fields[field.rawValue] = .bool(config.firebaseCreateUnknownUsers)
+      case .idps:
+        fields[field.rawValue] = .array(
+          config.idps.map {
+            .object([
+              "provider_id": .string($0.providerId), "enabled": .bool($0.enabled),
+              "client_id": .string($0.clientId),
+              "issuer": .string($0.issuer), "jwks_url": .string($0.jwksUrl),
+            ])
+          })
+      }
+    }
+    let value = JSONOut.object(fields)
     return c.json ? value.text : value.pretty
   }
 
@@ -419,9 +422,9 @@ enum AdminCommand {
     let r: DescribeClusterResponse
     if let text = c.arguments["remove"] {
       guard let id = UInt64(text), id > 0 else { throw .usage("admin cluster --remove: expected a node id") }
-      r = try await c.call("RemoveClusterNode", RemoveClusterNodeRequest(id: id))
+      r = try await c.admin.removeClusterNode(RemoveClusterNodeRequest(id: id))
     } else {
-      r = try await c.call("DescribeCluster", DescribeClusterRequest())
+      r = try await c.admin.describeCluster(DescribeClusterRequest())
     }
     let nodes: [JSONOut] = r.nodes.map { node in
       .object([

@@ -12,16 +12,16 @@ enum FirebaseExportCommand {
       let handle = FileHandle(forWritingAtPath: path)
     else { throw .usage("cannot write \(path)") }
     defer { try? handle.close() }
-    let counted: ListAccountsResponse = try await c.call(
-      "ListAccounts", ListAccountsRequest(projectId: c.project, pageSize: 1))
+    let counted: ListAccountsResponse = try await c.admin.listAccounts(
+      ListAccountsRequest(projectId: c.project, pageSize: 1))
     let bar = ProgressBar(total: Int(counted.total), label: "exporting")
     var written = 0
     var token = ""
     var failed = false
     handle.write(Data("{\"users\": [\n".utf8))
     repeat {
-      let page: ExportAccountsResponse = try await c.call(
-        "ExportAccounts", ExportAccountsRequest(projectId: c.project, pageSize: 1000, pageToken: token))
+      let page: ExportAccountsResponse = try await c.admin.exportAccounts(
+        ExportAccountsRequest(projectId: c.project, pageSize: 1000, pageToken: token))
       for exported in page.accounts {
         guard let json = try? JSONSerialization.data(withJSONObject: user(exported), options: [.sortedKeys])
         else {

@@ -24,7 +24,7 @@ enum FirebaseImportCommand {
     // A small admin call first: the daemon takes frames over 64 KiB (a batch of accounts)
     // only on a connection one of whose calls has passed the admin key check; it also
     // finds a wrong project before the first batch is sent.
-    let _: ProjectConfig = try await c.call("GetProjectConfig", GetProjectConfigRequest(projectId: c.project))
+    let _: ProjectConfig = try await c.admin.getProjectConfig(GetProjectConfigRequest(projectId: c.project))
     let bar = ProgressBar(total: accounts.count, label: request.dryRun ? "checking" : "importing")
     var imported = 0
     var skipped = 0
@@ -32,7 +32,7 @@ enum FirebaseImportCommand {
     for start in stride(from: 0, to: accounts.count, by: batchSize) {
       request.accounts = Array(accounts[start..<min(start + batchSize, accounts.count)])
       request.firstIndex = UInt64(start)
-      let response: ImportAccountsResponse = try await c.call("ImportAccounts", request)
+      let response: ImportAccountsResponse = try await c.admin.importAccounts(request)
       imported += Int(response.imported)
       skipped += Int(response.skipped)
       errors += response.errors

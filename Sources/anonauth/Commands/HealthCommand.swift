@@ -18,8 +18,7 @@ enum HealthCommand {
     let connection = try Connection(arguments)
     let response: CheckResponse
     do {
-      response = try await connection.client.call(
-        "/anonauth.v1.HealthService/Check", CheckRequest(), as: CheckResponse.self)
+      response = try await HealthServiceClient(connection.client).check(CheckRequest())
     } catch {
       throw .failed("health check failed: \(error.code) \(error.reason): \(error.message)")
     }

@@ -96,9 +96,8 @@ enum SessionCommands {
     let apiKey = try connection.apiKey()
     let response: VerifyIdTokenResponse
     do {
-      response = try await connection.client.call(
-        "/anonauth.v1.TokenService/VerifyIdToken", request, metadata: ["x-api-key": apiKey],
-        as: VerifyIdTokenResponse.self)
+      response = try await TokenServiceClient(connection.client).verifyIdToken(
+        request, metadata: ["x-api-key": apiKey])
     } catch {
       throw .failed("not valid: \(error.reason): \(error.message)")
     }

@@ -91,10 +91,22 @@ struct  Anonauth__V1__ProjectConfig
 {
   ProtobufCMessage base;
   char *project_id;
+  /*
+   * settable
+   */
   protobuf_c_boolean anonymous_enabled;
+  /*
+   * settable
+   */
   protobuf_c_boolean email_password_enabled;
+  /*
+   * settable
+   */
   size_t n_idps;
   Anonauth__V1__IdpConfig **idps;
+  /*
+   * settable
+   */
   protobuf_c_boolean auto_cleanup_enabled;
   /*
    * Read-only: when auto clean-up was last turned on.
@@ -103,31 +115,52 @@ struct  Anonauth__V1__ProjectConfig
   /*
    * Per IP (per /64 for IPv6); 0 means the default, 100.
    */
+  /*
+   * settable
+   */
   uint32_t sign_up_quota_per_hour;
   /*
    * Default 3600.
+   */
+  /*
+   * settable
    */
   uint32_t id_token_ttl_seconds;
   /*
    * Default 6.
    */
+  /*
+   * settable
+   */
   uint32_t password_min_length;
   /*
    * The Firebase project whose ID tokens SignInWithFirebaseIdToken accepts; empty: off.
+   */
+  /*
+   * settable
    */
   char *firebase_project_id;
   /*
    * Google's x509 certificates for securetoken@system.gserviceaccount.com, inline as
    * Google publishes them ({"kid": "PEM", ...}); empty: fetched from firebase_certs_url.
    */
+  /*
+   * settable
+   */
   char *firebase_certs_json;
   /*
    * Default: Google's x509 metadata URL for securetoken@system.gserviceaccount.com.
+   */
+  /*
+   * settable
    */
   char *firebase_certs_url;
   /*
    * A valid Firebase ID token for a uid that was not imported makes the account on the
    * spot (anonymous when its sign_in_provider is "anonymous"); off: USER_NOT_FOUND.
+   */
+  /*
+   * settable
    */
   protobuf_c_boolean firebase_create_unknown_users;
 };
@@ -199,7 +232,10 @@ struct  Anonauth__V1__GetProjectConfigRequest
 
 /*
  * Changes only the fields named in update_mask (snake_case proto names) of the
- * project config.project_id; "idps" replaces the whole list.
+ * project config.project_id; "idps" replaces the whole list. The fields it may name are
+ * those of ProjectConfig marked "// settable" (a trailing comment): `make proto` turns
+ * them into ProjectConfigField, which the server and the CLI switch over; any other
+ * name is INVALID_CONFIG.
  */
 struct  Anonauth__V1__UpdateProjectConfigRequest
 {

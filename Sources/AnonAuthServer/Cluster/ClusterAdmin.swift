@@ -6,26 +6,28 @@ import Dispatch
 /// `AdminService/DescribeCluster` and `RemoveClusterNode`: what `anonauth admin cluster`
 /// shows and does. They talk to the dqlite leader with the blocking client, on a queue
 /// of their own rather than the cooperative pool.
-enum ClusterRoutes {
+struct ClusterAdmin: ClusterAdministration {
   /// The answer on a daemon whose store is the single file.
   static let notClustered = RPCError(
     code: .failedPrecondition, reason: "NOT_CLUSTERED",
     message: "this daemon's store is the single file: start it with --cluster-id to replicate it")
 
-  static func register(
-    in router: inout Router, node: ClusterNode?, authenticate: @escaping Router.Authenticator
-  ) {
-    router.unary(AdminService.name, "DescribeCluster", authenticate: authenticate) {
-      (_: DescribeClusterRequest, _) async throws(RPCError) -> DescribeClusterResponse in
-      guard let node else { throw notClustered }
-      return try await blocking { () throws(RPCError) in try describe(node) }
-    }
-    router.unary(AdminService.name, "RemoveClusterNode", authenticate: authenticate) {
-      (request: RemoveClusterNodeRequest, _) async throws(RPCError) -> DescribeClusterResponse in
-      guard let node else { throw notClustered }
-      let id = request.id
-      return try await blocking { () throws(RPCError) in try remove(id, node: node) }
-    }
+  /// This daemon's node of the replicated store; nil for the single file.
+  let node: ClusterNode?
+
+  func describeCluster(_ request: DescribeClusterRequest, context: CallContext)
+    async throws(RPCError) -> DescribeClusterResponse
+  {
+    guard let node else { throw Self.notClustered }
+    return try await Self.blocking { () throws(RPCError) in try Self.describe(node) }
+  }
+
+  func removeClusterNode(_ request: RemoveClusterNodeRequest, context: CallContext)
+    async throws(RPCError) -> DescribeClusterResponse
+  {
+    guard let node else { throw Self.notClustered }
+    let id = request.id
+    return try await Self.blocking { () throws(RPCError) in try Self.remove(id, node: node) }
   }
 
   private static func describe(_ node: ClusterNode) throws(RPCError) -> DescribeClusterResponse {
