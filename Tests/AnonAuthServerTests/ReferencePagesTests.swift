@@ -22,6 +22,7 @@ import Testing
     let reasons = try #require(ReferencePages.render("reasons"))
     for entry in ReasonCatalogue.reasons { #expect(reasons.contains("| `\(entry.reason.name)` |")) }
     for entry in ReasonCatalogue.goAwayReasons { #expect(reasons.contains("| `\(entry.reason.name)` |")) }
+    for entry in ReasonCatalogue.importRowReasons { #expect(reasons.contains("| `\(entry.reason.name)` |")) }
     let metrics = try #require(ReferencePages.render("metrics"))
     for family in MetricFamilies.all { #expect(metrics.contains("| `\(family.name)` |")) }
   }

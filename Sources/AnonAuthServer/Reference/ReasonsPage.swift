@@ -16,7 +16,8 @@ enum ReasonsPage {
 
       Reasons are added, never renamed: a client should treat a reason it does not know by
       its status code. A connection, rather than a call, can also end with a `GoAway` frame
-      and a reason of its own (the last section).
+      and a reason of its own, and `ImportUsers` reports refused rows with reasons of their
+      own (the last two sections).
 
       ## What a client should do
 
@@ -51,6 +52,21 @@ enum ReasonsPage {
     for entry in ReasonCatalogue.goAwayReasons {
       out +=
         "| `\(entry.reason.name)` | \(cell(entry.when)) | **\(entry.action.rawValue).** \(cell(entry.advice)) |\n"
+    }
+    out += """
+
+      ## ImportUsers row reasons
+
+      `ImportUsers` (`anonauth admin import-firebase`) succeeds as a call and reports each
+      row it could not import in `errors`, with the row's index, its uid and one of these
+      reasons; the other rows of the batch are imported.
+
+      | reason | when | what to do |
+      | --- | --- | --- |
+
+      """
+    for entry in ReasonCatalogue.importRowReasons {
+      out += "| `\(entry.reason.name)` | \(cell(entry.when)) | \(cell(entry.advice)) |\n"
     }
     return out
   }

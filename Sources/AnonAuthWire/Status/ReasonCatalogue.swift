@@ -31,6 +31,14 @@ public enum ReasonCatalogue {
     public let advice: String
   }
 
+  /// One reason a row of `ImportUsers` can be refused with (the call itself succeeds).
+  public struct ImportRowEntry: Sendable {
+    public let reason: ImportRowReason
+    public let when: String
+    /// What the operator importing should do about the row.
+    public let advice: String
+  }
+
   /// The entry for the reason named `name`, if the server sends it.
   public static func entry(named name: String) -> Entry? {
     reasons.first { $0.reason.name == name }
@@ -157,7 +165,7 @@ public enum ReasonCatalogue {
     Entry(
       reason: .forbiddenClaim, group: .auth,
       when:
-        "Custom claims that are not a JSON object, use a reserved claim name, or are over the size limit (admin calls and imports).",
+        "Custom claims that are not a JSON object, use a reserved claim name, or are over 1000 bytes (admin calls and imports).",
       action: .fixRequest,
       advice: "Rename or shrink the claims."),
   ]
@@ -307,5 +315,55 @@ public enum ReasonCatalogue {
         "The connection's next bytes would take the process over `--max-buffered-bytes` or its address over `--max-buffered-bytes-per-ip` of partly received data.",
       action: .reconnect,
       advice: "Reconnect after a backoff and send fewer or smaller calls at once."),
+  ]
+
+  /// Every reason `ImportUsers` reports a refused row with (`ImportRowError.reason`); the
+  /// rows before and after it are imported.
+  public static let importRowReasons: [ImportRowEntry] = [
+    ImportRowEntry(
+      reason: .invalidUID, when: "`local_id` is empty, over 128 bytes, or has control characters.",
+      advice: "Fix the row's uid."),
+    ImportRowEntry(
+      reason: .invalidEmail, when: "`email` is not a valid address.", advice: "Fix or drop the row's email."),
+    ImportRowEntry(
+      reason: .invalidField,
+      when:
+        "A display name or photo URL over 2048 bytes or with control characters, a time outside 0 to now, both `password_hash` and `anonauth_password_hash` set, or a row the store refused.",
+      advice: "The message names the field."),
+    ImportRowEntry(
+      reason: .forbiddenClaim,
+      when: "The row's custom claims are not a JSON object, use a reserved name, or are over 1000 bytes.",
+      advice: "Rename or shrink the claims."),
+    ImportRowEntry(
+      reason: .invalidPasswordHash,
+      when:
+        "A password hash without an email, an `anonauth_password_hash` that is not a scrypt PHC string, or a hash or salt over 1024 bytes.",
+      advice: "Export the row again; a user without a usable hash can reset the password."),
+    ImportRowEntry(
+      reason: .missingHashConfig,
+      when: "The row has `password_hash` but the request has no `hash_config`.",
+      advice: "Send the project's password-hash parameters with the batch."),
+    ImportRowEntry(
+      reason: .invalidProvider,
+      when:
+        "A provider without a `provider_id` of `[A-Za-z0-9._-]` (at most 64) or a `raw_id` (at most 256 bytes), or the same provider twice.",
+      advice: "Fix the row's providers."),
+    ImportRowEntry(
+      reason: .duplicateUID, when: "An earlier row of the same batch has this uid.",
+      advice: "Keep one row per uid."),
+    ImportRowEntry(
+      reason: .duplicateEmail, when: "An earlier row of the same batch has this email.",
+      advice: "Keep one account per email."),
+    ImportRowEntry(
+      reason: .uidExists,
+      when: "An account with this uid exists and the request says `on_conflict: IMPORT_CONFLICT_FAIL`.",
+      advice:
+        "Leave it, or import with the default `IMPORT_CONFLICT_SKIP`, which counts such rows as skipped."),
+    ImportRowEntry(
+      reason: .emailExists, when: "Another account of the project has this email.",
+      advice: "Merge the two accounts before importing, or drop one."),
+    ImportRowEntry(
+      reason: .credentialAlreadyInUse, when: "A provider identity of the row belongs to another account.",
+      advice: "Merge the two accounts before importing, or drop the identity."),
   ]
 }
