@@ -48,10 +48,11 @@ import Testing
     #expect(written.map(\.0) == MetricFamilies.all.map(\.name), "the registry's order is the endpoint's")
   }
 
-  /// Each sample's labels are its family's, in the declared order (`le` aside).
+  /// Each sample's labels are its family's, in the declared order (`le` aside), and a
+  /// label with declared values takes only those.
   @Test func everySampleCarriesItsFamilysLabels() throws {
     let byName = Dictionary(uniqueKeysWithValues: MetricFamilies.all.map { ($0.name, $0) })
-    let labelName = try Regex("([a-z_]+)=\"")
+    let labelPair = try Regex("([a-z_]+)=\"([^\"]*)\"")
     for line in Self.fullText().split(separator: "\n") where !line.hasPrefix("#") {
       let series = String(line.prefix { $0 != "{" && $0 != " " })
       let family =
@@ -63,10 +64,15 @@ import Testing
         Issue.record("\(series) belongs to no declared family")
         continue
       }
-      let labels = line.matches(of: labelName).compactMap { $0.output[1].substring.map(String.init) }.filter {
-        $0 != "le"
+      let pairs = line.matches(of: labelPair).compactMap { match -> (String, String)? in
+        guard let name = match.output[1].substring, let value = match.output[2].substring else { return nil }
+        return (String(name), String(value))
+      }.filter { $0.0 != "le" }
+      #expect(pairs.map(\.0) == family.labels, "\(line)")
+      for (name, value) in pairs {
+        guard let closed = family.labelValues[name] else { continue }
+        #expect(closed.contains(value), "\(line): \(name)=\(value) is not a declared value")
       }
-      #expect(labels == family.labels, "\(line)")
     }
   }
 

@@ -19,7 +19,12 @@ enum MetricsPage {
     for component in MetricComponent.allCases {
       out += "\n## \(component.rawValue)\n\n| metric | type | labels | help |\n| --- | --- | --- | --- |\n"
       for family in MetricFamilies.all where family.component == component {
-        let labels = family.labels.isEmpty ? "" : family.labels.map { "`\($0)`" }.joined(separator: ", ")
+        let labels = family.labels.map { label in
+          let values = family.labelValues[label].map {
+            " (" + $0.map { "`\($0)`" }.joined(separator: ", ") + ")"
+          }
+          return "`\(label)`" + (values ?? "")
+        }.joined(separator: ", ")
         out +=
           "| `\(family.name)` | \(family.kind.rawValue) | \(labels) | \(ReasonsPage.cell(family.help)) |\n"
       }

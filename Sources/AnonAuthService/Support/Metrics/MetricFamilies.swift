@@ -78,12 +78,17 @@ public enum MetricFamilies {
     help: "Sign-ups refused by the per-IP quota.")
   public static let overloadRefusals = MetricFamily(
     "anonauth_overload_refusals_total", .counter, .accounts, labels: ["queue"],
+    values: ["queue": ["password_pool", "identity_provider"]],
     help: "Calls refused at once because a bounded queue was full.")
   public static let signInThrottled = MetricFamily(
     "anonauth_sign_in_throttled_total", .counter, .accounts, labels: ["kind"],
+    values: ["kind": ["password", "identity_provider"]],
     help: "Sign-ins refused by the failed-sign-in throttles.")
   public static let admissionRefusals = MetricFamily(
     "anonauth_admission_refusals_total", .counter, .accounts, labels: ["work", "limit"],
+    values: [
+      "work": AdmissionWork.allCases.map(\.description), "limit": Admission.Limit.allCases.map(\.rawValue),
+    ],
     help: "Work refused by fair admission, by kind and limit.")
   public static let accounts = MetricFamily(
     "anonauth_accounts", .gauge, .accounts, help: "Accounts in the store.")

@@ -14,14 +14,19 @@ public struct MetricFamily: Sendable, Hashable {
   /// The label names of every sample, in the order the samples write them.
   public let labels: [String]
   public let component: MetricComponent
+  /// For a label whose values are a closed set, every value it takes (the page lists
+  /// them, and the registry's tests hold the samples to them).
+  public let labelValues: [String: [String]]
 
   init(
-    _ name: String, _ kind: Kind, _ component: MetricComponent, labels: [String] = [], help: String
+    _ name: String, _ kind: Kind, _ component: MetricComponent, labels: [String] = [],
+    values: [String: [String]] = [:], help: String
   ) {
     self.name = name
     self.kind = kind
     self.component = component
     self.labels = labels
+    self.labelValues = values
     self.help = help
   }
 
