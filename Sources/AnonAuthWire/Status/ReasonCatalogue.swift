@@ -62,7 +62,7 @@ public enum ReasonCatalogue {
     Entry(
       reason: .tooManyAttempts, group: .auth,
       when:
-        "A limit on work per address or per project was reached: the per-IP sign-up quota, fair admission of password and provider work, the failed-sign-in throttles, a full password-check queue, or a password link of the same account already in progress.",
+        "A limit on work per address or per project was reached: the per-IP sign-up quota, fair admission of password checks, token signing and store writes, the failed-sign-in throttles, a full password-check or identity-provider queue, a password link of the same account already in progress, or a refresh token whose successor was just handed out.",
       action: .retryLater,
       advice:
         "Wait `details.retry_after_seconds` (1 to 3600) before the same call: one sent sooner is refused again. Tell the user if the wait is long."
@@ -84,10 +84,10 @@ public enum ReasonCatalogue {
     Entry(
       reason: .invalidRefreshToken, group: .auth,
       when:
-        "The refresh token is unknown, revoked, already used (each is good for one refresh), or its account no longer exists.",
+        "The refresh token is unknown or revoked, was replayed after it had been rotated (which revokes the whole session), or its account no longer exists.",
       action: .signInAgain,
       advice:
-        "Drop the stored session and sign in again. Never refresh the same token from two places at once: the second use is refused."
+        "Drop the stored session and sign in again. Keep only the newest refresh token each refresh returns: an old one replayed after a short grace window ends the session."
     ),
     Entry(
       reason: .userNotFound, group: .auth,
@@ -328,7 +328,7 @@ public enum ReasonCatalogue {
     ImportRowEntry(
       reason: .invalidField,
       when:
-        "A display name or photo URL over 2048 bytes or with control characters, a time outside 0 to now, both `password_hash` and `anonauth_password_hash` set, or a row the store refused.",
+        "A display name or photo URL over 2048 bytes or with control characters, a creation or last sign-in time before 0 or more than a day ahead, both `password_hash` and `anonauth_password_hash` set, or a row the store refused.",
       advice: "The message names the field."),
     ImportRowEntry(
       reason: .forbiddenClaim,
@@ -338,7 +338,7 @@ public enum ReasonCatalogue {
       reason: .invalidPasswordHash,
       when:
         "A password hash without an email, an `anonauth_password_hash` that is not a scrypt PHC string, or a hash or salt over 1024 bytes.",
-      advice: "Export the row again; a user without a usable hash can reset the password."),
+      advice: "Export the row again with its hash, and send the hash parameters of the project it came from."),
     ImportRowEntry(
       reason: .missingHashConfig,
       when: "The row has `password_hash` but the request has no `hash_config`.",
