@@ -10,12 +10,13 @@ DEB_PACKAGES := pkg-config libssl-dev openssl libsqlite3-dev libprotobuf-c-dev l
                 protobuf-c-compiler protobuf-compiler python3 python3-venv faketime debootstrap
 
 .PHONY: run test deps build build-release bench-large proto check-proto check-generator generator-goldens check-links lint format interop-deps \
+        reference-docs check-reference-docs \
         test-swift test-interop build-release-tests deploy-smoke test-deploy bench bench-hostile cluster-proof fuzz clean
 
 run: deps build
 	.build/debug/anonauthd --dev --data-dir $(DATA_DIR)
 
-test: deps check-proto check-generator check-links lint build check-config-docs test-deploy test-swift test-interop
+test: deps check-proto check-generator check-links lint build check-config-docs check-reference-docs test-deploy test-swift test-interop
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -58,6 +59,23 @@ check-generator: interop-deps
 
 generator-goldens: interop-deps
 	PYTHON=$(CURDIR)/$(PY) Scripts/check-generator.sh --update
+
+# The pages generated from the code: docs/reasons.md from the reason catalogue and
+# docs/metrics.md from the metrics registry (`anonauthd --print-reference <page>`).
+REFERENCE_PAGES := reasons metrics
+
+reference-docs: build
+	@for page in $(REFERENCE_PAGES); do \
+	  .build/debug/anonauthd --print-reference $$page > docs/$$page.md || exit 1; \
+	  echo "wrote docs/$$page.md"; \
+	done
+
+check-reference-docs: build
+	@stale=0; for page in $(REFERENCE_PAGES); do \
+	  .build/debug/anonauthd --print-reference $$page | diff -q - docs/$$page.md >/dev/null \
+	    || { echo "docs/$$page.md is stale: run 'make reference-docs' and commit."; stale=1; }; \
+	done; \
+	if [ $$stale != 0 ]; then exit 1; fi; echo "Generated reference pages are up to date."
 
 check-links:
 	python3 Scripts/check_links.py

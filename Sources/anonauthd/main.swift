@@ -1,8 +1,22 @@
 import AnonAuthServer
 import Foundation
 
-let code = await Daemon.main(
-  arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+let arguments = Array(CommandLine.arguments.dropFirst())
+// `--print-reference <page>` prints a generated docs page (docs/reasons.md,
+// docs/metrics.md) and exits: nothing of the daemon starts, so `make reference-docs`
+// needs no data directory or port.
+if arguments.first == "--print-reference" {
+  let name = arguments.dropFirst().first ?? ""
+  guard let page = ReferencePages.render(name) else {
+    let names = ReferencePages.pages.map(\.name).joined(separator: "|")
+    FileHandle.standardError.write(Data("usage: anonauthd --print-reference \(names)\n".utf8))
+    exit(2)
+  }
+  FileHandle.standardOutput.write(Data(page.utf8))
+  exit(0)
+}
+
+let code = await Daemon.main(arguments: arguments, environment: ProcessInfo.processInfo.environment)
 // By here the store is closed and every connection is gone. `_exit` skips the atexit
 // handlers (OpenSSL's global clean-up, C++ static destructors), which would otherwise run
 // on this thread while idle pool threads still hold OpenSSL and Foundation state: a

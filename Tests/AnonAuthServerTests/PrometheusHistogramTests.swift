@@ -1,3 +1,4 @@
+import AnonAuthService
 import AnonAuthStore
 import Testing
 
@@ -28,16 +29,16 @@ import Testing
   }
 
   @Test func aHistogramWithoutLabelsHasItsHeaderOnce() {
-    let text = PrometheusHistogram.render("y", help: "Why.", snapshot())
+    let text = PrometheusHistogram.render(MetricFamilies.storeBatchSize, snapshot())
     #expect(
       text == """
-        # HELP y Why.
-        # TYPE y histogram
-        y_bucket{le="0.001"} 2
-        y_bucket{le="0.5"} 5
-        y_bucket{le="+Inf"} 7
-        y_sum 3.25
-        y_count 7
+        # HELP anonauth_store_batch_size Write jobs per committed transaction.
+        # TYPE anonauth_store_batch_size histogram
+        anonauth_store_batch_size_bucket{le="0.001"} 2
+        anonauth_store_batch_size_bucket{le="0.5"} 5
+        anonauth_store_batch_size_bucket{le="+Inf"} 7
+        anonauth_store_batch_size_sum 3.25
+        anonauth_store_batch_size_count 7
 
         """)
   }

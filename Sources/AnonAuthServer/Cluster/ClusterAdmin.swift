@@ -9,8 +9,7 @@ import Dispatch
 struct ClusterAdmin: ClusterAdministration {
   /// The answer on a daemon whose store is the single file.
   static let notClustered = RPCError(
-    code: .failedPrecondition, reason: "NOT_CLUSTERED",
-    message: "this daemon's store is the single file: start it with --cluster-id to replicate it")
+    .notClustered, "this daemon's store is the single file: start it with --cluster-id to replicate it")
 
   /// This daemon's node of the replicated store; nil for the single file.
   let node: ClusterNode?
@@ -81,10 +80,9 @@ struct ClusterAdmin: ClusterAdministration {
       defer { leader.close() }
       return try body(leader)
     } catch .invalidRequest(let message) {
-      throw RPCError(code: .notFound, reason: "NODE_NOT_FOUND", message: message)
+      throw RPCError(.nodeNotFound, message)
     } catch .failure(let code, let message) {
-      throw RPCError(
-        code: .failedPrecondition, reason: "CLUSTER_REFUSED", message: "dqlite \(code): \(message)")
+      throw RPCError(.clusterRefused, "dqlite \(code): \(message)")
     } catch {
       throw RPCError(.storeUnavailable, "the replicated store has no leader in reach: \(error)")
     }

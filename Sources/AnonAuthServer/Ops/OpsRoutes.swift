@@ -31,8 +31,7 @@ public enum OpsRoutes {
       "/metrics": {
         HTTPResponse(
           status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
-          body: metrics.prometheusText() + serviceMetrics.prometheusText()
-            + StoreMetricsText.render(store.metrics))
+          body: MetricsText.render(server: metrics, service: serviceMetrics, store: store.metrics))
       },
       "/.well-known/jwks.json": {
         HTTPResponse(

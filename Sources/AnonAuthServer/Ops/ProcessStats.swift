@@ -1,3 +1,4 @@
+import AnonAuthService
 import Foundation
 import Glibc
 
@@ -48,18 +49,13 @@ enum ProcessStats {
     return 0
   }
 
+  /// The process families of `MetricFamilies` in Prometheus text.
   static func prometheusText() -> String {
-    var out = ""
-    func gauge(_ name: String, _ help: String, _ type: String = "gauge", _ value: String) {
-      out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name) \(value)\n"
-    }
-    gauge("process_resident_memory_bytes", "Resident memory of the daemon.", "gauge", "\(residentBytes())")
-    gauge(
-      "process_cpu_seconds_total", "User and system CPU time of the daemon, in seconds.", "counter",
-      String(format: "%.6f", cpuSeconds()))
-    gauge("process_open_fds", "Open file descriptors.", "gauge", "\(openDescriptors())")
-    gauge("process_max_fds", "The limit on open file descriptors.", "gauge", "\(maxDescriptors())")
-    gauge("process_threads", "Threads of the daemon.", "gauge", "\(threads())")
-    return out
+    typealias F = MetricFamilies
+    return F.residentMemory.single(residentBytes())
+      + F.cpuSeconds.single(String(format: "%.6f", cpuSeconds()))
+      + F.openFDs.single(openDescriptors())
+      + F.maxFDs.single(maxDescriptors())
+      + F.threads.single(threads())
   }
 }

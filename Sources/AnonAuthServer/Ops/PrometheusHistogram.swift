@@ -1,17 +1,18 @@
+import AnonAuthService
 import AnonAuthStore
 
 /// Prometheus histograms in text format 0.0.4, from snapshots with cumulative buckets:
 /// the store's, the RPC latencies and the event-loop turns are all written by this one
 /// renderer, so their series look alike to a scraper.
 enum PrometheusHistogram {
-  /// A histogram with one series and no labels.
-  static func render(_ name: String, help: String, _ h: HistogramSnapshot) -> String {
-    header(name, help: help) + series(name, h)
+  /// A histogram family with one series and no labels.
+  static func render(_ family: MetricFamily, _ h: HistogramSnapshot) -> String {
+    family.header + series(family.name, h)
   }
 
-  /// The `# HELP` and `# TYPE` lines, written once before a histogram's series.
-  static func header(_ name: String, help: String) -> String {
-    "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+  /// One series of `family`; `values` are its label values in the order of its labels.
+  static func series(_ family: MetricFamily, _ values: [String], _ h: HistogramSnapshot) -> String {
+    series(family.name, labels: family.labelSet(values), h)
   }
 
   /// One series: `labels` is `key="value"` pairs joined by commas, or empty.

@@ -225,7 +225,7 @@ final class ServerConnection: TLSConnectionDelegate {
     core.logger.warning(
       "connection error",
       ["reason": .string(error.goAwayReason), "peer": .string(connection.peer?.description ?? "")])
-    sendGoAway(reason: error.goAwayReason)
+    sendGoAway(reason: error.goAway)
     for call in slots.records { call.task.cancel() }
     connection.closeGracefully()
   }
@@ -238,7 +238,7 @@ final class ServerConnection: TLSConnectionDelegate {
       connection.close()
       return
     }
-    sendGoAway(reason: "SHUTTING_DOWN")
+    sendGoAway(reason: .shuttingDown)
     if slotsTaken == 0 { connection.closeGracefully() }
   }
 
@@ -259,7 +259,7 @@ final class ServerConnection: TLSConnectionDelegate {
         age(connection.lastActivity) > config.idleTimeoutMs * 1_000_000
       {
         goingAway = true
-        sendGoAway(reason: "IDLE_TIMEOUT")
+        sendGoAway(reason: .idleTimeout)
         connection.closeGracefully()
       }
     case .closing, .closed:
@@ -267,10 +267,10 @@ final class ServerConnection: TLSConnectionDelegate {
     }
   }
 
-  private func sendGoAway(reason: String) {
+  private func sendGoAway(reason: GoAwayReason) {
     var goAway = GoAway()
     goAway.lastCallId = lastCallID
-    goAway.reason = reason
+    goAway.reason = reason.name
     var frame = Frame()
     frame.kind = .goAway(goAway)
     connection.send(frame)

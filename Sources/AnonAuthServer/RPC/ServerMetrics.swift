@@ -1,4 +1,5 @@
 import AnonAuthNet
+import AnonAuthService
 import AnonAuthStore
 import AnonAuthWire
 import Synchronization
@@ -97,41 +98,27 @@ public final class ServerMetrics: Sendable {
     }
   }
 
-  /// The metrics in Prometheus text exposition format 0.0.4.
+  /// The metrics in Prometheus text exposition format 0.0.4, under the families
+  /// `MetricFamilies` declares.
   public func prometheusText() -> String {
+    typealias F = MetricFamilies
     let snapshot = state.withLock { $0 }
     let opened = connectionsOpened.load(ordering: .relaxed)
     let closed = connectionsClosed.load(ordering: .relaxed)
-    var out = ""
-    out += "# HELP anonauth_rpc_calls_total RPC calls answered, by method and status code.\n"
-    out += "# TYPE anonauth_rpc_calls_total counter\n"
+    var out = F.rpcCalls.header
     for key in snapshot.calls.keys.sorted(by: { ($0.method, $0.code) < ($1.method, $1.code) }) {
-      out +=
-        "anonauth_rpc_calls_total{method=\"\(key.method)\",code=\"\(StatusCode(rawValue: key.code))\"} \(snapshot.calls[key] ?? 0)\n"
+      out += F.rpcCalls.sample(snapshot.calls[key] ?? 0, key.method, "\(StatusCode(rawValue: key.code))")
     }
-    out += PrometheusHistogram.header(
-      "anonauth_rpc_duration_seconds", help: "Time from a call's arrival to its handler's end.")
+    out += F.rpcDuration.header
     for method in snapshot.latency.keys.sorted() {
       guard let histogram = snapshot.latency[method] else { continue }
-      out += PrometheusHistogram.series(
-        "anonauth_rpc_duration_seconds", labels: "method=\"\(method)\"", histogram.snapshot)
+      out += PrometheusHistogram.series(F.rpcDuration, [method], histogram.snapshot)
     }
-    out += "# HELP anonauth_connections_open Open RPC connections.\n"
-    out += "# TYPE anonauth_connections_open gauge\n"
-    out += "anonauth_connections_open \(opened - closed)\n"
-    out += "# HELP anonauth_connections_rejected_total RPC connections closed on accept (over a limit).\n"
-    out += "# TYPE anonauth_connections_rejected_total counter\n"
-    out += "anonauth_connections_rejected_total \(connectionsRejected.load(ordering: .relaxed))\n"
-    out += "# HELP anonauth_connections_total RPC connections accepted.\n"
-    out += "# TYPE anonauth_connections_total counter\n"
-    out += "anonauth_connections_total \(opened)\n"
-    out +=
-      "# HELP anonauth_rpc_handlers_running Call handlers whose task has not returned (answered or not).\n"
-    out += "# TYPE anonauth_rpc_handlers_running gauge\n"
-    out += "anonauth_rpc_handlers_running \(handlersRunning.load(ordering: .relaxed))\n"
-    out += "# HELP anonauth_rpc_handlers_running_peak The most call handlers running at once since start.\n"
-    out += "# TYPE anonauth_rpc_handlers_running_peak gauge\n"
-    out += "anonauth_rpc_handlers_running_peak \(handlersPeak.load(ordering: .relaxed))\n"
+    out += F.connectionsOpen.single(opened - closed)
+    out += F.connectionsRejected.single(connectionsRejected.load(ordering: .relaxed))
+    out += F.connections.single(opened)
+    out += F.handlersRunning.single(handlersRunning.load(ordering: .relaxed))
+    out += F.handlersRunningPeak.single(handlersPeak.load(ordering: .relaxed))
     out += bufferText()
     out += loopTurnText()
     out += ProcessStats.prometheusText()
@@ -139,42 +126,30 @@ public final class ServerMetrics: Sendable {
   }
 
   private func bufferText() -> String {
+    typealias F = MetricFamilies
     var out = ""
     if let budget = receiveBudget.withLock({ $0 }) {
-      out +=
-        "# HELP anonauth_rpc_buffered_bytes Bytes held of partly received frames and of calls whose handler runs.\n"
-      out += "# TYPE anonauth_rpc_buffered_bytes gauge\n"
-      out += "anonauth_rpc_buffered_bytes \(budget.totalBytes)\n"
+      out += F.bufferedBytes.single(budget.totalBytes)
     }
-    out +=
-      "# HELP anonauth_rpc_buffer_budget_refusals_total Connections closed (GoAway RESOURCE_EXHAUSTED) for going over the process's or their IP's budget of partly received bytes.\n"
-    out += "# TYPE anonauth_rpc_buffer_budget_refusals_total counter\n"
-    out +=
-      "anonauth_rpc_buffer_budget_refusals_total \(connectionsOverBufferBudget.load(ordering: .relaxed))\n"
-    out +=
-      "# HELP anonauth_rpc_calls_over_buffer_budget_total Calls answered TOO_MANY_CALLS because their payload would have taken the process or their IP over the budget of received bytes.\n"
-    out += "# TYPE anonauth_rpc_calls_over_buffer_budget_total counter\n"
-    out += "anonauth_rpc_calls_over_buffer_budget_total \(callsOverBufferBudget.load(ordering: .relaxed))\n"
+    out += F.bufferBudgetRefusals.single(connectionsOverBufferBudget.load(ordering: .relaxed))
+    out += F.callsOverBufferBudget.single(callsOverBufferBudget.load(ordering: .relaxed))
     return out
   }
 
   private func loopTurnText() -> String {
+    typealias F = MetricFamilies
     let loops = loopTurns.withLock { $0 }
     guard !loops.isEmpty else { return "" }
-    var out = PrometheusHistogram.header(
-      "anonauth_event_loop_turn_seconds",
-      help: "How long each event-loop turn worked; every connection of the loop waits while a turn runs.")
-    var longest = "# HELP anonauth_event_loop_turn_max_seconds The longest event-loop turn since start.\n"
-    longest += "# TYPE anonauth_event_loop_turn_max_seconds gauge\n"
+    var out = F.loopTurn.header
+    var longest = F.loopTurnMax.header
     for loop in loops {
       let stats = loop.snapshot
-      let label = "loop=\"\(loop.loopName)\""
       var histogram = HistogramSnapshot(bounds: LoopTurnStats.boundsNanos.map { Double($0) / 1e9 })
       histogram.cumulativeCounts = stats.cumulative
       histogram.count = stats.count
       histogram.sum = Double(stats.sumNanos) / 1e9
-      out += PrometheusHistogram.series("anonauth_event_loop_turn_seconds", labels: label, histogram)
-      longest += "anonauth_event_loop_turn_max_seconds{\(label)} \(Double(stats.maxNanos) / 1e9)\n"
+      out += PrometheusHistogram.series(F.loopTurn, [loop.loopName], histogram)
+      longest += F.loopTurnMax.sample(Double(stats.maxNanos) / 1e9, loop.loopName)
     }
     return out + longest
   }

@@ -18,7 +18,7 @@ enum TestHooks {
         do {
           try await Task.sleep(for: .milliseconds(ms))
         } catch {
-          throw RPCError(code: .cancelled, reason: "CANCELLED", message: "cancelled")
+          throw RPCError(.cancelled, "cancelled")
         }
       }
       var response = CheckResponse()

@@ -79,8 +79,7 @@ extension AdminService {
       throw RPCError(.internalError, "cannot create the backups directory")
     }
     if FileManager.default.fileExists(atPath: path) {
-      throw RPCError(
-        code: .alreadyExists, reason: "BACKUP_EXISTS", message: "a backup named \"\(name)\" exists")
+      throw RPCError(.backupExists, "a backup named \"\(name)\" exists")
     }
     let bytes: UInt64
     do {

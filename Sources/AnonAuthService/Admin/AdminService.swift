@@ -30,8 +30,7 @@ public struct AdminService: AdminServiceHandler {
     }
     if env.adminRequiresClientCertificate && context.clientCertificateName == nil {
       throw RPCError(
-        code: .unauthenticated, reason: "CLIENT_CERTIFICATE_REQUIRED",
-        message: "AdminService needs a client certificate from the configured client CAs")
+        .clientCertificateRequired, "AdminService needs a client certificate from the configured client CAs")
     }
   }
 

@@ -1,16 +1,6 @@
 import AnonAuthStore
 import AnonAuthWire
 
-extension Reason {
-  /// A project setting out of range or not settable (a reason added to the contract's
-  /// list, docs/protocol.md §4).
-  public static let invalidConfig = Reason("INVALID_CONFIG", .invalidArgument)
-  /// `CreateProject` for an id that exists.
-  public static let projectExists = Reason("PROJECT_EXISTS", .alreadyExists)
-  /// A request field out of range (for example a scheduled quota of 0).
-  public static let invalidArgument = Reason("INVALID_ARGUMENT", .invalidArgument)
-}
-
 /// ProjectConfig ⇄ ProjectRecord, and the rules `UpdateProjectConfig` checks.
 enum ProjectConfigMapping {
   static func config(_ record: ProjectRecord, masterKey: [UInt8]) -> ProjectConfig {

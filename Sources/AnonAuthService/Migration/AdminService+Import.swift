@@ -110,33 +110,33 @@ extension AdminService {
     var uidsInCall: Set<String> = []
     var emailsInCall: Set<String> = []
     for (index, row) in rows {
-      func refuse(_ reason: String, _ message: String) {
+      func refuse(_ reason: ImportRowReason, _ message: String) {
         errors.append(
-          ImportRowError(index: index, localId: row.account.localID, reason: reason, message: message))
+          ImportRowError(index: index, localId: row.account.localID, reason: reason.name, message: message))
       }
       if uidsInCall.contains(row.account.localID) {
-        refuse("DUPLICATE_UID", "an earlier row of this batch has this uid")
+        refuse(.duplicateUID, "an earlier row of this batch has this uid")
         continue
       }
       if let email = row.account.email, emailsInCall.contains(email) {
-        refuse("DUPLICATE_EMAIL", "an earlier row of this batch has this email")
+        refuse(.duplicateEmail, "an earlier row of this batch has this email")
         continue
       }
       if try AccountsRepository.get(db, projectID: projectID, localID: row.account.localID) != nil {
-        if failOnConflict { refuse("UID_EXISTS", "an account with this uid exists") } else { skipped += 1 }
+        if failOnConflict { refuse(.uidExists, "an account with this uid exists") } else { skipped += 1 }
         continue
       }
       if let email = row.account.email,
         try AccountsRepository.byEmail(db, projectID: projectID, email: email) != nil
       {
-        refuse("EMAIL_EXISTS", "another account has this email")
+        refuse(.emailExists, "another account has this email")
         continue
       }
       if let taken = try row.identities.first(where: {
         try AccountsRepository.owner(db, projectID: projectID, providerID: $0.providerID, rawID: $0.rawID)
           != nil
       }) {
-        refuse("CREDENTIAL_ALREADY_IN_USE", "\(taken.providerID) identity belongs to another account")
+        refuse(.credentialAlreadyInUse, "\(taken.providerID) identity belongs to another account")
         continue
       }
       var account = row.account
@@ -156,7 +156,7 @@ extension AdminService {
       } catch {
         try db.execute("ROLLBACK TO anonauth_import_row")
         try db.execute("RELEASE anonauth_import_row")
-        refuse("INVALID_FIELD", "the row could not be stored")
+        refuse(.invalidField, "the row could not be stored")
         continue
       }
       imported += 1

@@ -10,8 +10,14 @@ struct ImportRow: Sendable {
 
   /// A row-level refusal: reported with the row's index, the rest of the batch goes on.
   struct Refusal: Error, Sendable {
+    /// The name of an `ImportRowReason`, as `ImportRowError` carries it.
     let reason: String
     let message: String
+
+    init(reason: ImportRowReason, message: String) {
+      self.reason = reason.name
+      self.message = message
+    }
   }
 
   static let maximumUIDBytes = 128
@@ -27,33 +33,33 @@ struct ImportRow: Sendable {
     guard !uid.isEmpty, uid.utf8.count <= maximumUIDBytes, !uid.unicodeScalars.contains(where: isControl)
     else {
       throw Refusal(
-        reason: "INVALID_UID", message: "local_id must be 1 to 128 bytes without control characters")
+        reason: .invalidUID, message: "local_id must be 1 to 128 bytes without control characters")
     }
     var email: String?
     if !row.email.isEmpty {
       guard let normalized = EmailAddress.normalize(row.email) else {
-        throw Refusal(reason: "INVALID_EMAIL", message: "email is not a valid address")
+        throw Refusal(reason: .invalidEmail, message: "email is not a valid address")
       }
       email = normalized
     }
     for (name, value) in [("display_name", row.displayName), ("photo_url", row.photoUrl)]
     where value.utf8.count > maximumTextBytes || value.unicodeScalars.contains(where: isControl) {
-      throw Refusal(reason: "INVALID_FIELD", message: "\(name) is over 2048 bytes or has control characters")
+      throw Refusal(reason: .invalidField, message: "\(name) is over 2048 bytes or has control characters")
     }
     guard row.createdAtMs >= 0, row.createdAtMs <= nowMs + 86_400_000, row.lastSignInAtMs >= 0,
       row.lastSignInAtMs <= nowMs + 86_400_000
     else {
-      throw Refusal(reason: "INVALID_FIELD", message: "created_at_ms and last_sign_in_at_ms must be 0...now")
+      throw Refusal(reason: .invalidField, message: "created_at_ms and last_sign_in_at_ms must be 0...now")
     }
     do {
       try CustomClaimsPolicy.check(row.customClaimsJson)
     } catch {
-      throw Refusal(reason: "FORBIDDEN_CLAIM", message: error.message)
+      throw Refusal(reason: .forbiddenClaim, message: error.message)
     }
     let passwordHash = try storedPasswordHash(row, hashConfigID: hashConfigID)
     if passwordHash != nil && email == nil {
       throw Refusal(
-        reason: "INVALID_PASSWORD_HASH", message: "a password hash needs an email to sign in with")
+        reason: .invalidPasswordHash, message: "a password hash needs an email to sign in with")
     }
     var identities = try providers(row)
     if let email, passwordHash != nil {
@@ -80,25 +86,25 @@ struct ImportRow: Sendable {
     if !row.anonauthPasswordHash.isEmpty {
       guard row.passwordHash.isEmpty else {
         throw Refusal(
-          reason: "INVALID_FIELD", message: "password_hash and anonauth_password_hash are both set")
+          reason: .invalidField, message: "password_hash and anonauth_password_hash are both set")
       }
       // AnonAuth's own hashes are self-contained PHC strings; an imported one that is
       // still in its `$import$` form names a config of another store and cannot be used.
       guard let phc = try? PHCString(parsing: row.anonauthPasswordHash), phc.text == row.anonauthPasswordHash
       else {
         throw Refusal(
-          reason: "INVALID_PASSWORD_HASH", message: "anonauth_password_hash is not a scrypt PHC string")
+          reason: .invalidPasswordHash, message: "anonauth_password_hash is not a scrypt PHC string")
       }
       return phc.text
     }
     guard !row.passwordHash.isEmpty else { return nil }
     guard let hashConfigID else {
       throw Refusal(
-        reason: "MISSING_HASH_CONFIG", message: "a row has password_hash but the request has no hash_config")
+        reason: .missingHashConfig, message: "a row has password_hash but the request has no hash_config")
     }
     guard row.passwordHash.count <= ImportHashConfig.hashBytesRange.upperBound,
       row.salt.count <= ImportHashConfig.maxSaltBytes
-    else { throw Refusal(reason: "INVALID_PASSWORD_HASH", message: "password_hash or salt is too long") }
+    else { throw Refusal(reason: .invalidPasswordHash, message: "password_hash or salt is too long") }
     return ImportedPasswordHash(configID: hashConfigID, salt: row.salt, hash: row.passwordHash).stored
   }
 
@@ -125,7 +131,7 @@ struct ImportRow: Sendable {
           provider.photoUrl.utf8.count <= maximumTextBytes
         else {
           throw Refusal(
-            reason: "INVALID_FIELD", message: "a provider's display_name or photo_url is too long")
+            reason: .invalidField, message: "a provider's display_name or photo_url is too long")
         }
         continue
       }
@@ -137,18 +143,18 @@ struct ImportRow: Sendable {
         !provider.rawId.unicodeScalars.contains(where: isControl)
       else {
         throw Refusal(
-          reason: "INVALID_PROVIDER", message: "a provider needs a provider_id of [A-Za-z0-9._-] and a raw_id"
+          reason: .invalidProvider, message: "a provider needs a provider_id of [A-Za-z0-9._-] and a raw_id"
         )
       }
       guard seen.insert(id).inserted else {
-        throw Refusal(reason: "INVALID_PROVIDER", message: "\(id) appears twice")
+        throw Refusal(reason: .invalidProvider, message: "\(id) appears twice")
       }
       var identityEmail = ""
       if !provider.email.isEmpty { identityEmail = EmailAddress.normalize(provider.email) ?? "" }
       guard provider.displayName.utf8.count <= maximumTextBytes,
         provider.photoUrl.utf8.count <= maximumTextBytes
       else {
-        throw Refusal(reason: "INVALID_FIELD", message: "a provider's display_name or photo_url is too long")
+        throw Refusal(reason: .invalidField, message: "a provider's display_name or photo_url is too long")
       }
       out.append(
         IdentityRecord(

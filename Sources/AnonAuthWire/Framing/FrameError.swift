@@ -13,11 +13,14 @@ public enum FrameError: Error, Hashable, Sendable {
   case overBudget
 
   /// The `GoAway` reason for this error.
-  public var goAwayReason: String {
+  public var goAway: GoAwayReason {
     switch self {
-    case .tooLarge: "FRAME_TOO_LARGE"
-    case .emptyFrame, .malformed: "MALFORMED_FRAME"
-    case .overBudget: "RESOURCE_EXHAUSTED"
+    case .tooLarge: .frameTooLarge
+    case .emptyFrame, .malformed: .malformedFrame
+    case .overBudget: .resourceExhausted
     }
   }
+
+  /// The name of `goAway`, as the frame carries it.
+  public var goAwayReason: String { goAway.name }
 }

@@ -1,12 +1,15 @@
-/// A stable, machine-readable failure reason (docs/protocol.md §4).
+/// A stable, machine-readable failure reason (docs/protocol.md §4; docs/reasons.md lists every one).
 ///
 /// Each reason carries the one status code it is always sent with, so a handler names
-/// the reason and the code can never disagree with the contract.
+/// the reason and the code can never disagree with the contract. The initializer is
+/// internal to this module: a reason exists only as one of the statics below, and each of
+/// those is described in `ReasonCatalogue`, from which docs/reasons.md is generated. A
+/// reason invented elsewhere could not reach the page, so it cannot be made.
 public struct Reason: Hashable, Sendable, CustomStringConvertible {
   public let name: String
   public let code: StatusCode
 
-  public init(_ name: String, _ code: StatusCode) {
+  init(_ name: String, _ code: StatusCode) {
     self.name = name
     self.code = code
   }
@@ -35,12 +38,29 @@ public struct Reason: Hashable, Sendable, CustomStringConvertible {
   public static let credentialTooOld = Reason(
     "CREDENTIAL_TOO_OLD_LOGIN_AGAIN", .failedPrecondition)
   /// Unlinking the only sign-in method a permanent account has left: the account could
-  /// never be signed in to again (an addition to docs/protocol.md §4; Firebase has no
-  /// such rule).
+  /// never be signed in to again (an addition to the contract; Firebase has no such rule).
   public static let lastSignInMethod = Reason("LAST_SIGN_IN_METHOD", .failedPrecondition)
   public static let forbiddenClaim = Reason("FORBIDDEN_CLAIM", .invalidArgument)
   public static let projectNotFound = Reason("PROJECT_NOT_FOUND", .notFound)
   public static let missingSignUpMethod = Reason("MISSING_SIGN_UP_METHOD", .invalidArgument)
+
+  // Administration (AdminService only).
+  /// A project setting out of range or not settable.
+  public static let invalidConfig = Reason("INVALID_CONFIG", .invalidArgument)
+  /// `CreateProject` for an id that exists.
+  public static let projectExists = Reason("PROJECT_EXISTS", .alreadyExists)
+  /// A request field out of range (for example a scheduled quota of 0).
+  public static let invalidArgument = Reason("INVALID_ARGUMENT", .invalidArgument)
+  /// An admin call without a client certificate when `--admin-requires-client-cert` is on.
+  public static let clientCertificateRequired = Reason("CLIENT_CERTIFICATE_REQUIRED", .unauthenticated)
+  /// `Backup` to a name the backups directory already holds.
+  public static let backupExists = Reason("BACKUP_EXISTS", .alreadyExists)
+  /// A cluster call to a daemon whose store is the single file.
+  public static let notClustered = Reason("NOT_CLUSTERED", .failedPrecondition)
+  /// `RemoveClusterNode` for an id the cluster does not have.
+  public static let nodeNotFound = Reason("NODE_NOT_FOUND", .notFound)
+  /// The dqlite leader refused a membership change.
+  public static let clusterRefused = Reason("CLUSTER_REFUSED", .failedPrecondition)
 
   // Transport level.
   public static let malformedRequest = Reason("MALFORMED_REQUEST", .invalidArgument)
@@ -52,4 +72,6 @@ public struct Reason: Hashable, Sendable, CustomStringConvertible {
   /// A write the store cannot take now (disk full, read-only file, I/O error): nothing
   /// changed, reads still work, and the same call can succeed once the store recovers.
   public static let storeUnavailable = Reason("STORE_UNAVAILABLE", .unavailable)
+  /// Only the test-only `anonauth.test.TestService/Sleep` (`--test-hooks`) sends it.
+  public static let cancelled = Reason("CANCELLED", .cancelled)
 }

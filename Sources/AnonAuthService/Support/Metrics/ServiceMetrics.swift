@@ -50,50 +50,35 @@ public final class ServiceMetrics: Sendable {
 
   func linked(provider: String) { links.withLock { $0[provider, default: 0] += 1 } }
 
+  /// The service's families (declared in `MetricFamilies`) in Prometheus text.
   public func prometheusText() -> String {
-    var out = "# HELP anonauth_sign_ups_total Accounts created, by sign-in provider.\n"
-    out += "# TYPE anonauth_sign_ups_total counter\n"
+    typealias F = MetricFamilies
+    var out = F.signUps.header
     for (provider, count) in signUps.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
-      out += "anonauth_sign_ups_total{provider=\"\(provider)\"} \(count)\n"
+      out += F.signUps.sample(count, provider)
     }
-    out += "# HELP anonauth_links_total Credentials linked to existing accounts, by provider.\n"
-    out += "# TYPE anonauth_links_total counter\n"
+    out += F.links.header
     for (provider, count) in links.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
-      out += "anonauth_links_total{provider=\"\(provider)\"} \(count)\n"
+      out += F.links.sample(count, provider)
     }
-    out += "# HELP anonauth_sign_up_quota_refusals_total Sign-ups refused by the per-IP quota.\n"
-    out += "# TYPE anonauth_sign_up_quota_refusals_total counter\n"
-    out += "anonauth_sign_up_quota_refusals_total \(quotaRefusals.load(ordering: .relaxed))\n"
-    out += "# HELP anonauth_overload_refusals_total Calls refused at once because a bounded queue was full.\n"
-    out += "# TYPE anonauth_overload_refusals_total counter\n"
-    out +=
-      "anonauth_overload_refusals_total{queue=\"password_pool\"} \(passwordPoolRefusals.load(ordering: .relaxed))\n"
-    out +=
-      "anonauth_overload_refusals_total{queue=\"identity_provider\"} \(providerBusyRefusals.load(ordering: .relaxed))\n"
-    out += "# HELP anonauth_sign_in_throttled_total Sign-ins refused by the failed-sign-in throttles.\n"
-    out += "# TYPE anonauth_sign_in_throttled_total counter\n"
-    out +=
-      "anonauth_sign_in_throttled_total{kind=\"password\"} \(passwordThrottled.load(ordering: .relaxed))\n"
-    out +=
-      "anonauth_sign_in_throttled_total{kind=\"identity_provider\"} \(idpThrottled.load(ordering: .relaxed))\n"
-    out += "# HELP anonauth_admission_refusals_total Work refused by fair admission, by kind and limit.\n"
-    out += "# TYPE anonauth_admission_refusals_total counter\n"
+    out += F.signUpQuotaRefusals.single(quotaRefusals.load(ordering: .relaxed))
+    out += F.overloadRefusals.header
+    out += F.overloadRefusals.sample(passwordPoolRefusals.load(ordering: .relaxed), "password_pool")
+    out += F.overloadRefusals.sample(providerBusyRefusals.load(ordering: .relaxed), "identity_provider")
+    out += F.signInThrottled.header
+    out += F.signInThrottled.sample(passwordThrottled.load(ordering: .relaxed), "password")
+    out += F.signInThrottled.sample(idpThrottled.load(ordering: .relaxed), "identity_provider")
+    out += F.admissionRefusals.header
     let refused = refusedAdmissions.withLock { $0 }
     for work in AdmissionWork.allCases {
       for limit in Admission.Limit.allCases {
         let count = refused["\(work)/\(limit.rawValue)", default: 0]
-        out += "anonauth_admission_refusals_total{work=\"\(work)\",limit=\"\(limit.rawValue)\"} \(count)\n"
+        out += F.admissionRefusals.sample(count, "\(work)", limit.rawValue)
       }
     }
-    out += "# HELP anonauth_accounts Accounts in the store.\n"
-    out += "# TYPE anonauth_accounts gauge\n"
-    out += "anonauth_accounts \(accounts.load(ordering: .relaxed))\n"
-    out += "# HELP anonauth_cleanup_passes_total Clean-up passes finished.\n"
-    out += "# TYPE anonauth_cleanup_passes_total counter\n"
-    out += "anonauth_cleanup_passes_total \(cleanupPasses.load(ordering: .relaxed))\n"
-    out += "# HELP anonauth_cleaned_up_accounts_total Anonymous accounts deleted by clean-up passes.\n"
-    out += "# TYPE anonauth_cleaned_up_accounts_total counter\n"
-    out += "anonauth_cleaned_up_accounts_total \(cleanedUp.load(ordering: .relaxed))\n"
+    out += F.accounts.single(accounts.load(ordering: .relaxed))
+    out += F.cleanupPasses.single(cleanupPasses.load(ordering: .relaxed))
+    out += F.cleanedUpAccounts.single(cleanedUp.load(ordering: .relaxed))
     return out
   }
 }
