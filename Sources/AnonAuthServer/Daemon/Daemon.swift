@@ -10,11 +10,6 @@ import Glibc
 /// drain, exit 0. `main` returns the process exit code.
 public enum Daemon {
   public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
-    // The reference page needs no valid configuration, like --help.
-    if arguments.contains("--print-config-reference") {
-      print(ConfigReference.markdown(), terminator: "")
-      return 0
-    }
     let config: DaemonConfig
     do {
       let (resolved, action) = try DaemonConfig.resolve(arguments: arguments, environment: environment)
@@ -51,9 +46,9 @@ public enum Daemon {
     let coreDumpsOff = CoreDumps.disable()
     let heapTuned = HeapTuning.apply()
     signal(SIGPIPE, SIG_IGN)
-    // Until the reloader listens for it, a SIGHUP must not kill a starting daemon.
-    signal(SIGHUP, SIG_IGN)
-    let signals = SignalWaiter(signals: [SIGTERM, SIGINT])
+    // From here a SIGHUP cannot kill a starting daemon: it is read, and ignored until the
+    // reloader takes it.
+    let signals = try SignalWaiter()
     // Every file the daemon makes (store, WAL, keys, client.json, backups) is its own
     // alone, whatever umask it was started with.
     umask(0o077)
@@ -191,6 +186,7 @@ public enum Daemon {
     let reloader = TLSReloader(
       certificateFile: secrets.certificateFile, keyFile: secrets.keyFile, clientCAFile: config.clientCAFile,
       server: server, logger: logger)
+    signals.onHangUp { reloader.reload() }
     if config.dev {
       let caFile = URL(fileURLWithPath: secrets.certificateFile).standardizedFileURL.path
       try ClientFile.update(
@@ -234,7 +230,7 @@ public enum Daemon {
       ])
 
     let signal = await signals.next()
-    reloader.stop()
+    signals.onHangUp(nil)
     logger.info("draining", ["signal": .int(Int64(signal))])
     state.set(.draining)
     cleanup.stop()

@@ -1,30 +1,32 @@
 import AnonAuthNet
 import AnonAuthService
-import Dispatch
 import Glibc
 
 /// SIGHUP reloads the TLS certificate and key from their files: connections accepted
 /// afterwards present the new certificate, open ones keep theirs and are not dropped. A
 /// reload that fails (a missing file, a key that does not match) logs an error and keeps
 /// the current certificate, so a botched renewal never takes the server down.
-final class TLSReloader: @unchecked Sendable {
-  // @unchecked Sendable is safe: `source` is set once in init and only cancelled later
-  // (Dispatch sources are thread-safe); the handler runs on one serial queue and touches
-  // only Sendable values.
-  private let source: any DispatchSourceSignal
+final class TLSReloader: Sendable {
+  private let certificateFile: String
+  private let keyFile: String
+  private let clientCAFile: String?
+  private let server: RPCServer
+  private let logger: Logger
 
-  /// The signal is ignored at the process level before this is made (see `Daemon.run`)
-  /// so that a SIGHUP during start-up does not kill the process.
+  /// `SignalWaiter` calls `reload()` on SIGHUP once the daemon hands it over (see
+  /// `Daemon.run`); before that a SIGHUP is read and ignored.
   init(certificateFile: String, keyFile: String, clientCAFile: String?, server: RPCServer, logger: Logger) {
-    Glibc.signal(SIGHUP, SIG_IGN)
-    source = DispatchSource.makeSignalSource(
-      signal: SIGHUP, queue: DispatchQueue(label: "anonauth.tls-reload"))
-    source.setEventHandler {
-      Self.reload(
-        certificateFile: certificateFile, keyFile: keyFile, clientCAFile: clientCAFile, server: server,
-        logger: logger)
-    }
-    source.resume()
+    self.certificateFile = certificateFile
+    self.keyFile = keyFile
+    self.clientCAFile = clientCAFile
+    self.server = server
+    self.logger = logger
+  }
+
+  func reload() {
+    Self.reload(
+      certificateFile: certificateFile, keyFile: keyFile, clientCAFile: clientCAFile, server: server,
+      logger: logger)
   }
 
   static func reload(
@@ -56,6 +58,4 @@ final class TLSReloader: @unchecked Sendable {
         ])
     }
   }
-
-  func stop() { source.cancel() }
 }

@@ -31,6 +31,13 @@ void anonauth_sem_wait(sem_t *sem);
    -1 when the time ran out. */
 int anonauth_sem_wait_monotonic(sem_t *sem, uint64_t nanoseconds);
 
+/// Every signal in `signals` writes its number as one byte to `write_fd` (a non-blocking
+/// pipe), from a handler that does nothing else. Unlike a Dispatch signal source, which
+/// misses a signal the kernel hands to a thread that does not block it (the main thread
+/// parked by dispatch_main does not), a handler runs on whichever thread gets the signal.
+/// Returns 0, or -1 with errno set.
+int anonauth_signals_to_pipe(int write_fd, const int *signals, int count);
+
 /// errno as a function: Swift reads it at once after a failing call.
 int anonauth_errno(void);
 
