@@ -34,18 +34,18 @@ import Testing
     #expect(Set(Setting.all.map(\.name)).count == Setting.all.count)
   }
 
-  /// The page a reader sees is the one the code makes (`make config-docs` rewrites it).
+  /// The page a reader sees is the one the code makes (`make reference-docs` rewrites it).
   @Test func committedPageIsTheGeneratedOne() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
     let committed = try String(
       contentsOf: root.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
     #expect(
-      committed == ConfigReference.markdown(), "docs/configuration.md is stale: run 'make config-docs'")
+      committed == ConfigReference.markdown(), "docs/configuration.md is stale: run 'make reference-docs'")
   }
 
   @Test func theDaemonPrintsThePage() throws {
-    let printed = try runDaemon(["--print-config-reference"])
+    let printed = try runDaemon(["--print-reference", "configuration"])
     #expect(printed.status == 0)
     #expect(printed.stdout == ConfigReference.markdown())
   }

@@ -303,12 +303,12 @@ public struct DaemonConfig: Sendable {
     var out = """
       anonauthd: the AnonAuth daemon (anonymous-first authentication over TLS RPC).
 
-      Usage: anonauthd [--dev] [--SETTING VALUE]... [--print-config] [--print-config-reference] [--help]
+      Usage: anonauthd [--dev] [--SETTING VALUE]... [--print-config] [--print-reference PAGE] [--help]
       Each setting is also read from its environment variable, then from the JSON file
       given by --config; a flag wins over the variable, the variable over the file.
       Without --dev, --tls-cert, --tls-key and --master-key-file are required.
       --print-config prints the effective settings and where each came from, then exits;
-      --print-config-reference prints the settings' reference page (docs/configuration.md).
+      --print-reference configuration|reasons|metrics prints that page of docs/ and exits.
       Signals: SIGTERM/SIGINT drain and exit 0; SIGHUP reloads the TLS certificate and key.
       Exit codes: 0 after a graceful stop, 2 on a bad setting (one line on stderr), 1 on
       any other failure.

@@ -1,7 +1,7 @@
 /// One daemon setting: its flag, its `ANONAUTH_*` variable, its default, its unit and range,
 /// its section and its help. The table in `Setting.all` is the single source for parsing,
 /// range checks, `--help`, `--print-config` and docs/configuration.md
-/// (`--print-config-reference`).
+/// (`--print-reference configuration`).
 public struct Setting: Sendable {
   public let name: String
   public let defaultValue: String?

@@ -4,6 +4,7 @@
 public enum ReferencePages {
   /// The pages by name, with the file each is committed as.
   public static let pages: [(name: String, path: String, render: @Sendable () -> String)] = [
+    ("configuration", "docs/configuration.md", ConfigReference.markdown),
     ("reasons", "docs/reasons.md", ReasonsPage.render),
     ("metrics", "docs/metrics.md", MetricsPage.render),
   ]
