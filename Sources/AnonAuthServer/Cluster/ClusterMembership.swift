@@ -28,7 +28,8 @@ enum ClusterMembership {
           guard me.address == config.advertise else {
             throw ConfigError(
               "--cluster-id \(config.id) is already in the cluster at \(me.address), not \(config.advertise): "
-                + "give this node a new id, or remove the old one first (see docs/replicated-store.md, Runbook)")
+                + "give this node a new id, or remove the old one first (see docs/replicated-store.md, Runbook)"
+            )
           }
           // A member that lost its Raft log would vote again having forgotten what it
           // acknowledged: the cluster could lose writes. Node 1 bootstraps alone, so only
