@@ -65,8 +65,13 @@ $(VENV)/.ok: Tests/Interop/requirements.txt
 
 interop-deps: $(VENV)/.ok
 
+# Two runs: the in-process suites, then the real daemons alone. Together, the in-process
+# suites (some 60 stores and password pools at once: 1,300 threads, 200 runnable on 2
+# cores) starved the daemons' threads: a password link took 9.2 to over 10 s inside the
+# daemon instead of 0.2 s, and LinkingFlowTests failed with DEADLINE_EXCEEDED.
 test-swift: build
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip AnonAuthIntegrationTests
+	$(SWIFT) test --skip-build --filter AnonAuthIntegrationTests
 
 # The hostile suite (test_hostile_suite.py) runs the daemon as deployed, release build and
 # its own timeouts (the suite's 500 ms ones cycle abandoned handshakes 25 times as fast):
