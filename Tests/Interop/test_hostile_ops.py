@@ -111,9 +111,8 @@ def test_probes_answer_while_answered_sockets_are_left_open():
     d = Daemon()
     held = []
     try:
-        deadline = time.monotonic() + 6
-        rounds = 0
-        while time.monotonic() < deadline and rounds < 10:
+        # Three rounds, counted rather than fitted into seconds.
+        for _ in range(3):
             close_all(held)
             held = []
             for _ in range(140):
@@ -124,10 +123,8 @@ def test_probes_answer_while_answered_sockets_are_left_open():
                     held.append(s)
                 except OSError:
                     break
-            code = healthz(d, timeout=5)
+            code = healthz(d, timeout=30)  # the timeout bounds a hang only
             assert code == 200, code
-            rounds += 1
-        assert rounds >= 2
     finally:
         close_all(held)
         assert d.stop() == 0
