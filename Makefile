@@ -93,12 +93,19 @@ $(VENV)/.ok: Tests/Interop/requirements.txt
 
 interop-deps: $(VENV)/.ok
 
+# Two runs: the in-process suites, then the real daemons alone. Together, the in-process
+# suites (some 60 stores and password pools at once: 1,300 threads, 200 runnable on 2
+# cores) starved the daemons' threads: a password link took 9.2 to over 10 s inside the
+# daemon instead of 0.2 s, and LinkingFlowTests failed with DEADLINE_EXCEEDED.
 test-swift: build
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip AnonAuthIntegrationTests
+	$(SWIFT) test --skip-build --filter AnonAuthIntegrationTests
 
-# The hostile suite checks its 2x latency goal against release binaries: the ones the
-# deploy smoke builds (same scratch path and flags, so after it this is a no-op).
-# ANONAUTH_RELEASE_TESTS=0 skips them; that test then uses the debug build, more loosely.
+# The hostile suite (test_hostile_suite.py) runs the daemon as deployed, release build and
+# its own timeouts (the suite's 500 ms ones cycle abandoned handshakes 25 times as fast):
+# the binaries the deploy smoke builds (same scratch path and flags, so after it this is a
+# no-op). It asserts no latency; its 2x p99 goal is `make bench-hostile`'s figure.
+# ANONAUTH_RELEASE_TESTS=0 skips the release build; that test then runs the debug daemon.
 RELEASE_SCRATCH := .build-release
 build-release-tests:
 	@if [ "$${ANONAUTH_RELEASE_TESTS:-1}" != 0 ]; then for product in anonauthd anonauth; do \

@@ -72,8 +72,8 @@ public final class Store: Sendable {
       readers: readerConnections.enumerated().map { index, connection in
         Reader(database: connection, label: "anonauth.store.reader.\(index)")
       })
-    writer.start(name: "anonauth.store.writer")
-    checkpointer?.start(name: "anonauth.store.checkpoint")
+    writer.start(name: "anonauth-writer")
+    checkpointer?.start(name: "anonauth-ckpt")
     return Store(
       options: options, schemaVersion: version, writer: writer, readers: readers, checkpointer: checkpointer,
       counters: counters)

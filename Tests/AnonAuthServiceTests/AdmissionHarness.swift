@@ -25,12 +25,20 @@ final class AdmissionHarness: Sendable {
     self.apiKeys = apiKeys
   }
 
-  /// Builds a harness, runs `body`, and always closes the store and removes the files.
+  /// Builds a harness, runs `body`, and always closes the store and removes the files;
+  /// waits for one of `HarnessSlots` first.
   static func with<T>(
     limits: AdmissionLimits,
     passwordPool makePasswordPool: @Sendable () -> CPUPool = {
       CPUPool(threads: 2, name: "anonauth-admission-scrypt", maxQueued: 64)
     },
+    _ body: (AdmissionHarness) async throws -> T
+  ) async throws -> T {
+    try await HarnessSlots.shared.run { try await open(limits: limits, passwordPool: makePasswordPool, body) }
+  }
+
+  private static func open<T>(
+    limits: AdmissionLimits, passwordPool makePasswordPool: @Sendable () -> CPUPool,
     _ body: (AdmissionHarness) async throws -> T
   ) async throws -> T {
     let directory = FileManager.default.temporaryDirectory

@@ -62,7 +62,8 @@ final class LinkingHarness: Sendable {
     self.adminKey = adminKey
   }
 
-  /// Builds a harness, runs `body`, and always closes the store and removes the files.
+  /// Builds a harness, runs `body`, and always closes the store and removes the files;
+  /// waits for one of `HarnessSlots` first.
   /// - Parameter scryptLn: log2 N of new password hashes (cheap by default).
   static func with<T>(
     throttle: SignInThrottle = SignInThrottle(), scryptLn: Int = 10, admission: AdmissionLimits = .off,
@@ -70,6 +71,16 @@ final class LinkingHarness: Sendable {
       CPUPool(threads: 2, name: "anonauth-linking-scrypt", maxQueued: 64)
     },
     _ body: (LinkingHarness) async throws -> T
+  ) async throws -> T {
+    try await HarnessSlots.shared.run {
+      try await open(
+        throttle: throttle, scryptLn: scryptLn, admission: admission, passwordPool: makePasswordPool, body)
+    }
+  }
+
+  private static func open<T>(
+    throttle: SignInThrottle, scryptLn: Int, admission: AdmissionLimits,
+    passwordPool makePasswordPool: @Sendable () -> CPUPool, _ body: (LinkingHarness) async throws -> T
   ) async throws -> T {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("anonauth-linking-\(UUID().uuidString)").path

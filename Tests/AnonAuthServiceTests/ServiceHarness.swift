@@ -121,9 +121,15 @@ final class ServiceHarness: Sendable {
   }
 
   /// Builds a harness, runs `body`, then closes every store it opened and removes the
-  /// directory, whatever happened.
+  /// directory, whatever happened; waits for one of `HarnessSlots` first.
   static func with<T>(
     trustedProxies: [IPNetwork] = [], _ body: (ServiceHarness) async throws -> T
+  ) async throws -> T {
+    try await HarnessSlots.shared.run { try await open(trustedProxies: trustedProxies, body) }
+  }
+
+  private static func open<T>(
+    trustedProxies: [IPNetwork], _ body: (ServiceHarness) async throws -> T
   ) async throws -> T {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }

@@ -96,9 +96,12 @@ def test_expired_calls_hold_their_slots_until_their_handlers_return(pb):
             second = wave(range(17, 61))
             if premise:
                 assert set(second.values()) == {(8, "TOO_MANY_CALLS")}, second
-            assert health(bystander, pb)
+            # Read before the bystander's call: its handler may still count as running just
+            # after its answer (the gauge drops when the task returns), and on a busy
+            # machine the read came in between (17).
             running = metrics(d)
             assert running["anonauth_rpc_handlers_running"] <= 16, running
+            assert health(bystander, pb)
             # The handlers end after their 15 s; the same connection is served again.
             assert wait_for(lambda: metrics(d)["anonauth_rpc_handlers_running"] == 0)
             assert health(s, pb, call_id=100)

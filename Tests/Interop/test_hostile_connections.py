@@ -302,7 +302,7 @@ def test_per_ip_limit_closes_the_extra_connection(pb):
         assert metric(daemon, "anonauth_connections_rejected_total") >= 1
         # A closed connection gives its place back.
         held.pop().close()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60  # bounds a hang only
         while True:
             try:
                 s = daemon.connect()
@@ -364,7 +364,7 @@ def test_ops_port_answers_while_rpc_is_full(pb, monkeypatch, tmp_path):
             s.close()
     try:
         # Once the idle connections are gone, the server serves again.
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # bounds a hang only
         while not_ok(daemon, pb):
             assert time.monotonic() < deadline, "the server did not recover"
             time.sleep(0.2)
@@ -407,7 +407,7 @@ def test_abandoned_handshakes_do_not_exhaust_the_server(pb):
         for s in held:
             s.close()
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # bounds a hang only
         while not_ok(daemon, pb):
             assert time.monotonic() < deadline, "the server did not recover"
             time.sleep(0.2)

@@ -5,7 +5,6 @@ import os
 import socket
 import stat
 import subprocess
-import time
 
 import pytest
 
@@ -169,10 +168,9 @@ def test_cli_admin_sets_up_a_project_a_user_can_sign_up_in(daemon, tmp_path):
     b"BREW /pot HTCPCP/1.0\r\n",                          # a request line that cannot parse
 ])
 def test_malformed_heads_are_answered_at_once_not_after_the_timeout(daemon, request_bytes):
-    started = time.monotonic()
-    reply = raw_http(daemon, request_bytes)  # no blank line: only an early 400 ends this quickly
+    # No blank line: only an early 400 answers this; the head timeout closes with no answer.
+    reply = raw_http(daemon, request_bytes)
     assert reply.startswith(b"HTTP/1.1 400 ")
-    assert time.monotonic() - started < 2.0
 
 
 def test_cli_shows_times_people_can_read(daemon):

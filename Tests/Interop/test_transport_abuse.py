@@ -75,16 +75,17 @@ def test_frame_cut_off_midway_is_closed_after_frame_timeout(daemon, pb):
         s.sendall(struct.pack(">I", len(body)) + body[:3])  # then stall
         started = time.monotonic()
         assert_closed(s)
-        waited = time.monotonic() - started
-        assert 0.3 < waited < 4.0, waited  # --frame-timeout-ms 500
+        # --frame-timeout-ms 500 closed it: not at once (it waited for the rest), and
+        # assert_closed's own timeout bounds a hang (the idle timeout is 300 s).
+        assert time.monotonic() - started > 0.3
     still_served(daemon, pb)
 
 
 def test_stalled_handshake_is_cut_off(daemon):
-    raw = socket.create_connection(daemon.rpc, timeout=10)
-    started = time.monotonic()
+    # --handshake-timeout-ms 500 closes it; the 60 s socket timeout only bounds a hang
+    # (the idle timeout is 300 s).
+    raw = socket.create_connection(daemon.rpc, timeout=60)
     assert raw.recv(1) == b""  # closed by the server, no TLS bytes ever sent
-    assert time.monotonic() - started < 4.0
     raw.close()
 
 

@@ -20,7 +20,7 @@ public final class HTTPSClient: Sendable {
     throws(OpenSSLError)
   {
     context = try TLSContext.client(caFile: caFile, applicationProtocol: "http/1.1")
-    pool = IOThreadPool(threads: threads, maxQueued: 256, name: "anonauth-https")
+    pool = IOThreadPool(threads: threads, maxQueued: 256, name: "anonauth-out")
     self.timeoutMs = timeoutMs
     self.maxBodyBytes = maxBodyBytes
   }

@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 import Synchronization
 
@@ -25,8 +26,15 @@ final class IOThreadPool: Sendable {
     self.threads = max(1, threads)
     self.maxQueued = maxQueued
     for i in 0..<self.threads {
-      let thread = Thread { [self] in work() }
-      thread.name = "\(name)-\(i)"
+      let threadName = "\(name)-\(i)"
+      // Named from inside: Linux gives a new thread its creator's name (a dispatch
+      // worker's, when a task makes the pool), and `Thread.name` set before `start`
+      // does not reach the kernel.
+      let thread = Thread { [self] in
+        anonauth_set_thread_name(threadName)
+        work()
+      }
+      thread.name = threadName
       thread.start()
     }
   }

@@ -1,5 +1,6 @@
 import AnonAuthDqlite
 import AnonAuthService
+import CShims
 import Foundation
 import Synchronization
 
@@ -43,12 +44,13 @@ public final class ClusterMonitor: Sendable {
   public func start() {
     check()
     let thread = Thread { [self] in
+      anonauth_set_thread_name("anonauth-leader")
       while !stopped.load(ordering: .relaxed) {
         Thread.sleep(forTimeInterval: Double(intervalMs) / 1000)
         check()
       }
     }
-    thread.name = "anonauth-cluster"
+    thread.name = "anonauth-leader"
     thread.start()
   }
 

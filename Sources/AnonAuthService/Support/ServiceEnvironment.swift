@@ -54,7 +54,7 @@ public struct ServiceEnvironment: Sendable {
     let passwordPool =
       passwordPool
       ?? CPUPool(
-        threads: Self.defaultPasswordThreads, name: "anonauth-scrypt", maxQueued: Self.defaultPasswordQueue)
+        threads: Self.defaultPasswordThreads, name: "anonauth-pw", maxQueued: Self.defaultPasswordQueue)
     self.passwordPool = passwordPool
     let passwordPlaces = passwordPool.threads + min(passwordPool.maxQueued, 4096)
     let signingPlaces = minter.cpuPool.threads + AdmissionLimits.nominalSigningQueue
