@@ -14,7 +14,10 @@ enum DaemonThreadNames {
   }
 
   static let kinds: [Kind] = [
-    Kind(pattern: "anonauthd", always: true, role: "main thread: waits for signals (dispatch_main)"),
+    Kind(pattern: "anonauthd", always: true, role: "main thread: parked by the async main (dispatch_main)"),
+    Kind(
+      pattern: "anonauth-signal", always: true,
+      role: "reads SIGTERM, SIGINT and SIGHUP from the handlers' pipe (SignalWaiter)"),
     Kind(
       pattern: "anonauth-io-[0-9]+", always: true,
       role: "RPC event loops, --io-threads: accept, TLS, frames (RPCServer)"),
@@ -35,11 +38,11 @@ enum DaemonThreadNames {
     // libdispatch names its workers after their root queue's label, keeping the last 15
     // bytes (com.apple.root.default-qos.overcommit and so on). They run Swift
     // concurrency's tasks (handlers, the clean-up worker), serial DispatchQueues (store
-    // reads, backups, the SIGHUP source) and dispatch's own event manager, and come and go
+    // reads, backups) and dispatch's own event manager, and come and go
     // with the load: the runtime's pools, not threads the daemon makes.
     Kind(
       pattern: "[a-z.-]*(qos|qos\\.overcommit|qos\\.cooperative)", always: false,
-      role: "libdispatch workers and manager: Swift concurrency, DispatchQueues, signal sources"),
+      role: "libdispatch workers and manager: Swift concurrency, DispatchQueues"),
   ]
 
   /// The kind `name` belongs to, if any.
