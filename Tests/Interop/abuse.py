@@ -586,12 +586,21 @@ class PeakRSS:
 
 
 def run_beside(daemon, pb, abusers, measure, settle=1.0):
-    """Starts `abusers`, lets them get going for `settle` seconds, runs `measure()` and
-    stops them, whatever happens. Returns what `measure` returned, the daemon's peak
-    resident bytes meanwhile, and the abusers' tally."""
+    """Starts `abusers`, waits for their first answer, lets them go on for `settle` more
+    seconds, runs `measure()` and stops them, whatever happens. Returns what `measure`
+    returned, the daemon's peak resident bytes meanwhile, and the abusers' tally."""
     peak = PeakRSS(daemon.proc.pid)
     stop, threads, tally = start(daemon, pb, abusers)
     try:
+        # An abuser's set-up (accounts, connections) may outlast `settle` and the whole
+        # measure on a busy machine: the attack has begun once something came back. The
+        # 120 s only bounds a hang; the callers assert the tally.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and any(t.is_alive() for t in threads):
+            with tally.lock:
+                if sum(tally.counts.values()) > 0:
+                    break
+            time.sleep(0.05)
         time.sleep(settle)
         result = measure()
         assert daemon.proc.poll() is None, "the daemon died under attack"
