@@ -3,7 +3,7 @@ import AnonAuthStore
 import AnonAuthWire
 import Testing
 
-/// Issue 28's account-safety findings, each as the attack was described: a stolen,
+/// The exposure review's account-safety findings, each as the attack was described: a stolen,
 /// stale session swapping the account's credentials; unlinking the last sign-in method;
 /// a link handing out a fresh `auth_time`; probing which emails are taken around the
 /// sign-up quota; parallel password links each paying for a hash; an unverified

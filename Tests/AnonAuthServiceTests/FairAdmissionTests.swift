@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Fair admission of expensive work (issue 28): password hashing, signing and writes are
+/// Fair admission of expensive work (the exposure review, docs/security.md): password hashing, signing and writes are
 /// admitted per end-user IP and per project, successes counted, with a share of each
 /// pool per IP and per project, so that one source or one tenant cannot starve others.
 @Suite struct FairAdmissionTests {

@@ -246,7 +246,7 @@ def ops_slowloris(daemon, pb, stop, tally, count=40):
         held = []
 
 
-# The attacks of the exposure review (issue 28): each from one source address of its own,
+# The attacks of the exposure review (the exposure review, docs/security.md): each from one source address of its own,
 # with or without the public API key, as described there. Scripts/hostile_probe.py runs
 # each beside the well-behaved client and prints that client's p99 and the daemon's peak
 # memory; test_hostile_exposure.py checks each one's bystander and memory in `make test`.

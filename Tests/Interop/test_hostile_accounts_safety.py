@@ -1,4 +1,4 @@
-"""Issue 28's stale-session takeover against the real daemon. The owner signs up; the
+"""The exposure review's stale-session takeover against the real daemon. The owner signs up; the
 daemon is started again ten minutes later under faketime. The owner's refresh token never
 expires (a thief may hold it) and still refreshes, but the ID tokens it mints keep the
 sign-in's auth_time, so they cannot unlink the owner's credential, link the thief's, or

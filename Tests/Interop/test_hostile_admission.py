@@ -1,4 +1,4 @@
-"""Fair admission of expensive work against the real daemon (issue 28): one address with
+"""Fair admission of expensive work against the real daemon (the exposure review, docs/security.md): one address with
 ten accounts signing in successfully in a loop, on many connections, used to keep the
 password pool full (a success gave its attempt back, so nothing ever stopped it) and took
 every other user's sign-in, in every project, from about 94 ms to 4.6 s. Now its work is

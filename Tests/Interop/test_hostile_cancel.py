@@ -1,4 +1,4 @@
-"""Real cancellation and bounded buffering, against the real daemon (issue 28):
+"""Real cancellation and bounded buffering, against the real daemon (the exposure review, docs/security.md):
 
 - expired calls keep their connection's slot until their handler has returned, so a
   flood of calls with `timeout_ms=1` on one connection never runs more handlers than

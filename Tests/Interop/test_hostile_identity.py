@@ -1,4 +1,4 @@
-"""Issue 28's identity findings played against the real daemon, with an OIDC provider
+"""The exposure review's identity findings played against the real daemon, with an OIDC provider
 (`oidc.test`, keys given inline as jwks_json) whose ID tokens the test signs itself.
 
 - Pre-registration lockout: an attacker signs up with the victim's email and a password

@@ -1,4 +1,4 @@
-"""The store stays bounded under hostile refresh traffic (issue 28): one anonymous account
+"""The store stays bounded under hostile refresh traffic (the exposure review, docs/security.md): one anonymous account
 refreshing in a loop rewrites one session row instead of adding a row per refresh, and
 replays of the previous token inside the grace window re-issue its successor at most five
 times. The store is read through a read-only SQLite connection beside the daemon."""
