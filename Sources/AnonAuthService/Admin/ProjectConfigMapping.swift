@@ -1,3 +1,4 @@
+import AnonAuthCrypto
 import AnonAuthStore
 import AnonAuthWire
 
@@ -47,14 +48,18 @@ enum ProjectConfigMapping {
         next.signUpQuotaPerHour = Int64(config.signUpQuotaPerHour)
       case .idTokenTtlSeconds:
         let ttl = Int64(config.idTokenTtlSeconds)
-        guard ttl == 0 || (300...86_400).contains(ttl) else {
-          throw RPCError(.invalidConfig, "id_token_ttl_seconds must be 300...86400 (0: the default, 3600)")
+        guard ttl == 0 || (300...TokenMinter.maxTTLSeconds).contains(ttl) else {
+          throw RPCError(
+            .invalidConfig,
+            "id_token_ttl_seconds must be 300...\(TokenMinter.maxTTLSeconds) (0: the default, 3600)")
         }
         next.idTokenTTLSeconds = ttl
       case .passwordMinLength:
         let length = Int64(config.passwordMinLength)
-        guard length == 0 || (6...4096).contains(length) else {
-          throw RPCError(.invalidConfig, "password_min_length must be 6...4096 (0: the default, 6)")
+        guard length == 0 || (6...Int64(PasswordLimits.maximumBytes)).contains(length) else {
+          throw RPCError(
+            .invalidConfig,
+            "password_min_length must be 6...\(PasswordLimits.maximumBytes) (0: the default, 6)")
         }
         next.passwordMinLength = length
       case .firebaseProjectId:

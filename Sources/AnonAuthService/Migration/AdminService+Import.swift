@@ -7,14 +7,12 @@ import AnonAuthWire
 /// sign-in) and their provider identities. Each row is all or nothing; a refused row is
 /// reported and the others go on; importing the same rows again changes nothing.
 extension AdminService {
-  static let maximumImportBatch = 1000
-
   public func importAccounts(_ request: ImportAccountsRequest, context: CallContext) async throws(RPCError)
     -> ImportAccountsResponse
   {
     let project = try existing(request.projectId, context)
-    guard request.accounts.count <= Self.maximumImportBatch else {
-      throw RPCError(.invalidArgument, "at most \(Self.maximumImportBatch) accounts a call")
+    guard request.accounts.count <= CallLimits.maxImportAccounts else {
+      throw RPCError(.invalidArgument, "at most \(CallLimits.maxImportAccounts) accounts a call")
     }
     guard request.onConflict == .skip || request.onConflict == .fail else {
       throw RPCError(.invalidArgument, "on_conflict must be IMPORT_CONFLICT_SKIP or IMPORT_CONFLICT_FAIL")

@@ -43,4 +43,8 @@ public enum CallLimits {
   /// a call with the most metadata (64 entries) costs about 330, and its payload is one
   /// bytes value whatever it holds (decoded later, with its own bound).
   public static let maxFrameDecodeCost = 4096
+
+  /// The most accounts one `ImportAccounts` call may carry (more is `INVALID_ARGUMENT`);
+  /// the CLI's import sends batches of exactly this many.
+  public static let maxImportAccounts = 1000
 }

@@ -34,7 +34,8 @@ enum LoadRunner {
     var clients: [RPCClient] = []
     for _ in 0..<count {
       do {
-        clients.append(try RPCClient(endpoint: base.client.endpoint, defaultTimeoutMs: 30_000))
+        clients.append(
+          try RPCClient(endpoint: base.client.endpoint, defaultTimeoutMs: ProtocolDefaults.callTimeoutMs))
       } catch {
         throw .usage(error.description)
       }

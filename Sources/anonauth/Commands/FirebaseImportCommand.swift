@@ -6,7 +6,7 @@ import Foundation
 /// over in batches of 1000, uids kept, with a progress bar; row errors are reported with
 /// their index in the file and the rest goes on.
 enum FirebaseImportCommand {
-  static let batchSize = 1000
+  static let batchSize = CallLimits.maxImportAccounts
 
   static func run(_ c: AdminCommand.Context) async throws(CLIError) {
     let file = try c.arg(0, "FILE (firebase auth:export output, JSON or CSV)")
