@@ -63,7 +63,9 @@
     return false
   }
 
+  /// Adds received bytes; dropped after an error (nothing more will be parsed).
   public mutating func append<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+    if case .failed = state { return }
     if start > 0 && start * 2 >= buffer.count {
       buffer.removeSubrange(0..<start)
       start = 0
