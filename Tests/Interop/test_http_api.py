@@ -172,3 +172,44 @@ def test_the_call_line_names_the_rest_call(api):
     lines = [json.loads(line) for line in api.daemon.log_lines() if line.startswith("{")]
     calls = [line for line in lines if line.get("msg") == "call" and line.get("method") == "accounts:signUp"]
     assert calls and calls[-1]["http_status"] == 200 and calls[-1]["code"] == 0
+
+
+def test_update_display_name_password_and_email(api):
+    anon = sign_up_anonymous(api)
+    # An anonymous account gets email and password through accounts:update (linked).
+    r = api.accounts("update", {"idToken": anon["idToken"], "email": "upd@example.com", "password": "first-pass",
+                                "displayName": "Ada", "returnSecureToken": True})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["kind"] == "identitytoolkit#SetAccountInfoResponse" and body["localId"] == anon["localId"]
+    assert body["displayName"] == "Ada" and body["email"] == "upd@example.com" and body["passwordHash"]
+    assert [p["providerId"] for p in body["providerUserInfo"]] == ["password"]
+    # A new password: new tokens, and every other session is revoked.
+    other = api.accounts("signInWithPassword", {"email": "upd@example.com", "password": "first-pass"}).json()
+    r = api.accounts("update", {"idToken": body["idToken"], "password": "second-pass", "returnSecureToken": True})
+    assert r.status_code == 200, r.text
+    changed = r.json()
+    assert changed["idToken"] and changed["refreshToken"] and isinstance(changed["expiresIn"], str)
+    old = api.post("/v1/token", {"grant_type": "refresh_token", "refresh_token": other["refreshToken"]})
+    # Deleted, not only outdated: a session started in the same second is gone too.
+    assert old.status_code == 400 and error_message(old) == "INVALID_REFRESH_TOKEN"
+    r = api.accounts("signInWithPassword", {"email": "upd@example.com", "password": "first-pass"})
+    assert error_message(r) == "INVALID_LOGIN_CREDENTIALS"
+    # A new email; the name alone keeps the refresh token.
+    r = api.accounts("update", {"idToken": changed["idToken"], "email": "moved@example.com"})
+    assert r.status_code == 200 and r.json()["email"] == "moved@example.com", r.text
+    r = api.accounts("update", {"idToken": r.json()["idToken"], "displayName": "Grace"})
+    assert r.status_code == 200 and r.json()["displayName"] == "Grace" and "refreshToken" not in r.json()
+    signed_in = api.accounts("signInWithPassword", {"email": "moved@example.com", "password": "second-pass"})
+    assert signed_in.status_code == 200 and signed_in.json()["localId"] == anon["localId"]
+
+
+def test_update_errors(api):
+    anon = sign_up_anonymous(api)
+    api.accounts("signUp", {"email": "owner@example.com", "password": "secret-1"})
+    r = api.accounts("update", {"idToken": anon["idToken"], "email": "only@example.com"})
+    assert r.status_code == 400 and error_message(r).startswith("INVALID_ARGUMENT")
+    r = api.accounts("update", {"idToken": anon["idToken"], "email": "owner@example.com", "password": "secret-2"})
+    assert error_message(r) == "EMAIL_EXISTS"
+    r = api.accounts("update", {"idToken": anon["idToken"], "displayName": "a\u0007b"})
+    assert error_message(r).startswith("INVALID_ARGUMENT")
