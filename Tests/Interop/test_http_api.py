@@ -7,7 +7,7 @@ import json
 import pytest
 import requests
 
-from conftest import Daemon, TEST_DAEMON_FLAGS
+from conftest import Daemon, TEST_DAEMON_FLAGS, call
 
 
 @pytest.fixture(scope="module")
@@ -213,3 +213,49 @@ def test_update_errors(api):
     assert error_message(r) == "EMAIL_EXISTS"
     r = api.accounts("update", {"idToken": anon["idToken"], "displayName": "a\u0007b"})
     assert error_message(r).startswith("INVALID_ARGUMENT")
+
+
+def set_cors_origins(api, pb, origins):
+    req = pb.admin.UpdateProjectConfigRequest()
+    req.config.project_id = api.daemon.client_json["project_id"]
+    req.config.cors_origins.extend(origins)
+    req.update_mask.append("cors_origins")
+    with api.daemon.connect() as s:
+        status, config = call(s, pb, "/anonauth.v1.AdminService/UpdateProjectConfig", req, pb.admin.ProjectConfig,
+                              {"authorization": "Bearer " + api.daemon.client_json["admin_key"]})
+    assert status.code == 0, status
+    return config
+
+
+def preflight(api, origin, path="/v1/accounts:signUp"):
+    return api.session.options(api.base + path, params={"key": api.key}, timeout=30, verify=api.ca, headers={
+        "origin": origin, "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type,x-client-version"})
+
+
+def test_cors_none_by_default_then_the_project_setting(api, pb):
+    origin = "https://app.example.com"
+    r = preflight(api, origin)
+    assert r.status_code == 403 and "access-control-allow-origin" not in r.headers
+    assert error_message(r).startswith("CORS_ORIGIN_NOT_ALLOWED")
+    r = api.accounts("signUp", {}, headers={"origin": origin})
+    assert r.status_code == 200 and "access-control-allow-origin" not in r.headers
+    assert r.headers["vary"] == "Origin"
+
+    config = set_cors_origins(api, pb, [origin])
+    assert list(config.cors_origins) == [origin]
+    r = preflight(api, origin)
+    assert r.status_code == 204, r.text
+    assert r.headers["access-control-allow-origin"] == origin
+    assert "POST" in r.headers["access-control-allow-methods"]
+    assert "x-client-version" in r.headers["access-control-allow-headers"]
+    assert int(r.headers["access-control-max-age"]) > 0 and r.headers["vary"] == "Origin"
+    r = api.accounts("signUp", {}, headers={"origin": origin})
+    assert r.status_code == 200 and r.headers["access-control-allow-origin"] == origin
+    # Errors carry it too, so the page can read them; another origin gets nothing.
+    r = api.accounts("lookup", {"idToken": "x"}, headers={"origin": origin})
+    assert r.status_code == 400 and r.headers["access-control-allow-origin"] == origin
+    assert preflight(api, "https://evil.example.com").status_code == 403
+    assert preflight(api, origin, path="/v1/nothing").status_code == 404
+    set_cors_origins(api, pb, [])
+    assert preflight(api, origin).status_code == 403

@@ -164,7 +164,9 @@ public enum Daemon {
 
     // Firebase's JSON API on the same router: HTTP is one more transport onto the services.
     let firebaseAPI = FirebaseAPI(
-      router: router, recordCall: FirebaseCallLog(logger: logger, metrics: metrics, router: router).record)
+      router: router,
+      corsOrigins: { [directory] key in (try? directory.project(apiKey: key))?.corsOrigins ?? [] },
+      recordCall: FirebaseCallLog(logger: logger, metrics: metrics, router: router).record)
     let server = RPCServer(
       config: config.rpc, tls: secrets.tls, router: router, logger: logger, metrics: metrics,
       httpApplication: firebaseAPI)

@@ -31,6 +31,10 @@ public struct ProjectConfig: Sendable, Hashable {
   /// A valid Firebase ID token for a uid that was not imported makes the account on the
   /// spot (anonymous when its sign_in_provider is "anonymous"); off: USER_NOT_FOUND.
   public var firebaseCreateUnknownUsers: Bool = false
+  /// (addition) The origins ("https://app.example.com") whose browser apps may call the
+  /// HTTPS JSON API (CORS); empty, the default: none. At most 100, each a scheme, a host
+  /// and an optional port.
+  public var corsOrigins: [String] = []
   /// Fields this build does not know, kept so that re-encoding loses nothing.
   public var unknownFields: [ProtoUnknownField] = []
 
@@ -51,7 +55,8 @@ public struct ProjectConfig: Sendable, Hashable {
     firebaseProjectId: String = "",
     firebaseCertsJson: String = "",
     firebaseCertsUrl: String = "",
-    firebaseCreateUnknownUsers: Bool = false
+    firebaseCreateUnknownUsers: Bool = false,
+    corsOrigins: [String] = []
   ) {
     self.projectId = projectId
     self.anonymousEnabled = anonymousEnabled
@@ -66,6 +71,7 @@ public struct ProjectConfig: Sendable, Hashable {
     self.firebaseCertsJson = firebaseCertsJson
     self.firebaseCertsUrl = firebaseCertsUrl
     self.firebaseCreateUnknownUsers = firebaseCreateUnknownUsers
+    self.corsOrigins = corsOrigins
   }
 }
 
@@ -98,6 +104,7 @@ extension ProjectConfig: ProtoCBridged {
     11: .text(repeated: false),
     12: .text(repeated: false),
     13: .plain,
+    14: .text(repeated: true),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -146,6 +153,8 @@ extension ProjectConfig: ProtoCBridged {
     message.pointee.firebase_certs_url = arena.string(
       self.firebaseCertsUrl, number: 12, spill: &spill)
     message.pointee.firebase_create_unknown_users = self.firebaseCreateUnknownUsers ? 1 : 0
+    (message.pointee.n_cors_origins, message.pointee.cors_origins) =
+      arena.strings(self.corsOrigins, number: 14, spill: &spill)
     arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
   }
 
@@ -167,6 +176,7 @@ extension ProjectConfig: ProtoCBridged {
     self.firebaseCertsJson = reader.string(fields.firebase_certs_json)
     self.firebaseCertsUrl = reader.string(fields.firebase_certs_url)
     self.firebaseCreateUnknownUsers = fields.firebase_create_unknown_users != 0
+    self.corsOrigins = try reader.strings(fields.cors_origins, count: fields.n_cors_origins)
     self.unknownFields = try reader.unknownFields(of: message.pointee.base)
   }
 }

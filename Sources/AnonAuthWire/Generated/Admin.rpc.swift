@@ -343,4 +343,5 @@ public enum ProjectConfigField: String, CaseIterable, Sendable {
   case firebaseCertsJson = "firebase_certs_json"
   case firebaseCertsUrl = "firebase_certs_url"
   case firebaseCreateUnknownUsers = "firebase_create_unknown_users"
+  case corsOrigins = "cors_origins"
 }

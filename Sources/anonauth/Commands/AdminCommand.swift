@@ -219,6 +219,8 @@ enum AdminCommand {
         case .firebaseCertsJson: config.firebaseCertsJson = value
         case .firebaseCertsUrl: config.firebaseCertsUrl = value
         case .firebaseCreateUnknownUsers: config.firebaseCreateUnknownUsers = try bool()
+        case .corsOrigins:
+          config.corsOrigins = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         }
       }
       mask.append(field)
@@ -379,6 +381,7 @@ enum AdminCommand {
       case .firebaseCertsJson: fields[field.rawValue] = .string(config.firebaseCertsJson)
       case .firebaseCertsUrl: fields[field.rawValue] = .string(config.firebaseCertsUrl)
       case .firebaseCreateUnknownUsers: fields[field.rawValue] = .bool(config.firebaseCreateUnknownUsers)
+      case .corsOrigins: fields[field.rawValue] = .array(config.corsOrigins.map { .string($0) })
       case .idps:
         fields[field.rawValue] = .array(
           config.idps.map {

@@ -2083,7 +2083,7 @@ void   anonauth__v1__remove_cluster_node_request__free_unpacked
   assert(message->base.descriptor == &anonauth__v1__remove_cluster_node_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descriptors[13] =
+static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descriptors[14] =
 {
   {
     "project_id",
@@ -2241,11 +2241,24 @@ static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "cors_origins",
+    14,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Anonauth__V1__ProjectConfig, n_cors_origins),
+    offsetof(Anonauth__V1__ProjectConfig, cors_origins),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned anonauth__v1__project_config__field_indices_by_name[] = {
   1,   /* field[1] = anonymous_enabled */
   4,   /* field[4] = auto_cleanup_enabled */
   5,   /* field[5] = auto_cleanup_enabled_at_ms */
+  13,   /* field[13] = cors_origins */
   2,   /* field[2] = email_password_enabled */
   10,   /* field[10] = firebase_certs_json */
   11,   /* field[11] = firebase_certs_url */
@@ -2260,7 +2273,7 @@ static const unsigned anonauth__v1__project_config__field_indices_by_name[] = {
 static const ProtobufCIntRange anonauth__v1__project_config__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 13 }
+  { 0, 14 }
 };
 const ProtobufCMessageDescriptor anonauth__v1__project_config__descriptor =
 {
@@ -2270,7 +2283,7 @@ const ProtobufCMessageDescriptor anonauth__v1__project_config__descriptor =
   "Anonauth__V1__ProjectConfig",
   "anonauth.v1",
   sizeof(Anonauth__V1__ProjectConfig),
-  13,
+  14,
   anonauth__v1__project_config__field_descriptors,
   anonauth__v1__project_config__field_indices_by_name,
   1,  anonauth__v1__project_config__number_ranges,

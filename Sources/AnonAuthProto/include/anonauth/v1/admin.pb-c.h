@@ -163,10 +163,20 @@ struct  Anonauth__V1__ProjectConfig
    * settable
    */
   protobuf_c_boolean firebase_create_unknown_users;
+  /*
+   * (addition) The origins ("https://app.example.com") whose browser apps may call the
+   * HTTPS JSON API (CORS); empty, the default: none. At most 100, each a scheme, a host
+   * and an optional port.
+   */
+  /*
+   * settable
+   */
+  size_t n_cors_origins;
+  char **cors_origins;
 };
 #define ANONAUTH__V1__PROJECT_CONFIG__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__project_config__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0,NULL }
 
 
 struct  Anonauth__V1__IdpConfig
