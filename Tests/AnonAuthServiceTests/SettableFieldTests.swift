@@ -21,7 +21,8 @@ import Testing
     case .firebaseCertsUrl: config.firebaseCertsUrl = "https://certs.test/securetoken"
     case .firebaseCreateUnknownUsers: config.firebaseCreateUnknownUsers.toggle()
     case .corsOrigins:
-      config.corsOrigins = config.corsOrigins.isEmpty ? ["https://app.example.com", "http://localhost:5173"] : []
+      config.corsOrigins =
+        config.corsOrigins.isEmpty ? ["https://app.example.com", "http://localhost:5173"] : []
     }
   }
 

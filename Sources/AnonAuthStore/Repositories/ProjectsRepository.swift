@@ -39,7 +39,8 @@ public enum ProjectsRepository {
 
   /// Inserts a project; a UNIQUE violation means it exists.
   public static func insert(_ db: Database, _ project: ProjectRecord) throws {
-    try db.execute("INSERT INTO projects (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(project))
+    try db.execute(
+      "INSERT INTO projects (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(project))
   }
 
   /// Writes every setting of an existing project.
