@@ -3,9 +3,12 @@ flow, refresh rotation, the answers to bodies that do not decode, and the error 
 of every message the API maps."""
 
 import json
+import time
 
+import jwt
 import pytest
 import requests
+from cryptography.hazmat.primitives.asymmetric import rsa
 
 from conftest import Daemon, TEST_DAEMON_FLAGS, call
 
@@ -259,3 +262,62 @@ def test_cors_none_by_default_then_the_project_setting(api, pb):
     assert preflight(api, origin, path="/v1/nothing").status_code == 404
     set_cors_origins(api, pb, [])
     assert preflight(api, origin).status_code == 403
+
+
+def configure_oidc(api, pb):
+    """oidc.test with its keys inline (no network): returns a signer of its ID tokens."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
+    jwk.update(kid="k1", alg="RS256", use="sig")
+    req = pb.admin.UpdateProjectConfigRequest()
+    req.config.project_id = api.daemon.client_json["project_id"]
+    idp = req.config.idps.add()
+    idp.provider_id, idp.enabled, idp.client_id = "oidc.test", True, "web-client"
+    idp.issuer, idp.jwks_json = "https://issuer.example", json.dumps({"keys": [jwk]})
+    req.update_mask.append("idps")
+    with api.daemon.connect() as s:
+        status, _ = call(s, pb, "/anonauth.v1.AdminService/UpdateProjectConfig", req, pb.admin.ProjectConfig,
+                         {"authorization": "Bearer " + api.daemon.client_json["admin_key"]})
+    assert status.code == 0, status
+
+    def token(sub, email):
+        now = int(time.time())
+        claims = {"iss": "https://issuer.example", "aud": "web-client", "sub": sub, "iat": now, "exp": now + 600,
+                  "email": email, "email_verified": True}
+        return jwt.encode(claims, key, algorithm="RS256", headers={"kid": "k1"})
+
+    return token
+
+
+def test_sign_in_with_idp_and_a_link_to_an_identity_another_account_holds(api, pb):
+    token = configure_oidc(api, pb)
+    first = token("idp-user-1", "idp1@example.com")
+    r = api.accounts("signInWithIdp", {"postBody": "providerId=oidc.test&id_token=" + first,
+                                        "requestUri": "http://localhost", "returnIdpCredential": True,
+                                        "returnSecureToken": True})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["kind"] == "identitytoolkit#VerifyAssertionResponse" and body["providerId"] == "oidc.test"
+    assert body["federatedId"] == "idp-user-1" and body["isNewUser"] is True
+    assert body["idToken"] and body["refreshToken"] and isinstance(body["expiresIn"], str)
+    owner = body["localId"]
+    # Linking the same identity to another (anonymous) account: 200, no tokens, the credential.
+    anon = sign_up_anonymous(api)
+    r = api.accounts("signInWithIdp", {"postBody": "providerId=oidc.test&id_token=" + first,
+                                        "idToken": anon["idToken"], "requestUri": "http://localhost",
+                                        "returnSecureToken": True})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["errorMessage"] == "FEDERATED_USER_ID_ALREADY_LINKED"
+    assert body["oauthIdToken"] == first and body["providerId"] == "oidc.test" and "idToken" not in body
+    # Linking a fresh identity keeps the anonymous uid.
+    second = token("idp-user-2", "i2@example.com")
+    r = api.accounts("signInWithIdp", {"postBody": "providerId=oidc.test&id_token=" + second,
+                                        "idToken": anon["idToken"], "requestUri": "http://localhost"})
+    assert r.status_code == 200 and r.json()["localId"] == anon["localId"] != owner, r.text
+    user = api.accounts("lookup", {"idToken": r.json()["idToken"]}).json()["users"][0]
+    assert [(p["providerId"], p["rawId"]) for p in user["providerUserInfo"]] == [("oidc.test", "idp-user-2")]
+    # A token that does not verify.
+    r = api.accounts("signInWithIdp", {"postBody": "providerId=oidc.test&id_token=" + first[:-4] + "AAAA",
+                                        "requestUri": "http://localhost"})
+    assert r.status_code == 400 and error_message(r).startswith("INVALID_IDP_RESPONSE")
