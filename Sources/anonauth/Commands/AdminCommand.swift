@@ -16,6 +16,7 @@ enum AdminCommand {
       get-config                              the project's settings
       update-config FIELD=VALUE...            change settings (update_mask = the fields named);
                                               idps=@FILE sets identity providers from a JSON array
+                                              cors_origins=A,B the browser origins allowed (CORS)
       create-api-key [PROJECT_ID] | list-api-keys | revoke-api-key KEY
       schedule-quota --quota N --duration-seconds S [--start-ms T]
       list-accounts [--filter all|anonymous|permanent] [--page-size N] [--page-token T] [--all]
