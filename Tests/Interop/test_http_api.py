@@ -321,3 +321,64 @@ def test_sign_in_with_idp_and_a_link_to_an_identity_another_account_holds(api, p
     r = api.accounts("signInWithIdp", {"postBody": "providerId=oidc.test&id_token=" + first[:-4] + "AAAA",
                                         "requestUri": "http://localhost"})
     assert r.status_code == 400 and error_message(r).startswith("INVALID_IDP_RESPONSE")
+
+
+def admin_call(api, pb, method, req, response_type):
+    with api.daemon.connect() as s:
+        status, response = call(s, pb, "/anonauth.v1.AdminService/" + method, req, response_type,
+                                {"authorization": "Bearer " + api.daemon.client_json["admin_key"]})
+    assert status.code == 0, status
+    return response
+
+
+def set_config(api, pb, **fields):
+    req = pb.admin.UpdateProjectConfigRequest()
+    req.config.project_id = api.daemon.client_json["project_id"]
+    for name, value in fields.items():
+        setattr(req.config, name, value)
+        req.update_mask.append(name)
+    return admin_call(api, pb, "UpdateProjectConfig", req, pb.admin.ProjectConfig)
+
+
+def test_more_mapped_messages_from_account_state_and_settings(api, pb):
+    project = api.daemon.client_json["project_id"]
+    # OPERATION_NOT_ALLOWED: anonymous sign-in turned off for the project.
+    set_config(api, pb, anonymous_enabled=False)
+    try:
+        r = api.accounts("signUp", {"returnSecureToken": True})
+        assert r.status_code == 400 and error_message(r) == "OPERATION_NOT_ALLOWED"
+    finally:
+        set_config(api, pb, anonymous_enabled=True)
+    # PROVIDER_ALREADY_LINKED: a password linked to an account that has one.
+    user = api.accounts("signUp", {"email": "twice@example.com", "password": "secret-1"}).json()
+    r = api.accounts("signUp", {"idToken": user["idToken"], "email": "twice2@example.com", "password": "secret-2"})
+    assert error_message(r) == "PROVIDER_ALREADY_LINKED"
+    # LAST_SIGN_IN_METHOD: unlinking the only way back in.
+    r = api.accounts("update", {"idToken": user["idToken"], "deleteProvider": ["password"]})
+    assert error_message(r) == "LAST_SIGN_IN_METHOD"
+    # TOKEN_EXPIRED: an ID token issued before the account's tokens were revoked.
+    anon = sign_up_anonymous(api)
+    time.sleep(1.1)
+    req = pb.admin.RevokeRefreshTokensRequest(project_id=project, local_id=anon["localId"])
+    admin_call(api, pb, "RevokeRefreshTokens", req, pb.admin.RevokeRefreshTokensResponse)
+    r = api.accounts("lookup", {"idToken": anon["idToken"]})
+    assert r.status_code == 400 and error_message(r) == "TOKEN_EXPIRED"
+    # USER_DISABLED.
+    other = sign_up_anonymous(api)
+    req = pb.admin.DisableAccountRequest(project_id=project, local_id=other["localId"], disabled=True)
+    admin_call(api, pb, "DisableAccount", req, pb.account.AccountInfo)
+    r = api.post("/v1/token", {"grant_type": "refresh_token", "refresh_token": other["refreshToken"]})
+    assert r.status_code == 400 and error_message(r) == "USER_DISABLED"
+
+
+def test_quota_refusal_is_too_many_attempts_with_retry_after(pb):
+    d = Daemon(extra=TEST_DAEMON_FLAGS)
+    try:
+        api = Api(d)
+        set_config(api, pb, sign_up_quota_per_hour=1)
+        assert api.accounts("signUp", {}).status_code == 200
+        r = api.accounts("signUp", {})
+        assert r.status_code == 400 and error_message(r).startswith("TOO_MANY_ATTEMPTS_TRY_LATER")
+        assert int(r.headers["retry-after"]) > 0
+    finally:
+        assert d.stop() == 0
