@@ -162,8 +162,12 @@ public enum Daemon {
       backupDirectory: dataDir.path + "/backups", cluster: clusterNode)
     if config.testHooks { TestHooks.register(in: &router) }
 
+    let httpApplication = try DaemonHTTPApplication.make(
+      router: router, directory: directory, logger: logger, metrics: metrics,
+      emulatorOn: config.rpc.emulatorListen != nil)
     let server = RPCServer(
-      config: config.rpc, tls: secrets.tls, router: router, logger: logger, metrics: metrics)
+      config: config.rpc, tls: secrets.tls, router: router, logger: logger, metrics: metrics,
+      httpApplication: httpApplication)
     let rpcAddress: SocketAddress
     do {
       rpcAddress = try server.start()
