@@ -45,7 +45,7 @@ public struct HTTPReply: Sendable {
 
 /// Which listener a request arrived on: the emulator listener is plain HTTP on a
 /// loopback address, where the Firebase Admin SDK's `Bearer owner` stands for the
-/// admin key (docs/http-api.md says why that is safe only there).
+/// admin key (docs/http-admin-api.md says why that is safe only there).
 public enum HTTPListenerKind: Sendable, Equatable {
   /// The RPC port, by ALPN `http/1.1` (or `h2`): TLS, open to the network.
   case rpcPort
