@@ -8,6 +8,7 @@ emulator mode but checks aud, iss and, with check_revoked, the account)."""
 import base64
 import json
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -199,3 +200,41 @@ def test_bearer_owner_is_refused_on_the_tls_port(emulated):
     request.add_header("Authorization", "Bearer " + emulated.client_json["admin_key"])
     with urllib.request.urlopen(request, timeout=30, context=ctx) as reply:
         assert reply.status == 200
+
+
+def test_large_import_needs_the_admin_key(app, emulated):
+    """An import over the unauthenticated body limit (64 KiB) is read in full for the
+    Admin SDK's `Bearer owner` on the emulator listener; the same body with `Bearer owner`
+    on the TLS port is refused before its body is read (413)."""
+    users = [auth.ImportUserRecord(uid=f"big-{n:04}", display_name="x" * 100) for n in range(1000)]
+    result = auth.import_users(users, app=app)
+    assert (result.success_count, result.failure_count) == (1000, 0)
+    assert auth.get_user("big-0999", app=app).display_name == "x" * 100
+
+    import ssl
+    ctx = ssl.create_default_context(cafile=emulated.ca_file)
+    ctx.set_alpn_protocols(["http/1.1"])
+    body = json.dumps({"users": [u.to_dict() for u in users]}).encode()
+    assert len(body) > 64 * 1024
+    project = emulated.client_json["project_id"]
+    request = urllib.request.Request(
+        f"https://localhost:{emulated.rpc[1]}/v1/projects/{project}/accounts:batchCreate", data=body,
+        headers={"Content-Type": "application/json", "Authorization": "Bearer owner"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30, context=ctx)
+    assert refused.value.code == 413
+
+
+def test_unknown_project_and_wrong_key(emulated):
+    host, port = emulated.emulator
+    for project, authorization, status, message in [
+        ("no-such-project", "Bearer owner", 400, "PROJECT_NOT_FOUND"),
+        (emulated.client_json["project_id"], "Bearer not-the-key", 401, "UNAUTHENTICATED"),
+    ]:
+        request = urllib.request.Request(
+            f"http://{host}:{port}/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:lookup",
+            data=b'{"localId":["x"]}', headers={"Content-Type": "application/json", "Authorization": authorization})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=30)
+        assert refused.value.code == status
+        assert json.loads(refused.value.read())["error"]["message"].startswith(message)
