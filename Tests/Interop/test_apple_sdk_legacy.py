@@ -11,12 +11,18 @@ numeric exp/iat/auth_time and string firebase.sign_in_provider, and errors as
 
 import base64
 import json
+import time
 import urllib.error
 import urllib.request
 
+import jwt
 import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
 
-from conftest import TEST_DAEMON_FLAGS, Daemon
+from conftest import TEST_DAEMON_FLAGS, Daemon, call
+
+GOOGLE_CLIENT = "seed-ios-client.apps.googleusercontent.com"
+GOOGLE_ISSUER = "https://accounts.google.com"
 
 SDK_HEADERS = {
     "Content-Type": "application/json",
@@ -165,3 +171,51 @@ def test_errors_carry_the_codes_the_sdk_maps(emulated):
     assert_error(status, answer, "OPERATION_NOT_ALLOWED")
     status, answer = legacy(emulated, "noSuchMethod", {})
     assert status == 404 and answer["error"]["code"] == 404, answer
+
+
+def google_token(key, sub, email):
+    now = int(time.time())
+    claims = {"iss": GOOGLE_ISSUER, "aud": GOOGLE_CLIENT, "sub": sub, "iat": now, "exp": now + 600,
+              "email": email, "email_verified": True}
+    return jwt.encode(claims, key, algorithm="RS256", headers={"kid": "seed-google"})
+
+
+def test_verify_assertion_links_google_and_returns_provider_id(emulated, pb):
+    """The SDK's verifyAssertion: postBody with providerId and id_token, idToken to link,
+    requestUri, returnIdpCredential, autoCreate. Its answer must name providerId; a
+    Google account that belongs to someone else answers 200 with errorMessage."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
+    jwk.update(kid="seed-google", alg="RS256", use="sig")
+    config = pb.admin.UpdateProjectConfigRequest()
+    config.config.project_id = emulated.client_json["project_id"]
+    config.config.idps.add(provider_id="google.com", enabled=True, client_id=GOOGLE_CLIENT, issuer=GOOGLE_ISSUER,
+                           jwks_json=json.dumps({"keys": [jwk]}))
+    config.update_mask.append("idps")
+    with emulated.connect() as s:
+        status, _ = call(s, pb, "/anonauth.v1.AdminService/UpdateProjectConfig", config, pb.admin.ProjectConfig,
+                         metadata={"authorization": "Bearer " + emulated.client_json["admin_key"]})
+    assert status.code == 0, status
+
+    status, anonymous = legacy(emulated, "signupNewUser", {"clientType": "CLIENT_TYPE_IOS", "returnSecureToken": True})
+    assert status == 200, anonymous
+    google = google_token(key, "g-1001", "g1001@example.com")
+    assertion = {"postBody": f"providerId=google.com&id_token={google}", "requestUri": "http://localhost",
+                 "returnIdpCredential": True, "returnSecureToken": True, "autoCreate": True}
+    status, linked = legacy(emulated, "verifyAssertion", {**assertion, "idToken": anonymous["idToken"]})
+    assert status == 200, linked
+    assert linked["providerId"] == "google.com" and linked["localId"] == anonymous["localId"]
+    assert assert_session(linked)["firebase"]["sign_in_provider"] == "google.com"
+    user = account_info(emulated, linked["idToken"])
+    assert [p["providerId"] for p in user["providerUserInfo"]] == ["google.com"]
+
+    status, signed_in = legacy(emulated, "verifyAssertion", assertion)
+    assert status == 200 and signed_in["localId"] == anonymous["localId"], signed_in
+    assert signed_in["providerId"] == "google.com"
+
+    status, other = legacy(emulated, "signupNewUser", {"clientType": "CLIENT_TYPE_IOS", "returnSecureToken": True})
+    assert status == 200, other
+    status, taken = legacy(emulated, "verifyAssertion", {**assertion, "idToken": other["idToken"]})
+    assert status == 200, taken
+    assert taken["errorMessage"] == "FEDERATED_USER_ID_ALREADY_LINKED"
+    assert taken["providerId"] == "google.com" and taken["oauthIdToken"] == google
