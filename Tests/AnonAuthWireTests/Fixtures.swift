@@ -123,6 +123,10 @@ enum Fixtures {
     Sample(RefreshTokenRequest(refreshToken: "AMf-vBx_refresh_token_43_characters_long_abc")),
     Sample(GetAccountInfoRequest(idToken: "eyJ.id.token")),
     Sample(DeleteAccountRequest(idToken: "eyJ.id.token")),
+    Sample(
+      UpdateOwnAccountRequest(
+        idToken: "eyJ.id.token", updateMask: ["display_name", "email", "password"], email: "ana@example.com",
+        password: "pw", displayName: unicode)),
     Sample(DeleteAccountResponse()),
     Sample(
       AuthResponse(

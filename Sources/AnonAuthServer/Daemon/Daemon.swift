@@ -162,9 +162,15 @@ public enum Daemon {
       backupDirectory: dataDir.path + "/backups", cluster: clusterNode)
     if config.testHooks { TestHooks.register(in: &router) }
 
-    let httpApplication = try DaemonHTTPApplication.make(
-      router: router, directory: directory, logger: logger, metrics: metrics,
-      emulatorOn: config.rpc.emulatorListen != nil)
+    // Firebase's JSON API on the same router: HTTP is one more transport onto the services.
+    let firebaseAPI = FirebaseAPI(
+      router: router, recordCall: FirebaseCallLog(logger: logger, metrics: metrics, router: router).record)
+    // On the emulator listener only, the Admin SDK's `Bearer owner` stands for the admin key
+    // (a key this process makes for itself, only when that listener is on).
+    let httpApplication = AdminEmulatorOwner(
+      api: firebaseAPI,
+      processAdminKey: config.rpc.emulatorListen == nil ? nil : try directory.makeProcessAdminKey(),
+      isAdminKey: { directory.isAdminKey($0) })
     let server = RPCServer(
       config: config.rpc, tls: secrets.tls, router: router, logger: logger, metrics: metrics,
       httpApplication: httpApplication)
