@@ -138,9 +138,9 @@ def test_seed_flow_through_the_legacy_paths(emulated):
 
     # setAccountInfo is accounts:update: what that call changes is the v1 endpoint's.
     status, answer = legacy(emulated, "setAccountInfo", {
-        "idToken": refreshed["access_token"], "returnSecureToken": True})
+        "idToken": refreshed["access_token"], "displayName": "Seed", "returnSecureToken": True})
     assert status == 200, answer
-    assert answer["localId"] == uid
+    assert answer["localId"] == uid and answer["displayName"] == "Seed"
     assert [item["providerId"] for item in answer["providerUserInfo"]] == ["password"]
 
     status, deleted = legacy(emulated, "deleteAccount", {"idToken": refreshed["access_token"], "localId": uid})
