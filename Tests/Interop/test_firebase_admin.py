@@ -238,3 +238,33 @@ def test_unknown_project_and_wrong_key(emulated):
             urllib.request.urlopen(request, timeout=30)
         assert refused.value.code == status
         assert json.loads(refused.value.read())["error"]["message"].startswith(message)
+
+
+def admin_post(daemon, call, body):
+    """(status, JSON answer) of an admin call with `Bearer owner` on the emulator listener."""
+    host, port = daemon.emulator
+    project = daemon.client_json["project_id"]
+    request = urllib.request.Request(
+        f"http://{host}:{port}/identitytoolkit.googleapis.com/v1/projects/{project}/{call}",
+        data=json.dumps(body).encode(), headers={"Content-Type": "application/json", "Authorization": "Bearer owner"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_batch_delete_without_force_leaves_enabled_accounts(app, emulated):
+    """Firebase's rule, which the Python SDK never meets (it always sends force): without
+    force, only disabled accounts are deleted; enabled ones come back in errors."""
+    auth.create_user(uid="bd-enabled", app=app)
+    auth.create_user(uid="bd-disabled", disabled=True, app=app)
+    status, answer = admin_post(emulated, "accounts:batchDelete",
+                                {"localIds": ["bd-enabled", "bd-disabled", "bd-never"]})
+    assert status == 200, answer
+    assert [(e["index"], e["localId"]) for e in answer["errors"]] == [(0, "bd-enabled")]
+    assert answer["errors"][0]["message"].startswith("NOT_DISABLED")
+    assert [u.uid for u in auth.get_users([auth.UidIdentifier("bd-enabled"), auth.UidIdentifier("bd-disabled")],
+                                          app=app).users] == ["bd-enabled"]
+    status, answer = admin_post(emulated, "accounts:batchDelete", {"localIds": ["x"] * 1001, "force": True})
+    assert status == 400 and answer["error"]["message"].startswith("INVALID_ARGUMENT"), answer

@@ -34,6 +34,9 @@ extension FirebaseAPI {
   public static func adminBatchDelete(_ call: Call) async throws(FirebaseError) -> JSONValue {
     let project = adminProject(call)
     let localIDs = try call.strings("localIds")
+    guard localIDs.count <= 1000 else {
+      throw FirebaseError(RPCError(.invalidArgument, "at most 1000 localIds per call"))
+    }
     var refused: [JSONValue] = []
     var deletable = localIDs
     if !(try call.bool("force")) && !localIDs.isEmpty {
