@@ -134,6 +134,10 @@ let package = Package(
         "AnonAuthServer", "AnonAuthNet", "AnonAuthService", "AnonAuthWire", "AnonAuthTestSupport",
       ],
       swiftSettings: swiftSettings),
+    // The Foundation-only client against a URLProtocol stub: no daemon, no C.
+    .testTarget(
+      name: "AnonAuthClientTests", dependencies: ["AnonAuthClient"],
+      swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthFuzzTests", dependencies: ["AnonAuthFuzz"],
       swiftSettings: swiftSettings),

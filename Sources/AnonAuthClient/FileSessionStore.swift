@@ -2,7 +2,7 @@ import Foundation
 
 /// Keeps the session in a JSON file that only its owner can read (0600), in a directory
 /// made 0700 when it is created. Works on Linux and macOS; on iOS prefer
-/// `KeychainSessionStore`.
+/// `KeychainSessionStore`. One process per file.
 public struct FileSessionStore: SessionStore {
   public let url: URL
 
@@ -10,15 +10,28 @@ public struct FileSessionStore: SessionStore {
 
   public init(path: String) { self.url = URL(fileURLWithPath: path) }
 
+  /// The next session while it is written; it replaces `url` once complete.
+  var pending: URL { url.appendingPathExtension("new") }
+
   public func load() -> Session? {
-    guard let data = try? Data(contentsOf: url) else { return nil }
-    return try? JSONDecoder().decode(Session.self, from: data)
+    // A save cut short between removing the old file and moving the new one into place
+    // leaves the new one complete under `pending`.
+    for candidate in [url, pending] {
+      if let data = try? Data(contentsOf: candidate),
+        let session = try? JSONDecoder().decode(Session.self, from: data)
+      {
+        return session
+      }
+    }
+    return nil
   }
 
   public func save(_ session: Session?) throws {
     let files = FileManager.default
     guard let session else {
-      if files.fileExists(atPath: url.path) { try files.removeItem(at: url) }
+      for candidate in [url, pending] where files.fileExists(atPath: candidate.path) {
+        try files.removeItem(at: candidate)
+      }
       return
     }
     let data = try JSONEncoder().encode(session)
@@ -27,25 +40,25 @@ public struct FileSessionStore: SessionStore {
       try files.createDirectory(
         at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
-    // The temporary file is made empty and 0600 before the tokens go in, so they are never
-    // readable by others; it then replaces the old file whole, never half-written.
-    let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)")
-    guard files.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600])
-    else { throw CocoaError(.fileWriteNoPermission) }
+    // The pending file is made empty and 0600 before the tokens go in, so they are never
+    // readable by others (`Data.write(options: .atomic)` would leave them 0644 for a
+    // moment, and Linux's Foundation cannot replace a file in one rename).
+    if files.fileExists(atPath: pending.path) { try files.removeItem(at: pending) }
+    guard files.createFile(atPath: pending.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+      throw CocoaError(.fileWriteNoPermission)
+    }
+    try files.setAttributes([.posixPermissions: 0o600], ofItemAtPath: pending.path)
+    let handle = try FileHandle(forWritingTo: pending)
     do {
-      try files.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temporary.path)
-      let handle = try FileHandle(forWritingTo: temporary)
-      defer { try? handle.close() }
       try handle.write(contentsOf: data)
       try handle.synchronize()
-      if files.fileExists(atPath: url.path) {
-        _ = try files.replaceItemAt(url, withItemAt: temporary)
-      } else {
-        try files.moveItem(at: temporary, to: url)
-      }
+      try handle.close()
     } catch {
-      try? files.removeItem(at: temporary)
+      try? handle.close()
+      try? files.removeItem(at: pending)
       throw error
     }
+    if files.fileExists(atPath: url.path) { try files.removeItem(at: url) }
+    try files.moveItem(at: pending, to: url)
   }
 }
