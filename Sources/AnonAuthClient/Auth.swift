@@ -19,11 +19,21 @@ public final class Auth: Sendable {
   ///   - sessionStore: where the session survives between launches; memory only by
   ///     default (`KeychainSessionStore` on Apple platforms, `FileSessionStore` on Linux).
   ///   - urlSession: the session calls go through.
-  public init(
+  public convenience init(
     baseURL: URL, apiKey: String, sessionStore: any SessionStore = MemorySessionStore(),
     urlSession: URLSession = .shared
   ) {
-    self.rest = RESTTransport(baseURL: baseURL, apiKey: apiKey, session: urlSession)
+    self.init(
+      baseURL: baseURL, apiKey: apiKey, sessionStore: sessionStore, urlSession: urlSession,
+      unconfigured: false)
+  }
+
+  /// `unconfigured`: the stand-in `Auth.auth()` returns before `configure`.
+  init(
+    baseURL: URL, apiKey: String, sessionStore: any SessionStore, urlSession: URLSession, unconfigured: Bool
+  ) {
+    self.rest = RESTTransport(
+      baseURL: baseURL, apiKey: apiKey, session: urlSession, unconfigured: unconfigured)
     self.store = sessionStore
     self.state = Locked(AuthState(session: sessionStore.load()))
   }

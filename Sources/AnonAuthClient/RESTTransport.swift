@@ -11,6 +11,8 @@ struct RESTTransport: Sendable {
   let baseURL: URL
   let apiKey: String
   let session: URLSession
+  /// True in the `Auth` that `Auth.auth()` returns before `Auth.configure`.
+  var unconfigured = false
 
   /// One `accounts:` call.
   func accounts<Body: Encodable, Reply: Decodable>(
@@ -35,6 +37,9 @@ struct RESTTransport: Sendable {
   /// The URL of a path under the base, with the API key; the base may carry a path of its
   /// own (`https://host/auth`) and a trailing slash or not.
   func url(_ path: String) throws(AuthError) -> URL {
+    if unconfigured {
+      throw AuthError(.internalError, message: "call Auth.configure(baseURL:apiKey:) before Auth.auth()")
+    }
     var base = baseURL.absoluteString
     while base.hasSuffix("/") { base.removeLast() }
     guard let url = URL(string: "\(base)/\(path)?key=\(FormEncoding.escape(apiKey))") else {

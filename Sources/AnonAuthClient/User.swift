@@ -29,6 +29,11 @@ public struct User: Sendable {
     try await auth.idToken(of: uid, forcingRefresh: forcingRefresh)
   }
 
+  /// `getIDToken(forcingRefresh:)` under the name FirebaseAuth's Swift API also has.
+  public func getIDTokenForcingRefresh(_ forceRefresh: Bool) async throws(AuthError) -> String {
+    try await getIDToken(forcingRefresh: forceRefresh)
+  }
+
   /// Reads the user again from the server, and returns it.
   @discardableResult
   public func reload() async throws(AuthError) -> User {
