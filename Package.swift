@@ -134,6 +134,11 @@ let package = Package(
         "AnonAuthServer", "AnonAuthNet", "AnonAuthService", "AnonAuthWire", "AnonAuthTestSupport",
       ],
       swiftSettings: swiftSettings),
+    // The seed's flow with AnonAuthClient against a real daemon over HTTPS, run by
+    // Tests/Interop/test_swift_client.py.
+    .executableTarget(
+      name: "anonauth-seed-flow", dependencies: ["AnonAuthClient"], path: "Tests/SeedFlow",
+      swiftSettings: swiftSettings),
     // The Foundation-only client against a URLProtocol stub: no daemon, no C.
     .testTarget(
       name: "AnonAuthClientTests", dependencies: ["AnonAuthClient"],
