@@ -9,7 +9,8 @@ import Foundation
 /// It speaks Firebase's REST API over HTTPS with `URLSession`, so an app needs nothing
 /// but Foundation. Safe to share between tasks and threads.
 public final class Auth: Sendable {
-  let rest: RESTTransport
+  /// Where calls go; `useEmulator` changes it.
+  let transport: Locked<RESTTransport>
   let store: any SessionStore
   let state: Locked<AuthState>
 
@@ -32,8 +33,9 @@ public final class Auth: Sendable {
   init(
     baseURL: URL, apiKey: String, sessionStore: any SessionStore, urlSession: URLSession, unconfigured: Bool
   ) {
-    self.rest = RESTTransport(
-      baseURL: baseURL, apiKey: apiKey, session: urlSession, unconfigured: unconfigured)
+    self.transport = Locked(
+      RESTTransport(
+        baseURL: baseURL, apiKey: apiKey, session: urlSession, unconfigured: unconfigured))
     self.store = sessionStore
     self.state = Locked(AuthState(session: sessionStore.load()))
   }
@@ -70,7 +72,18 @@ public final class Auth: Sendable {
     _ = state.withLock { $0.listeners.removeValue(forKey: handle.id) }
   }
 
+  /// Points this `Auth` at an AnonAuth emulator listener (`--firebase-emulator-listen`),
+  /// or Firebase's Auth Emulator, as FirebaseAuth's `useEmulator(withHost:port:)` does:
+  /// plain `http://host:port` in the emulator's URL layout. For development only; call it
+  /// before the first sign-in.
+  public func useEmulator(withHost host: String, port: Int) {
+    transport.withLock { $0.useEmulator(host: host, port: port) }
+  }
+
   // MARK: Internals shared with User and the sign-ins
+
+  /// The transport as it is now.
+  var rest: RESTTransport { transport.withLock { $0 } }
 
   /// Makes `new` the session, saved first (a store that fails leaves the old session in
   /// place, except that signing out always happens), then tells the listeners when the

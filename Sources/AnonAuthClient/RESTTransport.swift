@@ -8,9 +8,12 @@ import Foundation
 /// a JSON body, and the token endpoint `POST {base}/v1/token?key=K` with a form. Every
 /// failure becomes an `AuthError`.
 struct RESTTransport: Sendable {
-  let baseURL: URL
+  var baseURL: URL
   let apiKey: String
   let session: URLSession
+  /// The Firebase Auth Emulator's layout: the APIs' host names as the first path
+  /// component (`/identitytoolkit.googleapis.com/v1/...`, `/securetoken.googleapis.com/v1/token`).
+  var emulatorLayout = false
   /// True in the `Auth` that `Auth.auth()` returns before `Auth.configure`.
   var unconfigured = false
 
@@ -24,14 +27,31 @@ struct RESTTransport: Sendable {
     } catch {
       throw AuthError(.internalError, message: "could not encode the request: \(error)")
     }
-    return try await post("v1/accounts:\(method)", data, contentType: "application/json")
+    let path = "v1/accounts:\(method)"
+    return try await post(
+      emulatorLayout ? "identitytoolkit.googleapis.com/\(path)" : path, data, contentType: "application/json")
   }
 
   /// The token endpoint: a refresh token for a new ID token (and, perhaps, a new refresh
   /// token).
   func refresh(_ refreshToken: String) async throws(AuthError) -> TokenReply {
     let form = FormEncoding.encode([("grant_type", "refresh_token"), ("refresh_token", refreshToken)])
-    return try await post("v1/token", Data(form.utf8), contentType: "application/x-www-form-urlencoded")
+    return try await post(
+      emulatorLayout ? "securetoken.googleapis.com/v1/token" : "v1/token", Data(form.utf8),
+      contentType: "application/x-www-form-urlencoded")
+  }
+
+  /// Plain HTTP to `host:port` in the emulator's layout. A host that is not a valid URL
+  /// host keeps the old base, and calls fail as they would have.
+  mutating func useEmulator(host: String, port: Int) {
+    var components = URLComponents()
+    components.scheme = "http"
+    components.host = host
+    components.port = port
+    if let url = components.url {
+      baseURL = url
+      emulatorLayout = true
+    }
   }
 
   /// The URL of a path under the base, with the API key; the base may carry a path of its

@@ -135,3 +135,25 @@ import Testing
     }
   }
 }
+
+extension RequestShapeTests {
+  @Test func theEmulatorLayoutPutsTheAPIsHostsInThePath() async throws {
+    let stub = StubServer()
+    let auth = stub.auth()
+    auth.useEmulator(withHost: stub.host, port: 9099)
+    stub.on("accounts:signUp", StubServer.signIn(uid: "u1", expiresIn: "60"))
+    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    stub.on("token", #"{"id_token":"id-2","refresh_token":"refresh-2","expires_in":"3600"}"#)
+
+    let user = try await auth.signInAnonymously().user
+    _ = try await user.getIDToken()
+
+    #expect(
+      stub.seen.map(\.path) == [
+        "/identitytoolkit.googleapis.com/v1/accounts:signUp",
+        "/identitytoolkit.googleapis.com/v1/accounts:lookup",
+        "/securetoken.googleapis.com/v1/token",
+      ])
+    #expect(stub.seen.allSatisfy { $0.scheme == "http" && $0.port == 9099 })
+  }
+}

@@ -11,6 +11,8 @@ import Synchronization
 struct SeenRequest: Sendable {
   /// The last path component: "accounts:signUp", "token".
   var method: String
+  var scheme: String
+  var port: Int?
   var path: String
   var query: String
   var contentType: String
@@ -114,7 +116,8 @@ final class StubProtocol: URLProtocol {
     guard let url = request.url else { return }
     let server = StubServer.servers.withLock { $0[url.host ?? ""] }
     let seen = SeenRequest(
-      method: url.lastPathComponent, path: url.path, query: url.query ?? "",
+      method: url.lastPathComponent, scheme: url.scheme ?? "", port: url.port, path: url.path,
+      query: url.query ?? "",
       contentType: request.value(forHTTPHeaderField: "Content-Type") ?? "", body: Self.body(of: request))
     guard let server else {
       client?.urlProtocol(self, didFailWithError: URLError(.cannotConnectToHost))
