@@ -86,7 +86,8 @@ struct RESTTransport: Sendable {
     let status = (response as? HTTPURLResponse)?.statusCode ?? 0
     guard (200..<300).contains(status) else { throw Self.error(status: status, body: data) }
     do {
-      return try JSONDecoder().decode(Reply.self, from: data)
+      // An empty 2xx body reads as `{}` (what `accounts:delete` needs, whichever it sends).
+      return try JSONDecoder().decode(Reply.self, from: data.isEmpty ? Data("{}".utf8) : data)
     } catch {
       throw AuthError(.networkError, message: "HTTP \(status) with a body that is not the expected JSON")
     }
