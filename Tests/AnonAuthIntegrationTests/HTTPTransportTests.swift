@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// HTTP/1.1 on the RPC port and on the emulator listener, against the real daemon
-/// (docs/protocol.md §1 and §9). Without an application wired in, every request is
+/// (docs/protocol.md §1 and §11). Without an application wired in, every request is
 /// answered 404 in Firebase's error shape: enough to see the transport work.
 @Suite(.serialized) struct HTTPTransportTests {
   static let check = "/anonauth.v1.HealthService/Check"

@@ -2,7 +2,7 @@ import Testing
 
 @testable @_spi(Fuzzing) import AnonAuthServer
 
-/// The HTTP/1.1 request parser's rules (docs/protocol.md §9), one test per rule: each
+/// The HTTP/1.1 request parser's rules (docs/protocol.md §11), one test per rule: each
 /// input here is one that a parser without that check would take as a request (or wait
 /// on for ever), so each test fails when its check is removed.
 @Suite struct HTTPRequestParserTests {

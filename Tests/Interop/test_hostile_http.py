@@ -1,6 +1,6 @@
 """Hostile HTTP/1.1 on the RPC port (ALPN http/1.1) and on the emulator listener: request
 smuggling, oversized heads and bodies, slowloris, pipelining, garbage request lines and
-absurd lengths. Each gets the status docs/protocol.md §9 documents, and the daemon keeps
+absurd lengths. Each gets the status docs/protocol.md §11 documents, and the daemon keeps
 serving everyone else."""
 
 import json
