@@ -25,6 +25,8 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
 
   /// Firebase's error messages (which AnonAuth's HTTP API answers with) and their codes.
   static let serverCodes: [String: AuthErrorCode] = [
+    // Google's own words for a bad key (no code before them), which AnonAuth answers too.
+    "API key not valid. Please pass a valid API key.": .invalidAPIKey,
     "API_KEY_INVALID": .invalidAPIKey,
     "INVALID_API_KEY": .invalidAPIKey,
     "OPERATION_NOT_ALLOWED": .operationNotAllowed,
@@ -56,6 +58,10 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     "PROVIDER_ALREADY_LINKED": .providerAlreadyLinked,
     "NO_SUCH_PROVIDER": .noSuchProvider,
     "CREDENTIAL_TOO_OLD_LOGIN_AGAIN": .requiresRecentLogin,
+    // The server is shutting down, its store is unreachable or the call ran out of time:
+    // worth trying again, like a lost connection.
+    "UNAVAILABLE": .networkError,
+    "DEADLINE_EXCEEDED": .networkError,
   ]
 
   /// The codes after which the session is dead on the server, so the user is signed out

@@ -19,6 +19,8 @@ import Testing
     ("INVALID_IDP_RESPONSE : the token does not verify", .invalidCredential),
     ("CREDENTIAL_TOO_OLD_LOGIN_AGAIN", .requiresRecentLogin),
     ("PROVIDER_ALREADY_LINKED", .providerAlreadyLinked),
+    ("API key not valid. Please pass a valid API key.", .invalidAPIKey),
+    ("UNAVAILABLE", .networkError),
     ("SOMETHING_NEW", .internalError),
   ])
   func serverMessagesMapToCodes(message: String, code: AuthErrorCode) async {
