@@ -7,6 +7,9 @@ import Foundation
 /// saw as one JSON object; Tests/Interop/test_swift_client.py runs it and checks it.
 ///
 ///     anonauth-seed-flow BASE_URL API_KEY EMAIL SESSION_FILE
+///
+/// An `http://host:port` BASE_URL is an emulator listener: every `Auth` is pointed at it
+/// with `useEmulator(withHost:port:)`, as an app in development would be.
 
 let arguments = CommandLine.arguments
 guard arguments.count == 5, let baseURL = URL(string: arguments[1]) else {
@@ -17,6 +20,14 @@ let apiKey = arguments[2]
 let email = arguments[3]
 let store = FileSessionStore(path: arguments[4])
 let password = "correct horse battery"
+
+/// An `Auth` of the flow, pointed at the emulator listener when BASE_URL is plain HTTP.
+func makeAuth(_ auth: Auth) -> Auth {
+  if baseURL.scheme == "http", let host = baseURL.host, let port = baseURL.port {
+    auth.useEmulator(withHost: host, port: port)
+  }
+  return auth
+}
 
 /// What the flow saw, by step.
 var seen: [String: Any] = [:]
@@ -36,7 +47,7 @@ func code(_ body: () async throws -> Void) async -> String {
 }
 
 do {
-  let auth = Auth.configure(baseURL: baseURL, apiKey: apiKey, sessionStore: store)
+  let auth = makeAuth(Auth.configure(baseURL: baseURL, apiKey: apiKey, sessionStore: store))
   let handle = Auth.auth().addStateDidChangeListener { _, user in heard.append(user?.uid ?? "nil") }
 
   // The seed: sign in anonymously, then make the account permanent with the same uid.
@@ -55,7 +66,7 @@ do {
   seen["linked_providers"] = linked.user.providerData.map(\.providerID)
 
   // Another device cannot take the email.
-  let other = Auth(baseURL: baseURL, apiKey: apiKey)
+  let other = makeAuth(Auth(baseURL: baseURL, apiKey: apiKey))
   let otherUser = try await other.signInAnonymously().user
   seen["email_taken"] = await code { _ = try await otherUser.link(with: credential) }
   seen["weak_password"] = await code {
@@ -72,7 +83,8 @@ do {
   seen["signed_in_is_new_user"] = again.additionalUserInfo?.isNewUser ?? true
 
   // A restart: the session comes back from the file, and refreshes.
-  let restarted = Auth(baseURL: baseURL, apiKey: apiKey, sessionStore: FileSessionStore(path: arguments[4]))
+  let restarted = makeAuth(
+    Auth(baseURL: baseURL, apiKey: apiKey, sessionStore: FileSessionStore(path: arguments[4])))
   let before = store.load()?.refreshToken ?? ""
   let user = restarted.currentUser
   seen["restarted_uid"] = user?.uid ?? "nil"
@@ -98,7 +110,7 @@ do {
   Auth.auth().removeStateDidChangeListener(handle)
   seen["listener_heard"] = heard.uids
   seen["wrong_key"] = await code {
-    _ = try await Auth(baseURL: baseURL, apiKey: "not-a-key").signInAnonymously()
+    _ = try await makeAuth(Auth(baseURL: baseURL, apiKey: "not-a-key")).signInAnonymously()
   }
 } catch {
   seen["failed"] = "\(error)"
