@@ -67,11 +67,14 @@ public struct FirebaseError: Error, Sendable {
 
   /// The error body.
   public var json: JSONValue {
-    var error: [String: JSONValue] = [
-      "code": .int(Int64(status)), "message": .string(message),
-      "errors": [["message": .string(message), "domain": "global", "reason": "invalid"]],
-    ]
-    if let statusName { error["status"] = .string(statusName) }
+    var error: [String: JSONValue] = ["code": .int(Int64(status)), "message": .string(message)]
+    // Google's front end answers its own errors with `status` and no `errors`; Firebase's
+    // own errors carry `errors`.
+    if let statusName {
+      error["status"] = .string(statusName)
+    } else {
+      error["errors"] = [["message": .string(message), "domain": "global", "reason": "invalid"]]
+    }
     return ["error": .object(error)]
   }
 
