@@ -9,14 +9,14 @@ PY           := $(VENV)/bin/python
 DEB_PACKAGES := pkg-config libssl-dev openssl libsqlite3-dev libprotobuf-c-dev libcrypt-dev libdqlite-dev \
                 protobuf-c-compiler protobuf-compiler python3 python3-venv faketime debootstrap
 
-.PHONY: run test deps build build-release bench-large proto check-proto check-generator generator-goldens check-links lint format interop-deps \
+.PHONY: run test deps build build-release bench-large proto check-proto check-generator generator-goldens check-links check-client-graph lint format interop-deps \
         reference-docs check-reference-docs \
         test-swift test-interop build-release-tests deploy-smoke test-deploy bench bench-hostile cluster-proof fuzz clean
 
 run: deps build
 	.build/debug/anonauthd --dev --data-dir $(DATA_DIR)
 
-test: deps check-proto check-generator check-links lint build check-reference-docs test-deploy test-swift test-interop
+test: deps check-proto check-generator check-links check-client-graph lint build check-reference-docs test-deploy test-swift test-interop
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -79,6 +79,11 @@ check-reference-docs: build
 
 check-links:
 	python3 Scripts/check_links.py
+
+# AnonAuthClient, the app library, must build for iOS and macOS: no C or system-library
+# target in its graph, no import but Foundation, FoundationNetworking and Security.
+check-client-graph:
+	python3 Scripts/check_client_graph.py
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Package.swift

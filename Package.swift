@@ -10,7 +10,7 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
   name: "AnonAuth",
-  platforms: [.macOS(.v15)],
+  platforms: [.macOS(.v15), .iOS(.v16)],
   products: [
     .executable(name: "anonauthd", targets: ["anonauthd"]),
     .executable(name: "anonauth", targets: ["anonauth"]),
@@ -73,16 +73,23 @@ let package = Package(
         "CShims",
       ],
       swiftSettings: swiftSettings),
-    // The Swift client library.
+    // The native client (anonauth/1 over the epoll loop and OpenSSL): the CLI, its bench
+    // and the integration tests use it. Linux only, like the daemon.
     .target(
-      name: "AnonAuthClient", dependencies: ["AnonAuthNet", "AnonAuthWire"],
+      name: "AnonAuthRPCClient", dependencies: ["AnonAuthNet", "AnonAuthWire"],
+      swiftSettings: swiftSettings),
+    // The app library: Foundation (URLSession, Codable) over Firebase's JSON API and
+    // nothing else, so it builds for iOS, macOS and Linux. `make check-client-graph`
+    // proves it depends on no C target.
+    .target(
+      name: "AnonAuthClient",
       swiftSettings: swiftSettings),
 
     .executableTarget(
       name: "anonauthd", dependencies: ["AnonAuthServer", "AnonAuthCrypto"],
       swiftSettings: swiftSettings),
     .executableTarget(
-      name: "anonauth", dependencies: ["AnonAuthClient", "AnonAuthWire", "AnonAuthCrypto"],
+      name: "anonauth", dependencies: ["AnonAuthRPCClient", "AnonAuthWire", "AnonAuthCrypto"],
       swiftSettings: swiftSettings),
 
     // libFuzzer targets for every parser hostile bytes reach (`make fuzz`), and the
@@ -128,13 +135,22 @@ let package = Package(
         "AnonAuthStore", "AnonAuthCrypto",
       ],
       swiftSettings: swiftSettings),
+    // The seed's flow with AnonAuthClient against a real daemon over HTTPS, run by
+    // Tests/Interop/test_swift_client.py.
+    .executableTarget(
+      name: "anonauth-seed-flow", dependencies: ["AnonAuthClient"], path: "Tests/SeedFlow",
+      swiftSettings: swiftSettings),
+    // The Foundation-only client against a URLProtocol stub: no daemon, no C.
+    .testTarget(
+      name: "AnonAuthClientTests", dependencies: ["AnonAuthClient"],
+      swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthFuzzTests", dependencies: ["AnonAuthFuzz"],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthIntegrationTests",
       dependencies: [
-        "AnonAuthClient", "AnonAuthWire", "AnonAuthNet", "AnonAuthCrypto", "AnonAuthTestSupport",
+        "AnonAuthRPCClient", "AnonAuthWire", "AnonAuthNet", "AnonAuthCrypto", "AnonAuthTestSupport",
       ],
       swiftSettings: swiftSettings),
   ]

@@ -1,4 +1,4 @@
-import AnonAuthClient
+import AnonAuthRPCClient
 import AnonAuthWire
 import Foundation
 import Testing

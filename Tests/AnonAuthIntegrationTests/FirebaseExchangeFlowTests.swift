@@ -1,5 +1,5 @@
-import AnonAuthClient
 import AnonAuthCrypto
+import AnonAuthRPCClient
 import AnonAuthWire
 import Foundation
 import Testing

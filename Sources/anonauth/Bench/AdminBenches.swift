@@ -1,5 +1,5 @@
-import AnonAuthClient
 import AnonAuthCrypto
+import AnonAuthRPCClient
 import AnonAuthWire
 
 /// Benches of the admin service's hot read: paging through a project's accounts.

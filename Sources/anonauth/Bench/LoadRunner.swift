@@ -1,4 +1,4 @@
-import AnonAuthClient
+import AnonAuthRPCClient
 import AnonAuthWire
 
 /// Drives a workload over many connections, closed loop (each task waits for its answer,

@@ -1,4 +1,4 @@
-import AnonAuthClient
+import AnonAuthRPCClient
 import AnonAuthWire
 
 /// The transport of `anonauth admin`: every call carries the admin key, may take ten

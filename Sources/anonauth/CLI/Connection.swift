@@ -1,4 +1,4 @@
-import AnonAuthClient
+import AnonAuthRPCClient
 import Foundation
 
 /// How the CLI reaches the daemon: flags, else `client.json` in the data dir (written by

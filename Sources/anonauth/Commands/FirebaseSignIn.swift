@@ -1,4 +1,4 @@
-import AnonAuthClient
+import AnonAuthRPCClient
 import Foundation
 
 /// `anonauth signin firebase --id-token-stdin`: the Firebase session exchange. The

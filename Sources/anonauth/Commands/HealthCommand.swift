@@ -1,4 +1,4 @@
-import AnonAuthClient
+import AnonAuthRPCClient
 import AnonAuthWire
 
 /// `anonauth health`: asks HealthService/Check. Exit 0 when SERVING, 1 otherwise, so it
