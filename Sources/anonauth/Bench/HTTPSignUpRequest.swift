@@ -1,0 +1,43 @@
+import AnonAuthNet
+import Foundation
+
+/// The bytes of the HTTPS/JSON anonymous sign-up a Firebase SDK sends
+/// (`POST /v1/accounts:signUp?key=K` with `{"returnSecureToken":true}`), carrying the
+/// same credentials as the native bench's sign-up: the admin key and an end-user IP of its
+/// own, so that both transports make the daemon do the same work and the per-IP quota is
+/// exercised but never reached.
+struct HTTPSignUpRequest: Sendable {
+  /// The request's fixed part, up to the end-user IP header.
+  private let prefix: [UInt8]
+  static let body = Array(#"{"returnSecureToken":true}"#.utf8)
+
+  /// - Parameter authority: the `Host` header (`HOST:PORT`).
+  init(authority: String, apiKey: String, adminKey: String) {
+    var allowed = CharacterSet.alphanumerics
+    allowed.insert(charactersIn: "-._~")
+    let key = apiKey.addingPercentEncoding(withAllowedCharacters: allowed) ?? apiKey
+    prefix = Array(
+      ("POST /v1/accounts:signUp?key=\(key) HTTP/1.1\r\n" + "Host: \(authority)\r\n"
+        + "Content-Type: application/json\r\n" + "Content-Length: \(Self.body.count)\r\n"
+        + "Authorization: Bearer \(adminKey)\r\n").utf8)
+  }
+
+  /// The whole request of the n-th sign-up of a run.
+  func bytes(ip n: Int) -> [UInt8] {
+    prefix + Array("X-End-User-IP: \(BenchCommand.endUserIP(n))\r\n\r\n".utf8) + Self.body
+  }
+
+  /// The reason a failed answer gives: Firebase's `error.message` up to its first " : "
+  /// (`TOO_MANY_ATTEMPTS_TRY_LATER : ...`), else `HTTP_<status>`; nil for a 200. The
+  /// body of a 200 is not decoded: the bench's own CPU shares the machine with the daemon.
+  static func failureReason(_ response: HTTPResponse) -> String? {
+    if response.status == 200 { return nil }
+    let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+    if let error = object?["error"] as? [String: Any], let message = error["message"] as? String,
+      let code = message.components(separatedBy: " : ").first, !code.isEmpty
+    {
+      return code
+    }
+    return "HTTP_\(response.status)"
+  }
+}
