@@ -5,7 +5,9 @@ import Foundation
 /// (`POST /v1/accounts:signUp?key=K` with `{"returnSecureToken":true}`), carrying the
 /// same credentials as the native bench's sign-up: the admin key and an end-user IP of its
 /// own, so that both transports make the daemon do the same work and the per-IP quota is
-/// exercised but never reached.
+/// exercised but never reached. It also carries the few headers an SDK adds
+/// (`User-Agent`, `Accept`, `Accept-Language`, `X-Client-Version`), whose parsing is part
+/// of what HTTP costs the daemon.
 struct HTTPSignUpRequest: Sendable {
   /// The request's fixed part, up to the end-user IP header.
   private let prefix: [UInt8]
@@ -18,6 +20,8 @@ struct HTTPSignUpRequest: Sendable {
     let key = apiKey.addingPercentEncoding(withAllowedCharacters: allowed) ?? apiKey
     prefix = Array(
       ("POST /v1/accounts:signUp?key=\(key) HTTP/1.1\r\n" + "Host: \(authority)\r\n"
+        + "User-Agent: anonauth-bench\r\n" + "Accept: */*\r\n" + "Accept-Language: en-US\r\n"
+        + "X-Client-Version: anonauth-bench/1\r\n"
         + "Content-Type: application/json\r\n" + "Content-Length: \(Self.body.count)\r\n"
         + "Authorization: Bearer \(adminKey)\r\n").utf8)
   }
