@@ -97,25 +97,44 @@ void anonauth_ssl_ctx_harden(SSL_CTX *ctx) {
                             SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 }
 
+/* The server's protocols in its order of preference, in ALPN wire format
+   (length-prefixed names). */
 typedef struct {
-  unsigned char proto[256];
+  unsigned char list[512];
   unsigned int len;
 } alpn_want;
 
+/* Whether the client's wire-format list `in` names `proto`; on a hit points `out` at it. */
+static int alpn_offered(const unsigned char *in, unsigned int inlen, const unsigned char *proto,
+                        unsigned int plen, const unsigned char **out) {
+  unsigned int i = 0;
+  while (i < inlen) {
+    unsigned int l = in[i];
+    if (i + 1 + l > inlen) return 0;
+    if (l == plen && memcmp(in + i + 1, proto, l) == 0) {
+      *out = in + i + 1;
+      return 1;
+    }
+    i += 1 + l;
+  }
+  return 0;
+}
+
+/* The server's order decides, not the client's: the first of the server's protocols the
+   client offers wins. None of them offered: no_application_protocol. */
 static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
                        const unsigned char *in, unsigned int inlen, void *arg) {
   (void)ssl;
   const alpn_want *want = (const alpn_want *)arg;
-  unsigned int i = 0;
-  while (i < inlen) {
-    unsigned int l = in[i];
-    if (i + 1 + l > inlen) break;
-    if (l == want->len && memcmp(in + i + 1, want->proto, l) == 0) {
-      *out = in + i + 1;
+  unsigned int j = 0;
+  while (j < want->len) {
+    unsigned int l = want->list[j];
+    if (j + 1 + l > want->len) break;
+    if (alpn_offered(in, inlen, want->list + j + 1, l, out)) {
       *outlen = (unsigned char)l;
       return SSL_TLSEXT_ERR_OK;
     }
-    i += 1 + l;
+    j += 1 + l;
   }
   return SSL_TLSEXT_ERR_ALERT_FATAL;  // no_application_protocol
 }
@@ -133,16 +152,17 @@ static void alpn_index_init(void) {
   alpn_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, alpn_free);
 }
 
-void anonauth_ssl_ctx_require_alpn(SSL_CTX *ctx, const unsigned char *proto, unsigned int len) {
-  if (len == 0 || len > 255) return;
+int anonauth_ssl_ctx_select_alpn(SSL_CTX *ctx, const unsigned char *list, unsigned int len) {
+  if (len == 0 || len > sizeof(((alpn_want *)0)->list)) return 0;
   pthread_once(&alpn_once, alpn_index_init);
   alpn_want *w = malloc(sizeof *w);
-  if (w == NULL) return;
-  memcpy(w->proto, proto, len);
+  if (w == NULL) return 0;
+  memcpy(w->list, list, len);
   w->len = len;
   // The context owns the copy: alpn_free releases it with the context.
   SSL_CTX_set_ex_data(ctx, alpn_index, w);
   SSL_CTX_set_alpn_select_cb(ctx, alpn_select, w);
+  return 1;
 }
 
 void anonauth_ssl_get_alpn(const SSL *ssl, const unsigned char **data, unsigned int *len) {

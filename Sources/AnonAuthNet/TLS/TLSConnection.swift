@@ -13,8 +13,10 @@ public protocol TLSConnectionDelegate: AnyObject {
 }
 
 /// One non-blocking TLS connection driven by an `EventLoop`: handshake, frame reading
-/// and buffered frame writing. Everything here runs on the loop's thread.
-public final class TLSConnection: EventHandler {
+/// and buffered frame writing; or, after `switchToBytes`, decrypted bytes in and raw
+/// bytes out for a protocol that frames itself (HTTP/1.1). Everything here runs on the
+/// loop's thread.
+public final class TLSConnection: EventHandler, ByteStream {
   public enum State: Sendable {
     case connecting, handshaking, open, closing, closed
   }
@@ -23,6 +25,18 @@ public final class TLSConnection: EventHandler {
   public let peer: SocketAddress?
   public private(set) var state: State
   public weak var delegate: (any TLSConnectionDelegate)?
+  /// Set by `switchToBytes`: gets the decrypted bytes and the close instead of `delegate`.
+  public private(set) weak var byteDelegate: (any ByteStreamDelegate)?
+  /// Whether the connection delivers bytes (`switchToBytes`) rather than frames.
+  public private(set) var deliversBytes = false
+  /// Set by a byte-mode owner that wants no more input for now (a request in flight).
+  public var readingHeld = false {
+    didSet {
+      guard oldValue != readingHeld, state == .open else { return }
+      if !readingHeld { yieldTurn() }
+      updateInterest()
+    }
+  }
   /// Monotonic time of the last frame in or out: the idle timeout counts from it.
   public private(set) var lastActivity: UInt64
   /// When the handshake (or the TCP connect) began.
@@ -159,6 +173,21 @@ public final class TLSConnection: EventHandler {
     verifiedPeerName = length > 0 ? CString.decode(buffer) : ""
   }
 
+  public var isOpen: Bool { state == .open }
+
+  /// From now on, decrypted bytes go to `delegate` as they come, unframed, and the
+  /// frame delegate hears nothing more (not even the close). Called by the frame
+  /// delegate when the handshake chose a protocol that frames itself; the receive
+  /// budget, output high watermark and read yielding stay as they are, and the new
+  /// owner charges what it keeps of the bytes itself.
+  public func switchToBytes(delegate: any ByteStreamDelegate) {
+    deliversBytes = true
+    byteDelegate = delegate
+    self.delegate = nil
+    decoder = FrameDecoder(maxFrameSize: decoder.maxFrameSize, frameLimit: decoder.frameLimit)
+    partialFrameSince = nil
+  }
+
   /// Whether the decoded output has not yet all reached the socket.
   public var hasPendingOutput: Bool { outputIndex < output.count }
 
@@ -174,6 +203,18 @@ public final class TLSConnection: EventHandler {
     let body = frame.serializedBytes()
     if output.isEmpty { output.reserveCapacity(body.count + 4) }
     output.append(contentsOf: FrameEncoder.frame(body))
+    queued()
+  }
+
+  /// Queues raw bytes (byte mode); written like frames, at the end of the iteration.
+  public func send(bytes: [UInt8]) {
+    guard state == .open else { return }
+    if output.isEmpty { output.reserveCapacity(bytes.count) }
+    output.append(contentsOf: bytes)
+    queued()
+  }
+
+  private func queued() {
     lastActivity = MonotonicClock.now()
     if pendingOutputBytes > Self.outputHighWater { readPaused = true }
     guard !flushScheduled else { return }
@@ -230,6 +271,11 @@ public final class TLSConnection: EventHandler {
     case .handshaking:
       handshake()
     case .open:
+      if readingHeld && !events.isDisjoint(with: [.hangup, .error]) {
+        // Input is not read while held, so a dead socket would wake the loop forever.
+        finishClose(error: nil)
+        return
+      }
       serviceOpen()
     case .closing:
       flush()
@@ -298,8 +344,8 @@ public final class TLSConnection: EventHandler {
     var bytesRead = 0
     var frames = 0
     while state == .open {
-      if readPaused { return }
-      if !deliverFrames(budget: &frames) {
+      if readPaused || readingHeld { return }
+      if !deliversBytes, !deliverFrames(budget: &frames) {
         if state == .open && !readPaused { yieldTurn() }
         return
       }
@@ -311,7 +357,13 @@ public final class TLSConnection: EventHandler {
       let n = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
       if n > 0 {
         bytesRead += Int(n)
-        decoder.append(UnsafeRawBufferPointer(rebasing: buffer[0..<Int(n)]))
+        let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<Int(n)])
+        if deliversBytes {
+          lastActivity = MonotonicClock.now()
+          byteDelegate?.stream(self, didReceive: bytes)
+          continue
+        }
+        decoder.append(bytes)
         guard chargeHeldBytes() else { return }
         continue
       }
@@ -543,7 +595,8 @@ public final class TLSConnection: EventHandler {
     let wantWritable = state == .connecting || sslWantsWritable || (canWriteOutput && hasPendingOutput)
     // Paused for backpressure: watch for writability only, so the peer's further input
     // waits in the kernel (and, once that fills, in the peer) instead of in memory here.
-    let wantReadable = !(readPaused && state == .open && wantWritable)
+    // Held by the owner: not watched at all (level-triggered input would spin).
+    let wantReadable = !(readPaused && state == .open && wantWritable) && !(readingHeld && state == .open)
     if wantWritable != interestWritable || wantReadable != interestReadable {
       interestWritable = wantWritable
       interestReadable = wantReadable
@@ -570,6 +623,10 @@ public final class TLSConnection: EventHandler {
     decoder = FrameDecoder(maxFrameSize: decoder.maxFrameSize)
     _ = receiveCharge?.resize(to: 0)
     partialFrameSince = nil
-    delegate?.connectionDidClose(self, error: error)
+    if deliversBytes {
+      byteDelegate?.streamDidClose(self, error: error)
+    } else {
+      delegate?.connectionDidClose(self, error: error)
+    }
   }
 }

@@ -3,16 +3,34 @@ import CShims
 
 /// An OpenSSL SSL_CTX set up the one way AnonAuth speaks TLS (docs/protocol.md §1):
 /// TLS 1.2 minimum (1.3 preferred by OpenSSL's default order), on 1.2 only ECDHE with
-/// AEAD ciphers, no renegotiation, no compression, ALPN `anonauth/1`, and buffers
-/// released while a connection is idle.
+/// AEAD ciphers, no renegotiation, no compression, ALPN `anonauth/1` or `http/1.1` (the
+/// server chooses, in `serverProtocols` order), and buffers released while a connection
+/// is idle.
 public final class TLSContext: @unchecked Sendable {
   // @unchecked Sendable is safe: the SSL_CTX is configured in init and only read after
   // (SSL_new), which OpenSSL documents as thread-safe for a context that is not changed.
   let ctx: OpaquePointer
   public let isServer: Bool
 
-  /// The only application protocol AnonAuth speaks.
+  /// AnonAuth's native framing: what AnonAuth's own clients offer.
   public static let alpn = "anonauth/1"
+  /// HTTP/1.1 with the Firebase-compatible JSON API on the same port.
+  public static let http11 = "http/1.1"
+
+  /// What a server accepts, in its order of preference: the first of these the client
+  /// offers is chosen, whatever the client's order. `h2` joins here once HTTP/2 is served.
+  public static let serverProtocols = [alpn, http11]
+
+  /// `protocols` in ALPN wire format: each name prefixed by its length.
+  static func alpnWire(_ protocols: [String]) throws(OpenSSLError) -> [UInt8] {
+    var wire: [UInt8] = []
+    for name in protocols {
+      guard (1...255).contains(name.utf8.count) else { throw OpenSSLError("ALPN length") }
+      wire.append(UInt8(name.utf8.count))
+      wire.append(contentsOf: name.utf8)
+    }
+    return wire
+  }
 
   /// The TLS 1.2 cipher suites allowed, in order of preference: forward secret (ECDHE)
   /// and authenticated encryption (GCM, ChaCha20-Poly1305) only, Mozilla's intermediate
@@ -69,8 +87,10 @@ public final class TLSContext: @unchecked Sendable {
     if SSL_CTX_check_private_key(context.ctx) != 1 {
       throw OpenSSLError("TLS key does not match certificate")
     }
-    let proto = Array(alpn.utf8)
-    anonauth_ssl_ctx_require_alpn(context.ctx, proto, UInt32(proto.count))
+    let protocols = try alpnWire(serverProtocols)
+    guard anonauth_ssl_ctx_select_alpn(context.ctx, protocols, UInt32(protocols.count)) == 1 else {
+      throw OpenSSLError("ALPN")
+    }
     if let clientCAFile {
       guard SSL_CTX_load_verify_locations(context.ctx, clientCAFile, nil) == 1,
         let names = SSL_load_client_CA_file(clientCAFile)
@@ -116,8 +136,7 @@ public final class TLSContext: @unchecked Sendable {
       }
       SSL_CTX_set_verify(context.ctx, SSL_VERIFY_PEER, nil)
     }
-    guard (1...255).contains(applicationProtocol.utf8.count) else { throw OpenSSLError("ALPN length") }
-    var wire: [UInt8] = [UInt8(applicationProtocol.utf8.count)] + Array(applicationProtocol.utf8)
+    var wire = try alpnWire([applicationProtocol])
     // SSL_CTX_set_alpn_protos returns 0 on success, unlike most of OpenSSL.
     if SSL_CTX_set_alpn_protos(context.ctx, &wire, UInt32(wire.count)) != 0 {
       throw OpenSSLError("ALPN")

@@ -79,4 +79,15 @@ public struct HTTPCallInfo: Sendable {
 /// the router as native calls do.
 public protocol HTTPApplication: Sendable {
   func respond(to request: HTTPRequest, info: HTTPCallInfo) async -> HTTPReply
+
+  /// Whether the request whose head (body still empty) this is may bring a body up to
+  /// `maxFrameSize` rather than `maxUnauthenticatedFrameSize`: true only for requests
+  /// that carry a valid admin key (imports), as a native connection's frame limit is
+  /// raised only after an admin-key call. Called on the event loop: must be cheap.
+  func admitsLargeBody(_ head: HTTPRequest) -> Bool
+}
+
+extension HTTPApplication {
+  /// Every body within `maxUnauthenticatedFrameSize`.
+  public func admitsLargeBody(_ head: HTTPRequest) -> Bool { false }
 }

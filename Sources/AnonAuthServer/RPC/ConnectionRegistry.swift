@@ -5,7 +5,7 @@ import AnonAuthNet
 final class ConnectionRegistry {
   let loop: EventLoop
   private let limiter: ConnectionLimiter
-  private var connections: [ObjectIdentifier: ServerConnection] = [:]
+  private var connections: [ObjectIdentifier: any ServedConnection] = [:]
   private var sweepTimer: UInt64?
   /// Set by `drainAll`: a connection accepted while shutdown began is drained on arrival
   /// instead of serving on unnoticed until the grace period cuts it.
@@ -18,17 +18,24 @@ final class ConnectionRegistry {
 
   var count: Int { connections.count }
 
-  func add(_ connection: ServerConnection) {
+  func add(_ connection: any ServedConnection) {
     connections[ObjectIdentifier(connection)] = connection
+  }
+
+  /// A connection became another kind (the TLS handshake chose HTTP/1.1): the new one
+  /// takes the old one's place, which stays counted in the limits.
+  func replace(_ old: any ServedConnection, with new: any ServedConnection) {
+    guard connections.removeValue(forKey: ObjectIdentifier(old)) != nil else { return }
+    connections[ObjectIdentifier(new)] = new
   }
 
   /// Whether new connections must be drained as soon as they are added.
   var isDraining: Bool { draining }
 
   /// Forgets a closed connection and gives its place back to the limits.
-  func remove(_ connection: ServerConnection) {
+  func remove(_ connection: any ServedConnection) {
     guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
-    limiter.release(connection.connection.peer?.host)
+    limiter.release(connection.peerHost)
   }
 
   /// How many connections one loop turn of a sweep looks at. Closing a connection costs
@@ -49,7 +56,7 @@ final class ConnectionRegistry {
 
   /// Each slice reads the clock itself: a connection active since the sweep began must
   /// not look older than it is.
-  private func sweep(_ pending: ArraySlice<ServerConnection>, then next: @escaping () -> Void) {
+  private func sweep(_ pending: ArraySlice<any ServedConnection>, then next: @escaping () -> Void) {
     guard sweepTimer != nil else { return }  // stopped meanwhile
     let now = MonotonicClock.now()
     let slice = pending.prefix(Self.sweepSlice)
@@ -73,6 +80,6 @@ final class ConnectionRegistry {
   }
 
   func closeAll() {
-    for connection in Array(connections.values) { connection.connection.close() }
+    for connection in Array(connections.values) { connection.closeNow() }
   }
 }

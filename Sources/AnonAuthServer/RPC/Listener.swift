@@ -1,10 +1,13 @@
 import AnonAuthNet
 import AnonAuthService
 
-/// Accepts connections on the first loop and hands each to a loop in turn.
+/// Accepts connections on the first loop and hands each to a loop in turn: TLS
+/// connections on the RPC port (native frames or HTTP/1.1, by ALPN), or, without a TLS
+/// context, plain HTTP/1.1 connections on the emulator listener.
 final class Listener {
   private let registries: [LoopBound<ConnectionRegistry>]
-  private let tls: TLSContextSlot
+  /// nil: the emulator listener, plain HTTP.
+  private let tls: TLSContextSlot?
   private let core: ServerCore
   private let limiter: ConnectionLimiter
   private var next = 0
@@ -16,7 +19,7 @@ final class Listener {
   private var acceptLoop: AcceptLoop?
 
   init(
-    fd: Int32, loop: EventLoop, registries: [LoopBound<ConnectionRegistry>], tls: TLSContextSlot,
+    fd: Int32, loop: EventLoop, registries: [LoopBound<ConnectionRegistry>], tls: TLSContextSlot?,
     core: ServerCore, limiter: ConnectionLimiter
   ) {
     self.registries = registries
@@ -26,7 +29,9 @@ final class Listener {
     let logger = core.logger
     acceptLoop = AcceptLoop(
       fd: fd, loop: loop, onAccept: { [unowned self] fd, peer in dispatch(fd, peer) },
-      onError: { logger.error("rpc listener paused", ["error": .string($0)]) })
+      onError: { [kind = tls == nil ? "emulator" : "rpc"] in
+        logger.error("\(kind) listener paused", ["error": .string($0)])
+      })
   }
 
   func start() throws(SystemError) {
@@ -43,8 +48,19 @@ final class Listener {
     core.connectionOpened()
     let target = registries[next % registries.count]
     next &+= 1
-    let context = tls.current
     let core = self.core
+    guard let context = tls?.current else {
+      target.execute { registry in
+        let plain = PlainConnection(fd: fd, loop: registry.loop, peer: peer)
+        let connection = HTTPServerConnection(
+          stream: plain, listener: .emulator, core: core, registry: registry)
+        plain.delegate = connection
+        registry.add(connection)
+        plain.start()
+        if registry.isDraining { connection.drain() }
+      }
+      return
+    }
     let maxFrame = core.config.maxFrameSize
     let limiter = self.limiter
     target.execute { registry in

@@ -12,7 +12,7 @@ public final class RPCServer: Sendable {
   private enum Phase {
     case idle
     case running(
-      listener: LoopBound<Listener>, loops: [EventLoop], registries: [LoopBound<ConnectionRegistry>])
+      listeners: [LoopBound<Listener>], loops: [EventLoop], registries: [LoopBound<ConnectionRegistry>])
     case stopped
   }
 
@@ -20,12 +20,22 @@ public final class RPCServer: Sendable {
   private let tls: TLSContextSlot
   private let phase = Mutex<Phase>(.idle)
 
+  private let emulatorBound = Mutex<SocketAddress?>(nil)
+
+  /// - Parameter httpApplication: what serves HTTP/1.1 requests (ALPN `http/1.1`, and the
+  ///   emulator listener); nil answers every one 404.
   public init(
-    config: RPCServerConfig, tls: TLSContext, router: Router, logger: Logger, metrics: ServerMetrics
+    config: RPCServerConfig, tls: TLSContext, router: Router, logger: Logger, metrics: ServerMetrics,
+    httpApplication: (any HTTPApplication)? = nil
   ) {
-    self.core = ServerCore(config: config, router: router, logger: logger, metrics: metrics)
+    self.core = ServerCore(
+      config: config, router: router, logger: logger, metrics: metrics, httpApplication: httpApplication)
     self.tls = TLSContextSlot(tls)
   }
+
+  /// The address the emulator listener bound (`RPCServerConfig.emulatorListen`), once
+  /// `start` has returned; nil when it is off.
+  public var emulatorAddress: SocketAddress? { emulatorBound.withLock { $0 } }
 
   public var openConnections: Int { core.openConnections }
 
@@ -39,6 +49,8 @@ public final class RPCServer: Sendable {
   }
 
   /// Binds and starts serving; returns the address actually bound (port 0 picks one).
+  /// - Throws: `RPCServer.EmulatorListenError` when the emulator listener cannot bind
+  ///   (the RPC port's own errors are thrown as they come).
   public func start() throws -> SocketAddress {
     let descriptors = Socket.raiseDescriptorLimit()
     let config = core.config
@@ -56,6 +68,15 @@ public final class RPCServer: Sendable {
         "max_connection_rate_per_ip": .int(Int64(config.maxConnectionRatePerIP)),
       ])
     let (fd, bound) = try Socket.listen(on: config.listen)
+    var emulator: (fd: Int32, bound: SocketAddress)?
+    if let address = config.emulatorListen {
+      do {
+        emulator = try Socket.listen(on: address)
+      } catch {
+        Socket.close(fd)
+        throw EmulatorListenError(error: error)
+      }
+    }
     var loops: [EventLoop] = []
     for i in 0..<max(1, core.config.ioThreads) {
       let loop = try EventLoop(name: "anonauth-io-\(i)")
@@ -68,16 +89,24 @@ public final class RPCServer: Sendable {
       fd: fd, loop: loops[0], registries: registries, tls: tls, core: core, limiter: limiter)
     let sweep = core.config.sweepIntervalNanos
     for registry in registries { registry.execute { $0.startSweeping(intervalNanos: sweep) } }
-    let boundListener = LoopBound(listener, loop: loops[0])
+    var listeners = [LoopBound(listener, loop: loops[0])]
+    if let emulator {
+      let plain = Listener(
+        fd: emulator.fd, loop: loops[0], registries: registries, tls: nil, core: core, limiter: limiter)
+      listeners.append(LoopBound(plain, loop: loops[0]))
+      emulatorBound.withLock { $0 = emulator.bound }
+    }
     let logger = core.logger
-    boundListener.execute { listener in
-      do {
-        try listener.start()
-      } catch {
-        logger.error("listener registration failed", ["error": .string("\(error)")])
+    for boundListener in listeners {
+      boundListener.execute { listener in
+        do {
+          try listener.start()
+        } catch {
+          logger.error("listener registration failed", ["error": .string("\(error)")])
+        }
       }
     }
-    phase.withLock { $0 = .running(listener: boundListener, loops: loops, registries: registries) }
+    phase.withLock { $0 = .running(listeners: listeners, loops: loops, registries: registries) }
     return bound
   }
 
@@ -85,13 +114,13 @@ public final class RPCServer: Sendable {
   /// and the loops have stopped.
   public func shutdown() async {
     let running = phase.withLock {
-      phase -> (LoopBound<Listener>, [EventLoop], [LoopBound<ConnectionRegistry>])? in
-      guard case .running(let listener, let loops, let registries) = phase else { return nil }
+      phase -> ([LoopBound<Listener>], [EventLoop], [LoopBound<ConnectionRegistry>])? in
+      guard case .running(let listeners, let loops, let registries) = phase else { return nil }
       phase = .stopped
-      return (listener, loops, registries)
+      return (listeners, loops, registries)
     }
-    guard let (listener, loops, registries) = running else { return }
-    listener.execute { $0.close() }
+    guard let (listeners, loops, registries) = running else { return }
+    for listener in listeners { listener.execute { $0.close() } }
     for registry in registries { registry.execute { $0.drainAll() } }
 
     let grace = core.config.shutdownGraceMs
@@ -116,5 +145,13 @@ public final class RPCServer: Sendable {
       }
     }
     for loop in loops { loop.stopAndWait() }
+  }
+}
+
+extension RPCServer {
+  /// The emulator listener's address could not be bound; the daemon names its flag.
+  public struct EmulatorListenError: Error, CustomStringConvertible {
+    public let error: SystemError
+    public var description: String { "\(error)" }
   }
 }

@@ -6,6 +6,9 @@ import AnonAuthService
 /// and the daemon passes its resolved values (`DaemonConfig.rpc`).
 public struct RPCServerConfig: Sendable {
   public var listen: SocketAddress
+  /// The emulator listener (`--firebase-emulator-listen`): plain HTTP/1.1 on a loopback
+  /// address, the same connection code and limits as HTTP on the RPC port; nil: off.
+  public var emulatorListen: SocketAddress?
   public var maxFrameSize = NumberSetting.maxFrameSize.defaultInt
   public var maxConcurrentCallsPerConnection = NumberSetting.maxConcurrentCalls.defaultInt
   public var handshakeTimeoutMs = NumberSetting.handshakeTimeoutMs.defaultValue

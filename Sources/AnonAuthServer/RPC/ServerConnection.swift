@@ -9,7 +9,7 @@ import AnonAuthWire
 /// A call holds one of the connection's `maxConcurrentCallsPerConnection` slots until
 /// its handler task has returned, not until it was answered (`CallSlots`, which a future
 /// transport's connection uses the same way).
-final class ServerConnection: TLSConnectionDelegate {
+final class ServerConnection: TLSConnectionDelegate, ServedConnection {
   private struct InFlight {
     let task: Task<Void, Never>
     let timer: UInt64
@@ -47,7 +47,20 @@ final class ServerConnection: TLSConnectionDelegate {
 
   // MARK: TLSConnectionDelegate
 
-  func connectionDidHandshake(_ connection: TLSConnection) {}
+  /// The handshake chose the protocol (docs/protocol.md §1): `http/1.1` hands the
+  /// connection to an `HTTPServerConnection`, which takes this one's place in the
+  /// registry; `anonauth/1` or no ALPN stays here, with frames.
+  func connectionDidHandshake(_ connection: TLSConnection) {
+    guard connection.negotiatedProtocol == TLSContext.http11 else { return }
+    let http = HTTPServerConnection(stream: connection, listener: .rpcPort, core: core, registry: registry)
+    registry.replace(self, with: http)
+    connection.switchToBytes(delegate: http)
+    if goingAway { http.drain() }
+  }
+
+  var peerHost: String? { connection.peer?.host }
+
+  func closeNow() { connection.close() }
 
   func connection(_ connection: TLSConnection, didReceive frame: Frame) {
     switch frame.kind {

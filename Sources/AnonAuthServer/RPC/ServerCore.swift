@@ -10,6 +10,8 @@ final class ServerCore: Sendable {
   let router: Router
   let logger: Logger
   let metrics: ServerMetrics
+  /// What serves HTTP/1.1 requests; nil: every request is answered 404.
+  let httpApplication: (any HTTPApplication)?
   /// Returns freed heap to the system after bursts of closed connections.
   let trimmer = MemoryTrimmer()
   /// The process's and each peer IP's budget of partly received bytes.
@@ -23,8 +25,12 @@ final class ServerCore: Sendable {
     var waiter: CheckedContinuation<Void, Never>?
   }
 
-  init(config: RPCServerConfig, router: Router, logger: Logger, metrics: ServerMetrics) {
+  init(
+    config: RPCServerConfig, router: Router, logger: Logger, metrics: ServerMetrics,
+    httpApplication: (any HTTPApplication)? = nil
+  ) {
     self.config = config
+    self.httpApplication = httpApplication
     self.router = router
     self.logger = logger
     self.metrics = metrics

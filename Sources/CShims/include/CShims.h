@@ -79,9 +79,12 @@ EVP_PKEY *anonauth_rsa_public_key(const unsigned char *n, size_t n_len, const un
 /// `point` is the uncompressed SEC1 point 0x04 || x || y on P-256; off-curve points fail.
 EVP_PKEY *anonauth_ec_p256_public_key(const unsigned char *point, size_t len);
 
-/// Installs the server's ALPN selection: offers exactly one protocol; a client that
-/// offers ALPN without it gets no_application_protocol, a client with none is accepted.
-void anonauth_ssl_ctx_require_alpn(SSL_CTX *ctx, const unsigned char *proto, unsigned int len);
+/// Installs the server's ALPN selection over `list`, its protocols in its order of
+/// preference in ALPN wire format (each name prefixed by its length, at most 512 bytes):
+/// the first of them the client offers is chosen; a client that offers ALPN with none of
+/// them gets no_application_protocol, a client with no ALPN is accepted. Returns 0 when
+/// the list is empty or too long (nothing installed).
+int anonauth_ssl_ctx_select_alpn(SSL_CTX *ctx, const unsigned char *list, unsigned int len);
 
 /// The selected ALPN protocol (or len 0).
 void anonauth_ssl_get_alpn(const SSL *ssl, const unsigned char **data, unsigned int *len);

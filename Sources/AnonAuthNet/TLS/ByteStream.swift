@@ -1,0 +1,33 @@
+/// A connection seen as a stream of bytes, for protocols that do their own framing
+/// (HTTP/1.1): a TLS connection in byte mode, or a plain TCP connection. Everything here
+/// runs on the connection's loop thread.
+public protocol ByteStream: AnyObject {
+  var loop: EventLoop { get }
+  var peer: SocketAddress? { get }
+  /// Whether bytes can still be sent (not closing or closed).
+  var isOpen: Bool { get }
+  /// Monotonic time of the last bytes in or out.
+  var lastActivity: UInt64 { get }
+  /// The common name of a verified client certificate (mutual TLS); nil on plain TCP.
+  var verifiedPeerName: String? { get }
+  /// Whether queued output has not all reached the socket yet.
+  var hasPendingOutput: Bool { get }
+  /// Set by the owner to stop reading (the peer's further bytes wait in the kernel);
+  /// cleared, reading resumes on the loop's next iteration. Reading also stops on its
+  /// own while queued output is over the stream's high watermark.
+  var readingHeld: Bool { get set }
+  /// Queues bytes; they are written at the end of the loop's iteration.
+  func send(bytes: [UInt8])
+  /// Writes what is queued, ends the write side, and closes once the peer has closed
+  /// too (or after a linger), so the peer reads the last reply instead of a reset.
+  func closeGracefully()
+  /// Closes at once; queued output is dropped.
+  func close(error: (any Error)?)
+}
+
+/// What a `ByteStream` reports to its owner, on the stream's loop thread.
+public protocol ByteStreamDelegate: AnyObject {
+  /// Bytes as they came; valid only during the call.
+  func stream(_ stream: any ByteStream, didReceive bytes: UnsafeRawBufferPointer)
+  func streamDidClose(_ stream: any ByteStream, error: (any Error)?)
+}
