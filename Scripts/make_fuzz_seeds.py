@@ -188,6 +188,21 @@ def http():
     write("ops-http", "metrics-query", "GET /metrics?x=1 HTTP/1.0\r\nAccept: */*")
     write("ops-http", "bad-version", "GET / HTTP/2\r\n")
     write("ops-http", "bad-header", "POST /x HTTP/1.1\r\n: nothing")
+    # http-request: byte 0 sizes the read pieces, byte 1 the body limit (x64 bytes).
+    write("http-request", "sign-up",
+          b"\x07\x10POST /v1/accounts:signUp?key=k HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
+          b"Content-Length: 27\r\n\r\n{\"returnSecureToken\":true}\n")
+    write("http-request", "pipelined",
+          b"\x00\x01GET /a HTTP/1.1\r\nHost: a\r\n\r\nPOST /b HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n"
+          b"Expect: 100-continue\r\n\r\nokGET /c HTTP/1.0\r\nConnection: close\r\n\r\n")
+    write("http-request", "smuggle",
+          b"\x05\x01POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+    write("http-request", "duplicate-length",
+          b"\x02\x01POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx")
+    write("http-request", "obs-fold",
+          b"\xff\x01GET / HTTP/1.1\r\nHost: a\r\nX-A: b\r\n c\r\n\r\n")
+    write("http-request", "absurd-length",
+          b"\x03\x00POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999999999999\r\n\r\n")
     write("outbound-http", "content-length",
           b"\x10HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"keys\":[]}")
     write("outbound-http", "chunked",

@@ -20,6 +20,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   case opsHTTP = "ops-http"
   /// The outbound HTTPS client's response parser (identity providers' answers).
   case outboundHTTP = "outbound-http"
+  /// The HTTP/1.1 transport's request parser (the RPC port's `http/1.1`, the emulator).
+  case httpRequest = "http-request"
   /// Stored password hashes.
   case phc
   /// The daemon's JSON configuration file.
@@ -40,6 +42,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .json: JSONFuzz.run(data)
     case .opsHTTP: OpsHTTPFuzz.run(data)
     case .outboundHTTP: OutboundHTTPFuzz.run(data)
+    case .httpRequest: HTTPRequestFuzz.run(data)
     case .phc: PHCFuzz.run(data)
     case .config: ConfigFuzz.run(data)
     case .hashConfig: HashConfigFuzz.run(data)

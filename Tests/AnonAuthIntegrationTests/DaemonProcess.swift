@@ -11,6 +11,8 @@ final class DaemonProcess: Sendable {
   let dataDir: URL
   let rpc: String
   let ops: String
+  /// The emulator listener's address (`--firebase-emulator-listen`), when it is on.
+  let emulator: String?
   let caFile: String
   let logFile: URL
   /// A restarted daemon leaves its data dir to the test that made it.
@@ -86,6 +88,7 @@ final class DaemonProcess: Sendable {
     }
     self.rpc = rpc
     self.ops = ops
+    self.emulator = ready["firebase_emulator"] as? String
     self.caFile = dataDir.appendingPathComponent("tls/dev-cert.pem").path
   }
 

@@ -77,6 +77,11 @@ class Daemon:
         self.rpc = (host, int(port))
         host, port = ready["ops"].rsplit(":", 1)
         self.ops = (host, int(port))
+        # --firebase-emulator-listen: the plain-HTTP listener's address, when it is on.
+        self.emulator = None
+        if "firebase_emulator" in ready:
+            host, port = ready["firebase_emulator"].rsplit(":", 1)
+            self.emulator = (host, int(port))
         if dev:
             self.ca_file = os.path.join(self.dir, "tls", "dev-cert.pem")
             with open(os.path.join(self.dir, "client.json")) as f:

@@ -89,7 +89,8 @@ public final class PlainConnection: EventHandler, ByteStream {
     case .closed:
       return
     case .open:
-      if readingHeld && !events.isDisjoint(with: [.hangup, .error]) {
+      // The peer left while its request was served: closing cancels the request.
+      if readingHeld && !events.isDisjoint(with: [.hangup, .error, .readHangup]) {
         finishClose(error: nil)
         return
       }
@@ -194,7 +195,9 @@ public final class PlainConnection: EventHandler, ByteStream {
     if wantWritable { events.insert(.writable) }
     guard events != interest else { return }
     interest = events
-    loop.modify(fd: fd, registration: registration, events: events, watchHangup: wantReadable)
+    loop.modify(
+      fd: fd, registration: registration, events: events,
+      watchHangup: wantReadable || (readingHeld && state == .open))
   }
 
   private func finishClose(error: (any Error)?, registered: Bool = true) {

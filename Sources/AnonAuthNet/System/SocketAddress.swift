@@ -90,6 +90,13 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     return withUnsafeBytes(of: &v4) { Array($0) }
   }
 
+  /// Whether this is a loopback address: 127.0.0.0/8 or ::1 (`localhost` parses to
+  /// 127.0.0.1). Only the host can reach such an address.
+  public var isLoopback: Bool {
+    let raw = bytes
+    return isIPv6 ? raw == [UInt8](repeating: 0, count: 15) + [1] : raw.first == 127
+  }
+
   /// Calls `body` with a sockaddr for this address.
   func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) rethrows -> R {
     if isIPv6 {

@@ -271,8 +271,9 @@ public final class TLSConnection: EventHandler, ByteStream {
     case .handshaking:
       handshake()
     case .open:
-      if readingHeld && !events.isDisjoint(with: [.hangup, .error]) {
-        // Input is not read while held, so a dead socket would wake the loop forever.
+      if readingHeld && !events.isDisjoint(with: [.hangup, .error, .readHangup]) {
+        // The peer left while its request was served (input is not read while held,
+        // and a dead socket would wake the loop for ever): closing cancels the request.
         finishClose(error: nil)
         return
       }
@@ -603,7 +604,10 @@ public final class TLSConnection: EventHandler, ByteStream {
       var events: IOEvents = []
       if wantReadable { events.insert(.readable) }
       if wantWritable { events.insert(.writable) }
-      loop.modify(fd: fd, registration: registration, events: events, watchHangup: wantReadable)
+      // While held, only the peer's leaving is watched for.
+      loop.modify(
+        fd: fd, registration: registration, events: events,
+        watchHangup: wantReadable || (readingHeld && state == .open))
     }
   }
 

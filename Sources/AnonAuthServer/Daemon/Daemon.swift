@@ -167,6 +167,9 @@ public enum Daemon {
     let rpcAddress: SocketAddress
     do {
       rpcAddress = try server.start()
+    } catch let error as RPCServer.EmulatorListenError {
+      throw ConfigError(
+        "--firebase-emulator-listen \(config.rpc.emulatorListen?.description ?? ""): \(error)")
     } catch {
       throw ConfigError("--listen \(config.listen): \(error)")
     }
@@ -199,7 +202,7 @@ public enum Daemon {
     let ready: [String: LogValue] = [
       "event": "ready", "rpc": .string(rpcAddress.description), "ops": .string(opsAddress.description),
       "pid": .int(Int64(getpid())), "data_dir": .string(dataDir.path), "dev": .bool(config.dev),
-    ]
+    ].merging(server.emulatorAddress.map { ["firebase_emulator": .string($0.description)] } ?? [:]) { $1 }
     FileHandle.standardOutput.write(Data((LogValue.object(ready).json + "\n").utf8))
     if !newDevKeys.isEmpty {
       // Where the new keys are, never the keys: stdout is often kept as logs (container

@@ -189,6 +189,7 @@ public struct DaemonConfig: Sendable {
       throw ConfigError("--log-level: expected debug, info, warn or error, got \"\(text("log-level"))\"")
     }
     var rpc = RPCServerConfig(listen: listen)
+    rpc.emulatorListen = try Self.emulatorListen(text("firebase-emulator-listen"))
     rpc.ioThreads = try int(.ioThreads)
     rpc.maxFrameSize = try int(.maxFrameSize)
     rpc.maxConcurrentCallsPerConnection = try int(.maxConcurrentCalls)

@@ -8,6 +8,10 @@ extension Setting {
     Setting(
       "ops-listen", "127.0.0.1:7080", "plain-HTTP ops port: /healthz /readyz /metrics (port 0 picks one)"),
     Setting(
+      "firebase-emulator-listen", "",
+      "development: plain-HTTP Firebase API in the Auth Emulator's URL layout, HOST:PORT on a loopback "
+        + "address only (127.0.0.0/8, ::1, localhost; port 0 picks one); empty: off"),
+    Setting(
       "tls-cert", nil, "PEM certificate chain; in --dev a self-signed one is made in the data dir",
       section: .security),
     Setting("tls-key", nil, "PEM private key of --tls-cert", section: .security),

@@ -1,4 +1,4 @@
-/// The HTTP/1.1 transport's fixed bounds on a request head (docs/protocol.md §9). They
+/// The HTTP/1.1 transport's fixed bounds on a request head (docs/protocol.md §11). They
 /// are far above what any Firebase SDK, browser or curl sends (a few hundred bytes and a
 /// dozen headers), and low enough that a connection's unfinished head costs little.
 /// The body's bound is not here: it is the native frame limit

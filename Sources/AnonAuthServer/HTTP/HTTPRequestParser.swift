@@ -13,7 +13,7 @@
 /// A strict, bounded and incremental HTTP/1.1 request parser: bytes in as they arrive,
 /// requests out one at a time. Pure: no I/O, no clock. Only `Content-Length` frames a
 /// body; every ambiguity a proxy in front could read differently (smuggling) is refused
-/// rather than guessed at (docs/protocol.md §9).
+/// rather than guessed at (docs/protocol.md §11).
 ///
 /// Use: `append` bytes, then call `next` until it says `.needMore`. After `.head`, call
 /// `admitBody(limit:)` (the body's limit may depend on the head) before `next` again.
@@ -63,7 +63,9 @@
     return false
   }
 
+  /// Adds received bytes; dropped after an error (nothing more will be parsed).
   public mutating func append<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+    if case .failed = state { return }
     if start > 0 && start * 2 >= buffer.count {
       buffer.removeSubrange(0..<start)
       start = 0

@@ -1,7 +1,7 @@
 import AnonAuthNet
 import AnonAuthService
 
-/// The server side of one HTTP/1.1 connection (docs/protocol.md §9), over TLS after ALPN
+/// The server side of one HTTP/1.1 connection (docs/protocol.md §11), over TLS after ALPN
 /// chose `http/1.1` or over the emulator listener's plain TCP: parses requests one at a
 /// time, runs each through the `HTTPApplication` in a task with the same admission as a
 /// native call (a `CallSlots` slot, its body charged to the receive budget, the handler
