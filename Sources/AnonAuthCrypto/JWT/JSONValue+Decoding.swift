@@ -7,3 +7,9 @@ extension JSONValue {
     self = value
   }
 }
+
+extension JSONValue {
+  /// How deeply arrays and objects may nest in what `init(jsonBytes:)` accepts, for the
+  /// pages and answers that state the limit.
+  public static let maximumNestingDepth = JSONParser.maximumDepth
+}

@@ -162,8 +162,12 @@ public enum Daemon {
       backupDirectory: dataDir.path + "/backups", cluster: clusterNode)
     if config.testHooks { TestHooks.register(in: &router) }
 
+    // Firebase's JSON API on the same router: HTTP is one more transport onto the services.
+    let firebaseAPI = FirebaseAPI(
+      router: router, recordCall: FirebaseCallLog(logger: logger, metrics: metrics, router: router).record)
     let server = RPCServer(
-      config: config.rpc, tls: secrets.tls, router: router, logger: logger, metrics: metrics)
+      config: config.rpc, tls: secrets.tls, router: router, logger: logger, metrics: metrics,
+      httpApplication: firebaseAPI)
     let rpcAddress: SocketAddress
     do {
       rpcAddress = try server.start()

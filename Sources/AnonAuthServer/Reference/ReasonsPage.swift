@@ -68,6 +68,33 @@ enum ReasonsPage {
     for entry in ReasonCatalogue.importRowReasons {
       out += "| `\(entry.reason.name)` | \(cell(entry.when)) | \(cell(entry.advice)) |\n"
     }
+    out += firebaseSection()
+    return out
+  }
+
+  /// How each reason is answered on Firebase's JSON API (docs/http-api.md), from the
+  /// catalogue's Firebase column.
+  static func firebaseSection() -> String {
+    var out = """
+
+      ## On Firebase's JSON API
+
+      The HTTPS JSON API ([http-api.md](http-api.md)) answers a failed call with the HTTP
+      status and the `error.message` below, in Firebase's error body. A message marked
+      "+ detail" is followed by ` : ` and the native message, as Firebase does for those
+      codes; SDKs read the part before the colon. `INVALID_ID_TOKEN`, `TOKEN_EXPIRED`,
+      `USER_NOT_FOUND` and `USER_DISABLED` make Firebase's SDKs sign the user out, so only
+      the reasons of the same name are sent as them.
+
+      | reason | HTTP status | Firebase message |
+      | --- | --- | --- |
+
+      """
+    for entry in ReasonCatalogue.reasons {
+      let answer = ReasonCatalogue.firebaseAnswer(forReason: entry.reason.name, code: entry.reason.code)
+      let detail = answer.withDetail ? " + detail" : ""
+      out += "| `\(entry.reason.name)` | \(answer.httpStatus) | `\(cell(answer.message))`\(detail) |\n"
+    }
     return out
   }
 

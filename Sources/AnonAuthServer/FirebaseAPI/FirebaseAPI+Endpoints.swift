@@ -1,0 +1,4 @@
+extension FirebaseAPI {
+  /// Every endpoint this build serves, family by family; a family adds itself here.
+  public static let allEndpoints: [Endpoint] = accountEndpoints + tokenEndpoints
+}
