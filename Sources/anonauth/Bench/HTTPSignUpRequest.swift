@@ -4,7 +4,8 @@ import Foundation
 /// The bytes of the HTTPS/JSON anonymous sign-up a Firebase SDK sends
 /// (`POST /v1/accounts:signUp?key=K` with `{"returnSecureToken":true}`), carrying the
 /// same credentials as the native bench's sign-up: the admin key and an end-user IP of its
-/// own, so that both transports make the daemon do the same work and the per-IP quota is
+/// own (`X-Forwarded-For`, which the HTTP API believes from a caller with the admin key
+/// as the native transport believes `x-end-user-ip`), so that both transports make the daemon do the same work and the per-IP quota is
 /// exercised but never reached. It also carries the few headers an SDK adds
 /// (`User-Agent`, `Accept`, `Accept-Language`, `X-Client-Version`), whose parsing is part
 /// of what HTTP costs the daemon.
@@ -28,7 +29,7 @@ struct HTTPSignUpRequest: Sendable {
 
   /// The whole request of the n-th sign-up of a run.
   func bytes(ip n: Int) -> [UInt8] {
-    prefix + Array("X-End-User-IP: \(BenchCommand.endUserIP(n))\r\n\r\n".utf8) + Self.body
+    prefix + Array("X-Forwarded-For: \(BenchCommand.endUserIP(n))\r\n\r\n".utf8) + Self.body
   }
 
   /// The reason a failed answer gives: Firebase's `error.message` up to its first " : "
