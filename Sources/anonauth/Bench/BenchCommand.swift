@@ -16,7 +16,7 @@ enum BenchCommand {
                     with the admin key: the per-IP quota is exercised, never the limit) [64 x 4]
                     --protocol native (default), http (POST /v1/accounts:signUp over
                     HTTPS/JSON, ALPN http/1.1, keep-alive: one connection per call in
-                    flight, C x N of them), or both: the two alternate in --rounds R
+                    flight, N x C of them), or both: the two alternate in --rounds R
                     (default 3) of --seconds S each, and the report gives the ratio
                     http / native of the daemon's CPU per call
       refresh       RefreshToken, each task rotating token families of its own [64 x 4]
