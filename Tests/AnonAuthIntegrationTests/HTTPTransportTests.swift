@@ -3,8 +3,9 @@ import Foundation
 import Testing
 
 /// HTTP/1.1 on the RPC port and on the emulator listener, against the real daemon
-/// (docs/protocol.md §1 and §11). Without an application wired in, every request is
-/// answered 404 in Firebase's error shape: enough to see the transport work.
+/// (docs/protocol.md §1 and §11). A path no application serves is answered 404 in
+/// Firebase's error shape, with or without the JSON API wired in: enough to see the
+/// transport work.
 @Suite(.serialized) struct HTTPTransportTests {
   static let check = "/anonauth.v1.HealthService/Check"
 
@@ -17,7 +18,7 @@ import Testing
     let http = try BlockingTLSClient(address: daemon.rpc, caFile: daemon.caFile, alpn: ["http/1.1"])
     #expect(http.selectedProtocol == "http/1.1")
     for i in 0..<3 {
-      try http.send(Self.get("/v1/accounts:lookup", "x-request-id: it-\(i)\r\n"))
+      try http.send(Self.get("/no/such/path", "x-request-id: it-\(i)\r\n"))
       let response = try http.response()
       #expect(response.status == 404)
       #expect(response.headers["content-type"]?.hasPrefix("application/json") == true)
@@ -48,7 +49,7 @@ import Testing
     let emulator = try #require(daemon.emulator)
     #expect(emulator.hasPrefix("127.0.0.1:") && !emulator.hasSuffix(":0"))
     let response = try await OpsHTTP.raw(
-      emulator, Self.get("/emulator/v1/projects/p/accounts", "Connection: close\r\n"))
+      emulator, Self.get("/no/such/path", "Connection: close\r\n"))
     #expect(response.status == 404)
     #expect(response.body.contains("\"NOT_FOUND\""))
   }

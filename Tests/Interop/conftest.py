@@ -81,7 +81,7 @@ class Daemon:
         self.emulator = None
         if "firebase_emulator" in ready:
             host, port = ready["firebase_emulator"].rsplit(":", 1)
-            self.emulator = (host, int(port))
+            self.emulator = (host.strip("[]"), int(port))
         if dev:
             self.ca_file = os.path.join(self.dir, "tls", "dev-cert.pem")
             with open(os.path.join(self.dir, "client.json")) as f:

@@ -9,6 +9,7 @@ import ssl
 import threading
 import time
 
+from abuse import rss_bytes
 from conftest import Daemon, TEST_DAEMON_FLAGS, assert_closed
 
 
@@ -165,6 +166,49 @@ def test_pipelined_requests_are_answered_in_order(daemon):
         assert ids == [f"p{i}" for i in range(20)]
     finally:
         s.close()
+
+
+def test_pipelining_without_reading_is_bounded_and_others_are_served(daemon):
+    # A peer pipelines requests and never reads an answer: the answers fill the output
+    # cap, the server stops reading it, and what the peer sends waits in the kernel. The
+    # request the server stopped in the middle of is not "late" (408): once the peer
+    # reads, every answer comes, in order.
+    abuser = http_connect(daemon)
+    abuser.settimeout(3)
+    before = rss_bytes(daemon.proc.pid)
+    batch = b"".join(get(extra=f"X-Request-Id: f{i}\r\n") for i in range(1000))
+    sent = 0
+    ended = []
+
+    def flood():
+        nonlocal sent
+        try:
+            while sent < 64 << 20:
+                abuser.sendall(batch)
+                sent += len(batch)
+        except (TimeoutError, socket.timeout) as e:
+            ended.append(e)  # the server stopped reading, as it should
+        except (OSError, ssl.SSLError) as e:
+            ended.append(e)
+
+    t = threading.Thread(target=flood)
+    t.start()
+    t.join(timeout=120)
+    assert not t.is_alive()
+    assert ended and isinstance(ended[0], (TimeoutError, socket.timeout)), ended
+    assert sent < 64 << 20, "the server kept reading a peer that never reads"
+    time.sleep(1.5)  # past the fixture's 500 ms partial-request timeout
+    assert serves(daemon)
+    growth = rss_bytes(daemon.proc.pid) - before
+    assert growth < 40 << 20, f"RSS grew by {growth >> 20} MB after {sent >> 20} MB of unread requests"
+    abuser.settimeout(20)
+    reader = Reader(abuser)
+    for i in range(3000):
+        status, headers, _ = reader.response()
+        assert status == 404, (i, status)
+        assert headers["x-request-id"] == f"f{i % 1000}"
+    abuser.close()
+    assert serves(daemon)
 
 
 def test_expect_100_continue_gets_continue_then_the_answer(daemon):

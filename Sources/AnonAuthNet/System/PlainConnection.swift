@@ -27,7 +27,7 @@ public final class PlainConnection: EventHandler, ByteStream {
   private var registration: UInt64 = 0
   private var output: [UInt8] = []
   private var outputIndex = 0
-  private var readPaused = false
+  public private(set) var readPaused = false
   private var interest: IOEvents = [.readable]
   private var flushScheduled = false
   private var readScheduled = false

@@ -16,6 +16,9 @@ public protocol ByteStream: AnyObject {
   /// cleared, reading resumes on the loop's next iteration. Reading also stops on its
   /// own while queued output is over the stream's high watermark.
   var readingHeld: Bool { get set }
+  /// Whether reading stopped on its own because queued output is over the high watermark
+  /// (the peer does not read): the peer's unfinished request is then not the peer's delay.
+  var readPaused: Bool { get }
   /// Queues bytes; they are written at the end of the loop's iteration.
   func send(bytes: [UInt8])
   /// Writes what is queued, ends the write side, and closes once the peer has closed

@@ -234,7 +234,7 @@ public enum Daemon {
       [
         "rpc": .string(rpcAddress.description), "ops": .string(opsAddress.description),
         "tls_sha256": .string(secrets.tls.certificateSHA256 ?? ""),
-      ])
+      ].merging(server.emulatorAddress.map { ["firebase_emulator": .string($0.description)] } ?? [:]) { $1 })
 
     let signal = await signals.next()
     signals.onHangUp(nil)

@@ -253,6 +253,17 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
     guard stream.isOpen, !closing else { return }
     let config = core.config
     func age(_ since: UInt64) -> UInt64 { now > since ? now - since : 0 }
+    if stream.readPaused {
+      // Not reading because the peer does not read its answers: the rest of its request
+      // is not late, it is not being read. Its clock starts again when reading does; a
+      // peer that never reads is closed by the idle timeout (nothing is sent meanwhile).
+      if partialSince != nil { partialSince = now }
+      if current == nil, age(stream.lastActivity) > config.idleTimeoutMs * 1_000_000 {
+        closing = true
+        stream.closeGracefully()
+      }
+      return
+    }
     if let since = partialSince, age(since) > config.partialFrameTimeoutMs * 1_000_000 {
       refuse(
         HTTPTransportError(408, "the request was not complete within \(config.partialFrameTimeoutMs) ms"))
