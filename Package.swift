@@ -125,6 +125,7 @@ let package = Package(
       name: "AnonAuthServerTests",
       dependencies: [
         "AnonAuthServer", "AnonAuthNet", "AnonAuthService", "AnonAuthWire", "AnonAuthTestSupport",
+        "AnonAuthStore", "AnonAuthCrypto",
       ],
       swiftSettings: swiftSettings),
     .testTarget(

@@ -227,6 +227,18 @@ def phc_and_config():
     write("config", "not-object", "[1,2,3]")
 
 
+def firebase_json():
+    # firebase-json: byte 0 picks the endpoint (low 7 bits, in FirebaseAPI.allEndpoints'
+    # order: signUp, signInWithPassword, signInWithIdp, lookup, update, delete, token) and
+    # a form body (high bit).
+    write("firebase-json", "sign-up", b"\x00" + b'{"email":"a@example.com","password":"pw","returnSecureToken":true}')
+    write("firebase-json", "idp", b"\x02" + b'{"postBody":"providerId=google.com&id_token=x%20y","idToken":"t"}')
+    write("firebase-json", "update", b"\x04" + b'{"idToken":"t","deleteProvider":["google.com",7],"displayName":null}')
+    write("firebase-json", "token-form", b"\x86" + b"grant_type=refresh_token&refresh_token=%ZZ%41+b")
+    write("firebase-json", "deep", b"\x03" + b"[" * 600 + b"]" * 600)
+    write("firebase-json", "not-utf8", b"\x01" + b'{"email":"\xff"}')
+
+
 if __name__ == "__main__":
     import sys
     if sys.argv[1:]:  # only the named groups, e.g. `make_fuzz_seeds.py prescan`
@@ -240,5 +252,6 @@ if __name__ == "__main__":
     tokens_and_keys()
     json_values()
     http()
+    firebase_json()
     phc_and_config()
     print(f"seeds written under {ROOT}")

@@ -20,6 +20,9 @@ import Testing
     case .firebaseCertsJson: config.firebaseCertsJson = "{}"
     case .firebaseCertsUrl: config.firebaseCertsUrl = "https://certs.test/securetoken"
     case .firebaseCreateUnknownUsers: config.firebaseCreateUnknownUsers.toggle()
+    case .corsOrigins:
+      config.corsOrigins =
+        config.corsOrigins.isEmpty ? ["https://app.example.com", "http://localhost:5173"] : []
     }
   }
 

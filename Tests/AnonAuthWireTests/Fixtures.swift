@@ -123,6 +123,10 @@ enum Fixtures {
     Sample(RefreshTokenRequest(refreshToken: "AMf-vBx_refresh_token_43_characters_long_abc")),
     Sample(GetAccountInfoRequest(idToken: "eyJ.id.token")),
     Sample(DeleteAccountRequest(idToken: "eyJ.id.token")),
+    Sample(
+      UpdateOwnAccountRequest(
+        idToken: "eyJ.id.token", updateMask: ["display_name", "email", "password"], email: "ana@example.com",
+        password: "pw", displayName: unicode)),
     Sample(DeleteAccountResponse()),
     Sample(
       AuthResponse(
@@ -231,6 +235,22 @@ enum Fixtures {
           ClusterNode(id: 4, role: "stand-by"),
         ])),
     Sample(RemoveClusterNodeRequest(id: UInt64.max)),
+    Sample(
+      CreateAccountRequest(
+        projectId: "demo-project", localId: "uid-1", email: "ana@example.com", password: unicode,
+        displayName: unicode, disabled: true, emailVerified: true, photoUrl: "https://example.com/a.png")),
+    Sample(
+      UpdateAccountRequest(
+        projectId: "demo-project", localId: "uid-1",
+        updateMask: ["email", "valid_since", "delete_providers"],
+        email: "ana@example.com", password: "pw", displayName: unicode, photoUrl: "https://example.com/a.png",
+        disabled: true, emailVerified: true, customClaimsJson: #"{"role":"admin"}"#, validSince: Int64.max,
+        deleteProviders: ["password", "phone"])),
+    Sample(
+      LookupAccountsRequest(projectId: "demo-project", localIds: ["a", ""], emails: ["ana@example.com"])),
+    Sample(
+      LookupAccountsResponse(
+        accounts: [accountInfo, AccountInfo()], photoUrls: ["https://example.com/a.png", ""])),
 
     // anonauth/v1/token.proto
     Sample(VerifyIdTokenRequest(idToken: "eyJ.id.token", checkRevoked: true)),

@@ -22,6 +22,8 @@ VALUES = {
     "firebase_project_id": ("my-fb", "my-fb"),
     "firebase_certs_json": ("{}", "{}"),
     "firebase_certs_url": ("https://certs.test/securetoken", "https://certs.test/securetoken"),
+    "cors_origins": ("https://app.example.com, http://localhost:5173",
+                     ["https://app.example.com", "http://localhost:5173"]),
 }
 IDPS = [{"provider_id": "google.com", "enabled": True, "client_id": "web-client"}]
 

@@ -164,10 +164,18 @@ public enum Daemon {
 
     // Firebase's JSON API on the same router: HTTP is one more transport onto the services.
     let firebaseAPI = FirebaseAPI(
-      router: router, recordCall: FirebaseCallLog(logger: logger, metrics: metrics, router: router).record)
+      router: router,
+      corsOrigins: { [directory] key in (try? directory.project(apiKey: key))?.corsOrigins ?? [] },
+      recordCall: FirebaseCallLog(logger: logger, metrics: metrics, router: router).record)
+    // On the emulator listener only, the Admin SDK's `Bearer owner` stands for the admin key
+    // (a key this process makes for itself, only when that listener is on).
+    let httpApplication = AdminEmulatorOwner(
+      api: firebaseAPI,
+      processAdminKey: config.rpc.emulatorListen == nil ? nil : try directory.makeProcessAdminKey(),
+      isAdminKey: { directory.isAdminKey($0) })
     let server = RPCServer(
       config: config.rpc, tls: secrets.tls, router: router, logger: logger, metrics: metrics,
-      httpApplication: firebaseAPI)
+      httpApplication: httpApplication)
     let rpcAddress: SocketAddress
     do {
       rpcAddress = try server.start()

@@ -15,19 +15,31 @@ public struct FirebaseAPI: HTTPApplication {
   let router: Router
   let endpoints: [Endpoint]
   let recordCall: @Sendable (FirebaseCallRecord) -> Void
+  let corsOrigins: @Sendable (_ apiKey: String?) -> [String]
 
   /// `recordCall` receives the one record of every request (the server logs it and counts
-  /// its native method); `endpoints` defaults to every family this build serves.
+  /// its native method); `corsOrigins` gives the origins the project of an API key allows
+  /// (none for an unknown key); `endpoints` defaults to every family this build serves.
   public init(
     router: Router, endpoints: [Endpoint] = FirebaseAPI.allEndpoints,
+    corsOrigins: @escaping @Sendable (_ apiKey: String?) -> [String] = { _ in [] },
     recordCall: @escaping @Sendable (FirebaseCallRecord) -> Void = { _ in }
   ) {
     self.router = router
     self.endpoints = endpoints
+    self.corsOrigins = corsOrigins
     self.recordCall = recordCall
   }
 
   public func respond(to request: HTTPRequest, info: HTTPCallInfo) async -> HTTPReply {
+    if request.method == "OPTIONS" { return preflight(request) }
+    var reply = await answer(request, info: info)
+    addCORSHeaders(to: &reply, for: request)
+    return reply
+  }
+
+  /// The reply before CORS: the endpoint's answer or the error.
+  private func answer(_ request: HTTPRequest, info: HTTPCallInfo) async -> HTTPReply {
     let startedAt = MonotonicClock.now()
     let path = FirebaseAPIPath(request.path)
     let matches = endpoints.compactMap { endpoint in

@@ -30,6 +30,18 @@ public struct FirebaseAPIPath: Sendable, Equatable {
       }
     }
 
+    /// A path this pattern matches, each capture filled with its own name (for the fuzz
+    /// target and tests).
+    public var samplePath: String {
+      "/"
+        + segments.map { segment in
+          switch segment {
+          case .literal(let literal): literal
+          case .capture(let name): name
+          }
+        }.joined(separator: "/")
+    }
+
     /// The captured segments (still percent-encoded) when `path` matches, else nil.
     public func match(_ path: [Substring]) -> [String: String]? {
       guard path.count == segments.count else { return nil }

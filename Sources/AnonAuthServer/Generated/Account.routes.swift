@@ -44,5 +44,9 @@ extension AccountServiceHandler {
       request, context throws(RPCError) in
       try await self.signInWithFirebaseIdToken(request, context: context)
     }
+    router.unary(AccountServiceMethods.updateAccount, credential: (.apiKey, authenticate)) {
+      request, context throws(RPCError) in
+      try await self.updateAccount(request, context: context)
+    }
   }
 }

@@ -96,5 +96,17 @@ extension AdminServiceHandler {
       request, context throws(RPCError) in
       try await self.removeClusterNode(request, context: context)
     }
+    router.unary(AdminServiceMethods.createAccount, credential: (.adminKey, authenticate)) {
+      request, context throws(RPCError) in
+      try await self.createAccount(request, context: context)
+    }
+    router.unary(AdminServiceMethods.updateAccount, credential: (.adminKey, authenticate)) {
+      request, context throws(RPCError) in
+      try await self.updateAccount(request, context: context)
+    }
+    router.unary(AdminServiceMethods.lookupAccounts, credential: (.adminKey, authenticate)) {
+      request, context throws(RPCError) in
+      try await self.lookupAccounts(request, context: context)
+    }
   }
 }

@@ -45,7 +45,7 @@ public struct HTTPReply: Sendable {
 
 /// Which listener a request arrived on: the emulator listener is plain HTTP on a
 /// loopback address, where the Firebase Admin SDK's `Bearer owner` stands for the
-/// admin key (docs/http-api.md says why that is safe only there).
+/// admin key (docs/http-admin-api.md says why that is safe only there).
 public enum HTTPListenerKind: Sendable, Equatable {
   /// The RPC port, by ALPN `http/1.1` (or `h2`): TLS, open to the network.
   case rpcPort
@@ -85,9 +85,18 @@ public protocol HTTPApplication: Sendable {
   /// that carry a valid admin key (imports), as a native connection's frame limit is
   /// raised only after an admin-key call. Called on the event loop: must be cheap.
   func admitsLargeBody(_ head: HTTPRequest) -> Bool
+
+  /// The same, knowing the listener the request came on (the emulator listener takes
+  /// the Admin SDK's `Bearer owner` as the admin key). The transport calls this one.
+  func admitsLargeBody(_ head: HTTPRequest, listener: HTTPListenerKind) -> Bool
 }
 
 extension HTTPApplication {
   /// Every body within `maxUnauthenticatedFrameSize`.
   public func admitsLargeBody(_ head: HTTPRequest) -> Bool { false }
+
+  /// `admitsLargeBody(head)`, whatever the listener.
+  public func admitsLargeBody(_ head: HTTPRequest, listener: HTTPListenerKind) -> Bool {
+    admitsLargeBody(head)
+  }
 }

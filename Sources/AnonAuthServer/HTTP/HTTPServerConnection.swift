@@ -97,7 +97,7 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
         partialSince = parser.hasPartialRequest ? (partialSince ?? MonotonicClock.now()) : nil
         return
       case .head(let head, let framing):
-        let large = core.httpApplication?.admitsLargeBody(head) ?? false
+        let large = core.httpApplication?.admitsLargeBody(head, listener: listener) ?? false
         do {
           try parser.admitBody(
             limit: large ? core.config.maxFrameSize : core.config.maxUnauthenticatedFrameSize)

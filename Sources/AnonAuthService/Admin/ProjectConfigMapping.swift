@@ -19,6 +19,7 @@ enum ProjectConfigMapping {
     config.firebaseCertsJson = record.firebaseCertsJSON
     config.firebaseCertsUrl = record.firebaseCertsURL
     config.firebaseCreateUnknownUsers = record.firebaseCreateUnknownUsers
+    config.corsOrigins = record.corsOrigins
     return config
   }
 
@@ -84,6 +85,9 @@ enum ProjectConfigMapping {
         next.firebaseCertsURL = url
       case .firebaseCreateUnknownUsers:
         next.firebaseCreateUnknownUsers = config.firebaseCreateUnknownUsers
+      case .corsOrigins:
+        try CORSOrigin.validate(config.corsOrigins)
+        next.corsOrigins = config.corsOrigins
       case .idps:
         try validate(config.idps)
         // A secret not sent again is kept: GetProjectConfig never returns it.

@@ -52,4 +52,11 @@ public protocol AccountServiceHandler: Sendable {
   /// `SignInWithFirebaseIdToken`.
   func signInWithFirebaseIdToken(_ request: SignInWithFirebaseIdTokenRequest, context: CallContext)
     async throws(RPCError) -> AuthResponse
+
+  /// (addition) Changes the account of id_token: the fields update_mask names. Firebase's
+  /// `accounts:update` as the signed-in user calls it. Answers new tokens.
+  ///
+  /// `UpdateAccount`.
+  func updateAccount(_ request: UpdateOwnAccountRequest, context: CallContext)
+    async throws(RPCError) -> AuthResponse
 }

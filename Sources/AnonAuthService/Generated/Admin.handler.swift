@@ -101,4 +101,25 @@ public protocol AdminServiceHandler: Sendable {
   /// `RemoveClusterNode`.
   func removeClusterNode(_ request: RemoveClusterNodeRequest, context: CallContext)
     async throws(RPCError) -> DescribeClusterResponse
+
+  /// (addition) Makes an account as an administrator: any uid, email and password, no
+  /// sign-up quota, no sign-in method needs to be on. Firebase's `accounts` (create).
+  ///
+  /// `CreateAccount`.
+  func createAccount(_ request: CreateAccountRequest, context: CallContext)
+    async throws(RPCError) -> AccountInfo
+
+  /// (addition) Changes the fields update_mask names on one account. Firebase's
+  /// `accounts:update` as an administrator calls it.
+  ///
+  /// `UpdateAccount`.
+  func updateAccount(_ request: UpdateAccountRequest, context: CallContext)
+    async throws(RPCError) -> AccountInfo
+
+  /// (addition) Accounts by uid and by email, at most 100 of both; the unknown ones are
+  /// left out. Firebase's `accounts:lookup` as an administrator calls it.
+  ///
+  /// `LookupAccounts`.
+  func lookupAccounts(_ request: LookupAccountsRequest, context: CallContext)
+    async throws(RPCError) -> LookupAccountsResponse
 }

@@ -372,7 +372,7 @@ struct AccountLinker {
 
   /// The account as a change's write job finds it: still there, enabled, and the ID
   /// token that asked for the change not revoked since it was checked.
-  private static func changeableAccount(
+  static func changeableAccount(
     _ db: Database, _ projectID: String, _ localID: String, tokenIssuedAt: Int64
   ) throws -> AccountRecord {
     guard let account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else {

@@ -16,6 +16,9 @@ public final class ProjectDirectory: Sendable {
     var adminKeyHashes: [[UInt8]] = []
     /// The `commitOrder` of the job that read `adminKeyHashes`.
     var adminKeysOrder: UInt64 = 0
+    /// Admin keys this process made for itself (`makeProcessAdminKey`): never stored,
+    /// so a reload of the stored hashes keeps them and a restart forgets them.
+    var processKeyHashes: [[UInt8]] = []
 
     mutating func cacheAPIKeys(_ keys: [String: String], order: UInt64) {
       guard order > apiKeysOrder else { return }
@@ -90,10 +93,25 @@ public final class ProjectDirectory: Sendable {
   /// every stored hash.
   public func isAdminKey(_ rawKey: String) -> Bool {
     let hash = SHA256.hash(Array(rawKey.utf8))
-    let hashes = state.withLock { $0.adminKeyHashes }
+    let hashes = state.withLock { $0.adminKeyHashes + $0.processKeyHashes }
     var found = false
     for stored in hashes where ConstantTime.equals(stored, hash) { found = true }
     return found
+  }
+
+  /// A new admin key that lives in this process's memory only: what the emulator
+  /// listener puts in place of the Admin SDK's `Bearer owner`, so that its calls pass the
+  /// same admin-key check as any other. 32 random bytes nobody outside the process sees.
+  public func makeProcessAdminKey() throws(RPCError) -> String {
+    let key: String
+    do {
+      key = Base64URL.encode(try SecureRandom.bytes(32))
+    } catch {
+      throw RPCError(.internalError, "random generator failed")
+    }
+    let hash = SHA256.hash(Array(key.utf8))
+    state.withLock { $0.processKeyHashes.append(hash) }
+    return key
   }
 
   // MARK: Changes

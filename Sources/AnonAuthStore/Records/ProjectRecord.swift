@@ -19,6 +19,8 @@ public struct ProjectRecord: Sendable, Equatable {
   public var firebaseCertsURL = ""
   /// An exchange for a uid that was not imported makes the account.
   public var firebaseCreateUnknownUsers = false
+  /// The origins allowed to call the HTTPS JSON API from a browser (CORS); none by default.
+  public var corsOrigins: [String] = []
 
   public init(projectID: String, createdAtMs: Int64) {
     self.projectID = projectID

@@ -3,7 +3,8 @@ public enum ProjectsRepository {
   static let columns = """
     project_id, anonymous_enabled, email_password_enabled, idps_json, auto_cleanup_enabled,
     auto_cleanup_enabled_at_ms, sign_up_quota_per_hour, id_token_ttl_seconds, password_min_length,
-    created_at_ms, firebase_project_id, firebase_certs_json, firebase_certs_url, firebase_create_unknown_users
+    created_at_ms, firebase_project_id, firebase_certs_json, firebase_certs_url, firebase_create_unknown_users,
+    cors_origins
     """
 
   static func decode(_ row: Row) throws -> ProjectRecord {
@@ -20,6 +21,7 @@ public enum ProjectsRepository {
     project.firebaseCertsJSON = try row.string(11)
     project.firebaseCertsURL = try row.string(12)
     project.firebaseCreateUnknownUsers = try row.bool(13)
+    project.corsOrigins = try row.string(14).split(separator: "\n").map(String.init)
     return project
   }
 
@@ -31,25 +33,28 @@ public enum ProjectsRepository {
       .integer(p.createdAtMs), .text(p.firebaseProjectID), .text(p.firebaseCertsJSON),
       .text(p.firebaseCertsURL),
       .integer(p.firebaseCreateUnknownUsers ? 1 : 0),
+      .text(p.corsOrigins.joined(separator: "\n")),
     ]
   }
 
   /// Inserts a project; a UNIQUE violation means it exists.
   public static func insert(_ db: Database, _ project: ProjectRecord) throws {
-    try db.execute("INSERT INTO projects (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(project))
+    try db.execute(
+      "INSERT INTO projects (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(project))
   }
 
   /// Writes every setting of an existing project.
   public static func update(_ db: Database, _ project: ProjectRecord) throws {
     // Every column but project_id and created_at_ms, then project_id for WHERE.
     let all = values(project)
-    let args = Array(all[1...8]) + Array(all[10...13]) + [.text(project.projectID)]
+    let args = Array(all[1...8]) + Array(all[10...14]) + [.text(project.projectID)]
     try db.execute(
       """
       UPDATE projects SET anonymous_enabled = ?, email_password_enabled = ?, idps_json = ?,
         auto_cleanup_enabled = ?, auto_cleanup_enabled_at_ms = ?, sign_up_quota_per_hour = ?,
         id_token_ttl_seconds = ?, password_min_length = ?, firebase_project_id = ?,
-        firebase_certs_json = ?, firebase_certs_url = ?, firebase_create_unknown_users = ?
+        firebase_certs_json = ?, firebase_certs_url = ?, firebase_create_unknown_users = ?,
+        cors_origins = ?
       WHERE project_id = ?
       """, args)
   }

@@ -267,5 +267,12 @@ public enum AnonAuthSchema {
         CREATE INDEX refresh_sessions_sealed ON refresh_sessions(rotated_at_ms) WHERE successor_sealed IS NOT NULL;
         CREATE INDEX refresh_sessions_legacy ON refresh_sessions(legacy_key) WHERE legacy_key IS NOT NULL;
         """),
+    Migration(
+      version: 9,
+      sql: """
+        -- The origins whose browser apps may call the HTTPS JSON API, one per line; empty:
+        -- none.
+        ALTER TABLE projects ADD COLUMN cors_origins TEXT NOT NULL DEFAULT '';
+        """),
   ]
 }

@@ -1105,6 +1105,122 @@ extension SignInWithFirebaseIdTokenRequest: ProtoCBridged {
   }
 }
 
+// MARK: - anonauth.v1.UpdateOwnAccountRequest
+
+/// update_mask names the fields to set: "display_name", "email", "password" (any other
+/// name is INVALID_ARGUMENT). display_name alone needs nothing more. An email or a password
+/// needs a sign-in within the last 5 minutes on a permanent account
+/// (CREDENTIAL_TOO_OLD_LOGIN_AGAIN); on an account without a password both are needed
+/// together and are linked as LinkWithCredential links a password (the account becomes
+/// permanent). A new password revokes every other session of the account (its refresh
+/// tokens and the ID tokens issued before), as Firebase does; the answer carries the new
+/// session's tokens.
+///
+/// `anonauth.v1.UpdateOwnAccountRequest` in `anonauth/v1/account.proto`.
+public struct UpdateOwnAccountRequest: Sendable, Hashable {
+  public var idToken: String = ""
+  public var updateMask: [String] = []
+  public var email: String = ""
+  public var password: String = ""
+  public var displayName: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(
+    idToken: String = "",
+    updateMask: [String] = [],
+    email: String = "",
+    password: String = "",
+    displayName: String = ""
+  ) {
+    self.idToken = idToken
+    self.updateMask = updateMask
+    self.email = email
+    self.password = password
+    self.displayName = displayName
+  }
+}
+
+extension UpdateOwnAccountRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.UpdateOwnAccountRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension UpdateOwnAccountRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__UpdateOwnAccountRequest
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: true),
+    3: .text(repeated: false),
+    4: .text(repeated: false),
+    5: .text(repeated: false),
+  ])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__update_own_account_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__update_own_account_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__update_own_account_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__update_own_account_request__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__update_own_account_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.id_token = arena.string(self.idToken, number: 1, spill: &spill)
+    (message.pointee.n_update_mask, message.pointee.update_mask) =
+      arena.strings(self.updateMask, number: 2, spill: &spill)
+    message.pointee.email = arena.string(self.email, number: 3, spill: &spill)
+    message.pointee.password = arena.string(self.password, number: 4, spill: &spill)
+    message.pointee.display_name = arena.string(self.displayName, number: 5, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.idToken = reader.string(fields.id_token)
+    self.updateMask = try reader.strings(fields.update_mask, count: fields.n_update_mask)
+    self.email = reader.string(fields.email)
+    self.password = reader.string(fields.password)
+    self.displayName = reader.string(fields.display_name)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
 // MARK: - anonauth.v1.AuthResponse
 
 /// The answer to every call that signs someone in.

@@ -55,6 +55,13 @@ public enum AccountServiceMethods {
     SignInWithFirebaseIdTokenRequest, AuthResponse
   >(serviceName, "SignInWithFirebaseIdToken")
 
+  /// (addition) Changes the account of id_token: the fields update_mask names. Firebase's
+  /// `accounts:update` as the signed-in user calls it. Answers new tokens.
+  ///
+  /// `UpdateAccount`.
+  public static let updateAccount = MethodDescriptor<UpdateOwnAccountRequest, AuthResponse>(
+    serviceName, "UpdateAccount")
+
   /// Every path, in the order of the .proto.
   public static let paths: [String] = [
     signUp.path,
@@ -66,6 +73,7 @@ public enum AccountServiceMethods {
     getAccountInfo.path,
     deleteAccount.path,
     signInWithFirebaseIdToken.path,
+    updateAccount.path,
   ]
 }
 
@@ -159,5 +167,16 @@ public struct AccountServiceClient<Transport: RPCTransport>: Sendable {
   ) async throws(Transport.Failure) -> AuthResponse {
     try await transport.unary(
       AccountServiceMethods.signInWithFirebaseIdToken, request, metadata: metadata, timeoutMs: timeoutMs)
+  }
+
+  /// (addition) Changes the account of id_token: the fields update_mask names. Firebase's
+  /// `accounts:update` as the signed-in user calls it. Answers new tokens.
+  ///
+  /// `UpdateAccount`.
+  public func updateAccount(
+    _ request: UpdateOwnAccountRequest, metadata: [String: String] = [:], timeoutMs: UInt32? = nil
+  ) async throws(Transport.Failure) -> AuthResponse {
+    try await transport.unary(
+      AccountServiceMethods.updateAccount, request, metadata: metadata, timeoutMs: timeoutMs)
   }
 }

@@ -31,6 +31,10 @@ public struct ProjectConfig: Sendable, Hashable {
   /// A valid Firebase ID token for a uid that was not imported makes the account on the
   /// spot (anonymous when its sign_in_provider is "anonymous"); off: USER_NOT_FOUND.
   public var firebaseCreateUnknownUsers: Bool = false
+  /// (addition) The origins ("https://app.example.com") whose browser apps may call the
+  /// HTTPS JSON API (CORS); empty, the default: none. At most 100, each a scheme, a host
+  /// and an optional port.
+  public var corsOrigins: [String] = []
   /// Fields this build does not know, kept so that re-encoding loses nothing.
   public var unknownFields: [ProtoUnknownField] = []
 
@@ -51,7 +55,8 @@ public struct ProjectConfig: Sendable, Hashable {
     firebaseProjectId: String = "",
     firebaseCertsJson: String = "",
     firebaseCertsUrl: String = "",
-    firebaseCreateUnknownUsers: Bool = false
+    firebaseCreateUnknownUsers: Bool = false,
+    corsOrigins: [String] = []
   ) {
     self.projectId = projectId
     self.anonymousEnabled = anonymousEnabled
@@ -66,6 +71,7 @@ public struct ProjectConfig: Sendable, Hashable {
     self.firebaseCertsJson = firebaseCertsJson
     self.firebaseCertsUrl = firebaseCertsUrl
     self.firebaseCreateUnknownUsers = firebaseCreateUnknownUsers
+    self.corsOrigins = corsOrigins
   }
 }
 
@@ -98,6 +104,7 @@ extension ProjectConfig: ProtoCBridged {
     11: .text(repeated: false),
     12: .text(repeated: false),
     13: .plain,
+    14: .text(repeated: true),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -146,6 +153,8 @@ extension ProjectConfig: ProtoCBridged {
     message.pointee.firebase_certs_url = arena.string(
       self.firebaseCertsUrl, number: 12, spill: &spill)
     message.pointee.firebase_create_unknown_users = self.firebaseCreateUnknownUsers ? 1 : 0
+    (message.pointee.n_cors_origins, message.pointee.cors_origins) =
+      arena.strings(self.corsOrigins, number: 14, spill: &spill)
     arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
   }
 
@@ -167,6 +176,7 @@ extension ProjectConfig: ProtoCBridged {
     self.firebaseCertsJson = reader.string(fields.firebase_certs_json)
     self.firebaseCertsUrl = reader.string(fields.firebase_certs_url)
     self.firebaseCreateUnknownUsers = fields.firebase_create_unknown_users != 0
+    self.corsOrigins = try reader.strings(fields.cors_origins, count: fields.n_cors_origins)
     self.unknownFields = try reader.unknownFields(of: message.pointee.base)
   }
 }
@@ -4254,6 +4264,476 @@ extension RemoveClusterNodeRequest: ProtoCBridged {
     self.init()
     let fields = message.pointee
     self.id = fields.id
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.CreateAccountRequest
+
+/// An empty local_id makes one (28 characters of [A-Za-z0-9]); one given must be 1 to 128
+/// bytes without control characters (the import's rule) and free, else UID_EXISTS. A
+/// password needs an email. With neither email nor password the account is anonymous.
+///
+/// `anonauth.v1.CreateAccountRequest` in `anonauth/v1/admin.proto`.
+public struct CreateAccountRequest: Sendable, Hashable {
+  public var projectId: String = ""
+  public var localId: String = ""
+  public var email: String = ""
+  public var password: String = ""
+  public var displayName: String = ""
+  public var disabled: Bool = false
+  public var emailVerified: Bool = false
+  public var photoUrl: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(
+    projectId: String = "",
+    localId: String = "",
+    email: String = "",
+    password: String = "",
+    displayName: String = "",
+    disabled: Bool = false,
+    emailVerified: Bool = false,
+    photoUrl: String = ""
+  ) {
+    self.projectId = projectId
+    self.localId = localId
+    self.email = email
+    self.password = password
+    self.displayName = displayName
+    self.disabled = disabled
+    self.emailVerified = emailVerified
+    self.photoUrl = photoUrl
+  }
+}
+
+extension CreateAccountRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.CreateAccountRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension CreateAccountRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__CreateAccountRequest
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .text(repeated: false),
+    5: .text(repeated: false),
+    6: .plain,
+    7: .plain,
+    8: .text(repeated: false),
+  ])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__create_account_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__create_account_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__create_account_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__create_account_request__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__create_account_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.project_id = arena.string(self.projectId, number: 1, spill: &spill)
+    message.pointee.local_id = arena.string(self.localId, number: 2, spill: &spill)
+    message.pointee.email = arena.string(self.email, number: 3, spill: &spill)
+    message.pointee.password = arena.string(self.password, number: 4, spill: &spill)
+    message.pointee.display_name = arena.string(self.displayName, number: 5, spill: &spill)
+    message.pointee.disabled = self.disabled ? 1 : 0
+    message.pointee.email_verified = self.emailVerified ? 1 : 0
+    message.pointee.photo_url = arena.string(self.photoUrl, number: 8, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.projectId = reader.string(fields.project_id)
+    self.localId = reader.string(fields.local_id)
+    self.email = reader.string(fields.email)
+    self.password = reader.string(fields.password)
+    self.displayName = reader.string(fields.display_name)
+    self.disabled = fields.disabled != 0
+    self.emailVerified = fields.email_verified != 0
+    self.photoUrl = reader.string(fields.photo_url)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.UpdateAccountRequest
+
+/// Changes only the fields update_mask names (the snake_case names of this message from
+/// email to delete_providers); any other name is INVALID_ARGUMENT. An email or a password
+/// makes an anonymous account permanent. valid_since (seconds) revokes the ID tokens
+/// issued before it and, when it moves forward, every refresh token of the account (as a
+/// new password does).
+/// delete_providers unlinks those providers ("password" also removes the email and the
+/// hash); ones the account does not have are skipped.
+///
+/// `anonauth.v1.UpdateAccountRequest` in `anonauth/v1/admin.proto`.
+public struct UpdateAccountRequest: Sendable, Hashable {
+  public var projectId: String = ""
+  public var localId: String = ""
+  public var updateMask: [String] = []
+  public var email: String = ""
+  public var password: String = ""
+  public var displayName: String = ""
+  public var photoUrl: String = ""
+  public var disabled: Bool = false
+  public var emailVerified: Bool = false
+  /// The same rules as SetCustomClaims; "" clears them.
+  public var customClaimsJson: String = ""
+  public var validSince: Int64 = 0
+  public var deleteProviders: [String] = []
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(
+    projectId: String = "",
+    localId: String = "",
+    updateMask: [String] = [],
+    email: String = "",
+    password: String = "",
+    displayName: String = "",
+    photoUrl: String = "",
+    disabled: Bool = false,
+    emailVerified: Bool = false,
+    customClaimsJson: String = "",
+    validSince: Int64 = 0,
+    deleteProviders: [String] = []
+  ) {
+    self.projectId = projectId
+    self.localId = localId
+    self.updateMask = updateMask
+    self.email = email
+    self.password = password
+    self.displayName = displayName
+    self.photoUrl = photoUrl
+    self.disabled = disabled
+    self.emailVerified = emailVerified
+    self.customClaimsJson = customClaimsJson
+    self.validSince = validSince
+    self.deleteProviders = deleteProviders
+  }
+}
+
+extension UpdateAccountRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.UpdateAccountRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension UpdateAccountRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__UpdateAccountRequest
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: true),
+    4: .text(repeated: false),
+    5: .text(repeated: false),
+    6: .text(repeated: false),
+    7: .text(repeated: false),
+    8: .plain,
+    9: .plain,
+    10: .text(repeated: false),
+    11: .plain,
+    12: .text(repeated: true),
+  ])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__update_account_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__update_account_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__update_account_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__update_account_request__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__update_account_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.project_id = arena.string(self.projectId, number: 1, spill: &spill)
+    message.pointee.local_id = arena.string(self.localId, number: 2, spill: &spill)
+    (message.pointee.n_update_mask, message.pointee.update_mask) =
+      arena.strings(self.updateMask, number: 3, spill: &spill)
+    message.pointee.email = arena.string(self.email, number: 4, spill: &spill)
+    message.pointee.password = arena.string(self.password, number: 5, spill: &spill)
+    message.pointee.display_name = arena.string(self.displayName, number: 6, spill: &spill)
+    message.pointee.photo_url = arena.string(self.photoUrl, number: 7, spill: &spill)
+    message.pointee.disabled = self.disabled ? 1 : 0
+    message.pointee.email_verified = self.emailVerified ? 1 : 0
+    message.pointee.custom_claims_json = arena.string(
+      self.customClaimsJson, number: 10, spill: &spill)
+    message.pointee.valid_since = self.validSince
+    (message.pointee.n_delete_providers, message.pointee.delete_providers) =
+      arena.strings(self.deleteProviders, number: 12, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.projectId = reader.string(fields.project_id)
+    self.localId = reader.string(fields.local_id)
+    self.updateMask = try reader.strings(fields.update_mask, count: fields.n_update_mask)
+    self.email = reader.string(fields.email)
+    self.password = reader.string(fields.password)
+    self.displayName = reader.string(fields.display_name)
+    self.photoUrl = reader.string(fields.photo_url)
+    self.disabled = fields.disabled != 0
+    self.emailVerified = fields.email_verified != 0
+    self.customClaimsJson = reader.string(fields.custom_claims_json)
+    self.validSince = fields.valid_since
+    self.deleteProviders = try reader.strings(
+      fields.delete_providers, count: fields.n_delete_providers)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.LookupAccountsRequest
+
+/// `anonauth.v1.LookupAccountsRequest` in `anonauth/v1/admin.proto`.
+public struct LookupAccountsRequest: Sendable, Hashable {
+  public var projectId: String = ""
+  public var localIds: [String] = []
+  public var emails: [String] = []
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(projectId: String = "", localIds: [String] = [], emails: [String] = []) {
+    self.projectId = projectId
+    self.localIds = localIds
+    self.emails = emails
+  }
+}
+
+extension LookupAccountsRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.LookupAccountsRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension LookupAccountsRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__LookupAccountsRequest
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: true),
+    3: .text(repeated: true),
+  ])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__lookup_accounts_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__lookup_accounts_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__lookup_accounts_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__lookup_accounts_request__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__lookup_accounts_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.project_id = arena.string(self.projectId, number: 1, spill: &spill)
+    (message.pointee.n_local_ids, message.pointee.local_ids) =
+      arena.strings(self.localIds, number: 2, spill: &spill)
+    (message.pointee.n_emails, message.pointee.emails) =
+      arena.strings(self.emails, number: 3, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.projectId = reader.string(fields.project_id)
+    self.localIds = try reader.strings(fields.local_ids, count: fields.n_local_ids)
+    self.emails = try reader.strings(fields.emails, count: fields.n_emails)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.LookupAccountsResponse
+
+/// `anonauth.v1.LookupAccountsResponse` in `anonauth/v1/admin.proto`.
+public struct LookupAccountsResponse: Sendable, Hashable {
+  /// In the order asked, each account once.
+  public var accounts: [AccountInfo] = []
+  /// photo_url of each entry of accounts, in the same order (AccountInfo has none).
+  public var photoUrls: [String] = []
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(accounts: [AccountInfo] = [], photoUrls: [String] = []) {
+    self.accounts = accounts
+    self.photoUrls = photoUrls
+  }
+}
+
+extension LookupAccountsResponse: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.LookupAccountsResponse"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension LookupAccountsResponse: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__LookupAccountsResponse
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .message(AccountInfo.protoScanSchema, repeated: true),
+    2: .text(repeated: true),
+  ])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__lookup_accounts_response__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__lookup_accounts_response__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__lookup_accounts_response__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__lookup_accounts_response__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__lookup_accounts_response__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    (message.pointee.n_accounts, message.pointee.accounts) = arena.messages(self.accounts)
+    (message.pointee.n_photo_urls, message.pointee.photo_urls) =
+      arena.strings(self.photoUrls, number: 2, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.accounts = try reader.messages(
+      fields.accounts, count: fields.n_accounts, as: AccountInfo.self)
+    self.photoUrls = try reader.strings(fields.photo_urls, count: fields.n_photo_urls)
     self.unknownFields = try reader.unknownFields(of: message.pointee.base)
   }
 }

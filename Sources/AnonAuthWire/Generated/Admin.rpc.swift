@@ -105,6 +105,27 @@ public enum AdminServiceMethods {
   public static let removeClusterNode = MethodDescriptor<RemoveClusterNodeRequest, DescribeClusterResponse>(
     serviceName, "RemoveClusterNode")
 
+  /// (addition) Makes an account as an administrator: any uid, email and password, no
+  /// sign-up quota, no sign-in method needs to be on. Firebase's `accounts` (create).
+  ///
+  /// `CreateAccount`.
+  public static let createAccount = MethodDescriptor<CreateAccountRequest, AccountInfo>(
+    serviceName, "CreateAccount")
+
+  /// (addition) Changes the fields update_mask names on one account. Firebase's
+  /// `accounts:update` as an administrator calls it.
+  ///
+  /// `UpdateAccount`.
+  public static let updateAccount = MethodDescriptor<UpdateAccountRequest, AccountInfo>(
+    serviceName, "UpdateAccount")
+
+  /// (addition) Accounts by uid and by email, at most 100 of both; the unknown ones are
+  /// left out. Firebase's `accounts:lookup` as an administrator calls it.
+  ///
+  /// `LookupAccounts`.
+  public static let lookupAccounts = MethodDescriptor<LookupAccountsRequest, LookupAccountsResponse>(
+    serviceName, "LookupAccounts")
+
   /// Every path, in the order of the .proto.
   public static let paths: [String] = [
     createProject.path,
@@ -129,6 +150,9 @@ public enum AdminServiceMethods {
     exportAccounts.path,
     describeCluster.path,
     removeClusterNode.path,
+    createAccount.path,
+    updateAccount.path,
+    lookupAccounts.path,
   ]
 }
 
@@ -325,6 +349,39 @@ public struct AdminServiceClient<Transport: RPCTransport>: Sendable {
     try await transport.unary(
       AdminServiceMethods.removeClusterNode, request, metadata: metadata, timeoutMs: timeoutMs)
   }
+
+  /// (addition) Makes an account as an administrator: any uid, email and password, no
+  /// sign-up quota, no sign-in method needs to be on. Firebase's `accounts` (create).
+  ///
+  /// `CreateAccount`.
+  public func createAccount(
+    _ request: CreateAccountRequest, metadata: [String: String] = [:], timeoutMs: UInt32? = nil
+  ) async throws(Transport.Failure) -> AccountInfo {
+    try await transport.unary(
+      AdminServiceMethods.createAccount, request, metadata: metadata, timeoutMs: timeoutMs)
+  }
+
+  /// (addition) Changes the fields update_mask names on one account. Firebase's
+  /// `accounts:update` as an administrator calls it.
+  ///
+  /// `UpdateAccount`.
+  public func updateAccount(
+    _ request: UpdateAccountRequest, metadata: [String: String] = [:], timeoutMs: UInt32? = nil
+  ) async throws(Transport.Failure) -> AccountInfo {
+    try await transport.unary(
+      AdminServiceMethods.updateAccount, request, metadata: metadata, timeoutMs: timeoutMs)
+  }
+
+  /// (addition) Accounts by uid and by email, at most 100 of both; the unknown ones are
+  /// left out. Firebase's `accounts:lookup` as an administrator calls it.
+  ///
+  /// `LookupAccounts`.
+  public func lookupAccounts(
+    _ request: LookupAccountsRequest, metadata: [String: String] = [:], timeoutMs: UInt32? = nil
+  ) async throws(Transport.Failure) -> LookupAccountsResponse {
+    try await transport.unary(
+      AdminServiceMethods.lookupAccounts, request, metadata: metadata, timeoutMs: timeoutMs)
+  }
 }
 
 // MARK: - anonauth.v1.ProjectConfig settable fields
@@ -343,4 +400,5 @@ public enum ProjectConfigField: String, CaseIterable, Sendable {
   case firebaseCertsJson = "firebase_certs_json"
   case firebaseCertsUrl = "firebase_certs_url"
   case firebaseCreateUnknownUsers = "firebase_create_unknown_users"
+  case corsOrigins = "cors_origins"
 }

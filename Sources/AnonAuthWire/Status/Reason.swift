@@ -61,6 +61,8 @@ public struct Reason: Hashable, Sendable, CustomStringConvertible {
   public static let nodeNotFound = Reason("NODE_NOT_FOUND", .notFound)
   /// The dqlite leader refused a membership change.
   public static let clusterRefused = Reason("CLUSTER_REFUSED", .failedPrecondition)
+  /// `CreateAccount` with a uid another account of the project has (an addition).
+  public static let uidExists = Reason("UID_EXISTS", .alreadyExists)
 
   // Transport level.
   public static let malformedRequest = Reason("MALFORMED_REQUEST", .invalidArgument)

@@ -75,6 +75,7 @@ extension ReasonCatalogue {
       (.adminKeyInvalid, FirebaseAnswer(401, "UNAUTHENTICATED")),
       (.clientCertificateRequired, FirebaseAnswer(401, "CLIENT_CERTIFICATE_REQUIRED")),
       (.backupExists, FirebaseAnswer(400, "BACKUP_EXISTS")),
+      (.uidExists, FirebaseAnswer(400, "DUPLICATE_LOCAL_ID")),
       (.notClustered, FirebaseAnswer(400, "NOT_CLUSTERED")),
       (.nodeNotFound, FirebaseAnswer(400, "NODE_NOT_FOUND")),
       (.clusterRefused, FirebaseAnswer(400, "CLUSTER_REFUSED", withDetail: true)),

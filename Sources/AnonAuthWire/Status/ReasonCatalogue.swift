@@ -211,6 +211,11 @@ public enum ReasonCatalogue {
       action: .fixRequest,
       advice: "Choose another name; backups are never overwritten."),
     Entry(
+      reason: .uidExists, group: .admin,
+      when: "`CreateAccount` with a `local_id` another account of the project has.",
+      action: .fixRequest,
+      advice: "Leave `local_id` empty to have one made, or pick another."),
+    Entry(
       reason: .notClustered, group: .admin,
       when:
         "A cluster call (`DescribeCluster`, `RemoveClusterNode`) to a daemon whose store is the single file.",

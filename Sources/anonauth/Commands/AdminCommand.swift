@@ -16,6 +16,7 @@ enum AdminCommand {
       get-config                              the project's settings
       update-config FIELD=VALUE...            change settings (update_mask = the fields named);
                                               idps=@FILE sets identity providers from a JSON array
+                                              cors_origins=A,B the browser origins allowed (CORS)
       create-api-key [PROJECT_ID] | list-api-keys | revoke-api-key KEY
       schedule-quota --quota N --duration-seconds S [--start-ms T]
       list-accounts [--filter all|anonymous|permanent] [--page-size N] [--page-token T] [--all]
@@ -219,6 +220,8 @@ enum AdminCommand {
         case .firebaseCertsJson: config.firebaseCertsJson = value
         case .firebaseCertsUrl: config.firebaseCertsUrl = value
         case .firebaseCreateUnknownUsers: config.firebaseCreateUnknownUsers = try bool()
+        case .corsOrigins:
+          config.corsOrigins = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         }
       }
       mask.append(field)
@@ -379,6 +382,7 @@ enum AdminCommand {
       case .firebaseCertsJson: fields[field.rawValue] = .string(config.firebaseCertsJson)
       case .firebaseCertsUrl: fields[field.rawValue] = .string(config.firebaseCertsUrl)
       case .firebaseCreateUnknownUsers: fields[field.rawValue] = .bool(config.firebaseCreateUnknownUsers)
+      case .corsOrigins: fields[field.rawValue] = .array(config.corsOrigins.map { .string($0) })
       case .idps:
         fields[field.rawValue] = .array(
           config.idps.map {

@@ -592,6 +592,51 @@ void   anonauth__v1__sign_in_with_firebase_id_token_request__free_unpacked
   assert(message->base.descriptor == &anonauth__v1__sign_in_with_firebase_id_token_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   anonauth__v1__update_own_account_request__init
+                     (Anonauth__V1__UpdateOwnAccountRequest         *message)
+{
+  static const Anonauth__V1__UpdateOwnAccountRequest init_value = ANONAUTH__V1__UPDATE_OWN_ACCOUNT_REQUEST__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__update_own_account_request__get_packed_size
+                     (const Anonauth__V1__UpdateOwnAccountRequest *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__update_own_account_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__update_own_account_request__pack
+                     (const Anonauth__V1__UpdateOwnAccountRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__update_own_account_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__update_own_account_request__pack_to_buffer
+                     (const Anonauth__V1__UpdateOwnAccountRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__update_own_account_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__UpdateOwnAccountRequest *
+       anonauth__v1__update_own_account_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__UpdateOwnAccountRequest *)
+     protobuf_c_message_unpack (&anonauth__v1__update_own_account_request__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__update_own_account_request__free_unpacked
+                     (Anonauth__V1__UpdateOwnAccountRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__update_own_account_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   anonauth__v1__auth_response__init
                      (Anonauth__V1__AuthResponse         *message)
 {
@@ -1324,6 +1369,96 @@ const ProtobufCMessageDescriptor anonauth__v1__sign_in_with_firebase_id_token_re
   (ProtobufCMessageInit) anonauth__v1__sign_in_with_firebase_id_token_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor anonauth__v1__update_own_account_request__field_descriptors[5] =
+{
+  {
+    "id_token",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__UpdateOwnAccountRequest, id_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "update_mask",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Anonauth__V1__UpdateOwnAccountRequest, n_update_mask),
+    offsetof(Anonauth__V1__UpdateOwnAccountRequest, update_mask),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "email",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__UpdateOwnAccountRequest, email),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "password",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__UpdateOwnAccountRequest, password),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "display_name",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__UpdateOwnAccountRequest, display_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__update_own_account_request__field_indices_by_name[] = {
+  4,   /* field[4] = display_name */
+  2,   /* field[2] = email */
+  0,   /* field[0] = id_token */
+  3,   /* field[3] = password */
+  1,   /* field[1] = update_mask */
+};
+static const ProtobufCIntRange anonauth__v1__update_own_account_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__update_own_account_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.UpdateOwnAccountRequest",
+  "UpdateOwnAccountRequest",
+  "Anonauth__V1__UpdateOwnAccountRequest",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__UpdateOwnAccountRequest),
+  5,
+  anonauth__v1__update_own_account_request__field_descriptors,
+  anonauth__v1__update_own_account_request__field_indices_by_name,
+  1,  anonauth__v1__update_own_account_request__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__update_own_account_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor anonauth__v1__auth_response__field_descriptors[8] =
 {
   {
@@ -1724,7 +1859,7 @@ const ProtobufCMessageDescriptor anonauth__v1__provider_info__descriptor =
   (ProtobufCMessageInit) anonauth__v1__provider_info__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor anonauth__v1__account_service__method_descriptors[9] =
+static const ProtobufCMethodDescriptor anonauth__v1__account_service__method_descriptors[10] =
 {
   { "SignUp", &anonauth__v1__sign_up_request__descriptor, &anonauth__v1__auth_response__descriptor },
   { "SignInWithPassword", &anonauth__v1__sign_in_with_password_request__descriptor, &anonauth__v1__auth_response__descriptor },
@@ -1735,6 +1870,7 @@ static const ProtobufCMethodDescriptor anonauth__v1__account_service__method_des
   { "GetAccountInfo", &anonauth__v1__get_account_info_request__descriptor, &anonauth__v1__account_info__descriptor },
   { "DeleteAccount", &anonauth__v1__delete_account_request__descriptor, &anonauth__v1__delete_account_response__descriptor },
   { "SignInWithFirebaseIdToken", &anonauth__v1__sign_in_with_firebase_id_token_request__descriptor, &anonauth__v1__auth_response__descriptor },
+  { "UpdateAccount", &anonauth__v1__update_own_account_request__descriptor, &anonauth__v1__auth_response__descriptor },
 };
 const unsigned anonauth__v1__account_service__method_indices_by_name[] = {
   7,        /* DeleteAccount */
@@ -1745,7 +1881,8 @@ const unsigned anonauth__v1__account_service__method_indices_by_name[] = {
   2,        /* SignInWithIdp */
   1,        /* SignInWithPassword */
   0,        /* SignUp */
-  4         /* UnlinkProvider */
+  4,        /* UnlinkProvider */
+  9         /* UpdateAccount */
 };
 const ProtobufCServiceDescriptor anonauth__v1__account_service__descriptor =
 {
@@ -1754,7 +1891,7 @@ const ProtobufCServiceDescriptor anonauth__v1__account_service__descriptor =
   "AccountService",
   "Anonauth__V1__AccountService",
   "anonauth.v1",
-  9,
+  10,
   anonauth__v1__account_service__method_descriptors,
   anonauth__v1__account_service__method_indices_by_name
 };
@@ -1829,6 +1966,14 @@ void anonauth__v1__account_service__sign_in_with_firebase_id_token(ProtobufCServ
 {
   assert(service->descriptor == &anonauth__v1__account_service__descriptor);
   service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void anonauth__v1__account_service__update_account(ProtobufCService *service,
+                                                   const Anonauth__V1__UpdateOwnAccountRequest *input,
+                                                   Anonauth__V1__AuthResponse_Closure closure,
+                                                   void *closure_data)
+{
+  assert(service->descriptor == &anonauth__v1__account_service__descriptor);
+  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void anonauth__v1__account_service__init (Anonauth__V1__AccountService_Service *service,
                                           Anonauth__V1__AccountService_ServiceDestroy destroy)

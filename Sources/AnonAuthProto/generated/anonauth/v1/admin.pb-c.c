@@ -2083,7 +2083,187 @@ void   anonauth__v1__remove_cluster_node_request__free_unpacked
   assert(message->base.descriptor == &anonauth__v1__remove_cluster_node_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descriptors[13] =
+void   anonauth__v1__create_account_request__init
+                     (Anonauth__V1__CreateAccountRequest         *message)
+{
+  static const Anonauth__V1__CreateAccountRequest init_value = ANONAUTH__V1__CREATE_ACCOUNT_REQUEST__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__create_account_request__get_packed_size
+                     (const Anonauth__V1__CreateAccountRequest *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__create_account_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__create_account_request__pack
+                     (const Anonauth__V1__CreateAccountRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__create_account_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__create_account_request__pack_to_buffer
+                     (const Anonauth__V1__CreateAccountRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__create_account_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__CreateAccountRequest *
+       anonauth__v1__create_account_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__CreateAccountRequest *)
+     protobuf_c_message_unpack (&anonauth__v1__create_account_request__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__create_account_request__free_unpacked
+                     (Anonauth__V1__CreateAccountRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__create_account_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__update_account_request__init
+                     (Anonauth__V1__UpdateAccountRequest         *message)
+{
+  static const Anonauth__V1__UpdateAccountRequest init_value = ANONAUTH__V1__UPDATE_ACCOUNT_REQUEST__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__update_account_request__get_packed_size
+                     (const Anonauth__V1__UpdateAccountRequest *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__update_account_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__update_account_request__pack
+                     (const Anonauth__V1__UpdateAccountRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__update_account_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__update_account_request__pack_to_buffer
+                     (const Anonauth__V1__UpdateAccountRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__update_account_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__UpdateAccountRequest *
+       anonauth__v1__update_account_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__UpdateAccountRequest *)
+     protobuf_c_message_unpack (&anonauth__v1__update_account_request__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__update_account_request__free_unpacked
+                     (Anonauth__V1__UpdateAccountRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__update_account_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__lookup_accounts_request__init
+                     (Anonauth__V1__LookupAccountsRequest         *message)
+{
+  static const Anonauth__V1__LookupAccountsRequest init_value = ANONAUTH__V1__LOOKUP_ACCOUNTS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__lookup_accounts_request__get_packed_size
+                     (const Anonauth__V1__LookupAccountsRequest *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__lookup_accounts_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__lookup_accounts_request__pack
+                     (const Anonauth__V1__LookupAccountsRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__lookup_accounts_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__lookup_accounts_request__pack_to_buffer
+                     (const Anonauth__V1__LookupAccountsRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__lookup_accounts_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__LookupAccountsRequest *
+       anonauth__v1__lookup_accounts_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__LookupAccountsRequest *)
+     protobuf_c_message_unpack (&anonauth__v1__lookup_accounts_request__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__lookup_accounts_request__free_unpacked
+                     (Anonauth__V1__LookupAccountsRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__lookup_accounts_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__lookup_accounts_response__init
+                     (Anonauth__V1__LookupAccountsResponse         *message)
+{
+  static const Anonauth__V1__LookupAccountsResponse init_value = ANONAUTH__V1__LOOKUP_ACCOUNTS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__lookup_accounts_response__get_packed_size
+                     (const Anonauth__V1__LookupAccountsResponse *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__lookup_accounts_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__lookup_accounts_response__pack
+                     (const Anonauth__V1__LookupAccountsResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__lookup_accounts_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__lookup_accounts_response__pack_to_buffer
+                     (const Anonauth__V1__LookupAccountsResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__lookup_accounts_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__LookupAccountsResponse *
+       anonauth__v1__lookup_accounts_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__LookupAccountsResponse *)
+     protobuf_c_message_unpack (&anonauth__v1__lookup_accounts_response__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__lookup_accounts_response__free_unpacked
+                     (Anonauth__V1__LookupAccountsResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__lookup_accounts_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descriptors[14] =
 {
   {
     "project_id",
@@ -2241,11 +2421,24 @@ static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "cors_origins",
+    14,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Anonauth__V1__ProjectConfig, n_cors_origins),
+    offsetof(Anonauth__V1__ProjectConfig, cors_origins),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned anonauth__v1__project_config__field_indices_by_name[] = {
   1,   /* field[1] = anonymous_enabled */
   4,   /* field[4] = auto_cleanup_enabled */
   5,   /* field[5] = auto_cleanup_enabled_at_ms */
+  13,   /* field[13] = cors_origins */
   2,   /* field[2] = email_password_enabled */
   10,   /* field[10] = firebase_certs_json */
   11,   /* field[11] = firebase_certs_url */
@@ -2260,7 +2453,7 @@ static const unsigned anonauth__v1__project_config__field_indices_by_name[] = {
 static const ProtobufCIntRange anonauth__v1__project_config__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 13 }
+  { 0, 14 }
 };
 const ProtobufCMessageDescriptor anonauth__v1__project_config__descriptor =
 {
@@ -2270,7 +2463,7 @@ const ProtobufCMessageDescriptor anonauth__v1__project_config__descriptor =
   "Anonauth__V1__ProjectConfig",
   "anonauth.v1",
   sizeof(Anonauth__V1__ProjectConfig),
-  13,
+  14,
   anonauth__v1__project_config__field_descriptors,
   anonauth__v1__project_config__field_indices_by_name,
   1,  anonauth__v1__project_config__number_ranges,
@@ -4965,6 +5158,431 @@ const ProtobufCMessageDescriptor anonauth__v1__remove_cluster_node_request__desc
   (ProtobufCMessageInit) anonauth__v1__remove_cluster_node_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor anonauth__v1__create_account_request__field_descriptors[8] =
+{
+  {
+    "project_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__CreateAccountRequest, project_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "local_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__CreateAccountRequest, local_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "email",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__CreateAccountRequest, email),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "password",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__CreateAccountRequest, password),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "display_name",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__CreateAccountRequest, display_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "disabled",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__CreateAccountRequest, disabled),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "email_verified",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__CreateAccountRequest, email_verified),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "photo_url",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__CreateAccountRequest, photo_url),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__create_account_request__field_indices_by_name[] = {
+  5,   /* field[5] = disabled */
+  4,   /* field[4] = display_name */
+  2,   /* field[2] = email */
+  6,   /* field[6] = email_verified */
+  1,   /* field[1] = local_id */
+  3,   /* field[3] = password */
+  7,   /* field[7] = photo_url */
+  0,   /* field[0] = project_id */
+};
+static const ProtobufCIntRange anonauth__v1__create_account_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 8 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__create_account_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.CreateAccountRequest",
+  "CreateAccountRequest",
+  "Anonauth__V1__CreateAccountRequest",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__CreateAccountRequest),
+  8,
+  anonauth__v1__create_account_request__field_descriptors,
+  anonauth__v1__create_account_request__field_indices_by_name,
+  1,  anonauth__v1__create_account_request__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__create_account_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__update_account_request__field_descriptors[12] =
+{
+  {
+    "project_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__UpdateAccountRequest, project_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "local_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__UpdateAccountRequest, local_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "update_mask",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Anonauth__V1__UpdateAccountRequest, n_update_mask),
+    offsetof(Anonauth__V1__UpdateAccountRequest, update_mask),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "email",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__UpdateAccountRequest, email),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "password",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__UpdateAccountRequest, password),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "display_name",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__UpdateAccountRequest, display_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "photo_url",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__UpdateAccountRequest, photo_url),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "disabled",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__UpdateAccountRequest, disabled),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "email_verified",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__UpdateAccountRequest, email_verified),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "custom_claims_json",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__UpdateAccountRequest, custom_claims_json),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "valid_since",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__UpdateAccountRequest, valid_since),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "delete_providers",
+    12,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Anonauth__V1__UpdateAccountRequest, n_delete_providers),
+    offsetof(Anonauth__V1__UpdateAccountRequest, delete_providers),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__update_account_request__field_indices_by_name[] = {
+  9,   /* field[9] = custom_claims_json */
+  11,   /* field[11] = delete_providers */
+  7,   /* field[7] = disabled */
+  5,   /* field[5] = display_name */
+  3,   /* field[3] = email */
+  8,   /* field[8] = email_verified */
+  1,   /* field[1] = local_id */
+  4,   /* field[4] = password */
+  6,   /* field[6] = photo_url */
+  0,   /* field[0] = project_id */
+  2,   /* field[2] = update_mask */
+  10,   /* field[10] = valid_since */
+};
+static const ProtobufCIntRange anonauth__v1__update_account_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 12 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__update_account_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.UpdateAccountRequest",
+  "UpdateAccountRequest",
+  "Anonauth__V1__UpdateAccountRequest",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__UpdateAccountRequest),
+  12,
+  anonauth__v1__update_account_request__field_descriptors,
+  anonauth__v1__update_account_request__field_indices_by_name,
+  1,  anonauth__v1__update_account_request__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__update_account_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__lookup_accounts_request__field_descriptors[3] =
+{
+  {
+    "project_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__LookupAccountsRequest, project_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "local_ids",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Anonauth__V1__LookupAccountsRequest, n_local_ids),
+    offsetof(Anonauth__V1__LookupAccountsRequest, local_ids),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "emails",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Anonauth__V1__LookupAccountsRequest, n_emails),
+    offsetof(Anonauth__V1__LookupAccountsRequest, emails),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__lookup_accounts_request__field_indices_by_name[] = {
+  2,   /* field[2] = emails */
+  1,   /* field[1] = local_ids */
+  0,   /* field[0] = project_id */
+};
+static const ProtobufCIntRange anonauth__v1__lookup_accounts_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__lookup_accounts_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.LookupAccountsRequest",
+  "LookupAccountsRequest",
+  "Anonauth__V1__LookupAccountsRequest",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__LookupAccountsRequest),
+  3,
+  anonauth__v1__lookup_accounts_request__field_descriptors,
+  anonauth__v1__lookup_accounts_request__field_indices_by_name,
+  1,  anonauth__v1__lookup_accounts_request__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__lookup_accounts_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__lookup_accounts_response__field_descriptors[2] =
+{
+  {
+    "accounts",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Anonauth__V1__LookupAccountsResponse, n_accounts),
+    offsetof(Anonauth__V1__LookupAccountsResponse, accounts),
+    &anonauth__v1__account_info__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "photo_urls",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Anonauth__V1__LookupAccountsResponse, n_photo_urls),
+    offsetof(Anonauth__V1__LookupAccountsResponse, photo_urls),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__lookup_accounts_response__field_indices_by_name[] = {
+  0,   /* field[0] = accounts */
+  1,   /* field[1] = photo_urls */
+};
+static const ProtobufCIntRange anonauth__v1__lookup_accounts_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__lookup_accounts_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.LookupAccountsResponse",
+  "LookupAccountsResponse",
+  "Anonauth__V1__LookupAccountsResponse",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__LookupAccountsResponse),
+  2,
+  anonauth__v1__lookup_accounts_response__field_descriptors,
+  anonauth__v1__lookup_accounts_response__field_indices_by_name,
+  1,  anonauth__v1__lookup_accounts_response__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__lookup_accounts_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue anonauth__v1__account_filter__enum_values_by_number[3] =
 {
   { "ALL", "ANONAUTH__V1__ACCOUNT_FILTER__ALL", 0 },
@@ -5023,7 +5641,7 @@ const ProtobufCEnumDescriptor anonauth__v1__import_conflict__descriptor =
   anonauth__v1__import_conflict__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor anonauth__v1__admin_service__method_descriptors[22] =
+static const ProtobufCMethodDescriptor anonauth__v1__admin_service__method_descriptors[25] =
 {
   { "CreateProject", &anonauth__v1__create_project_request__descriptor, &anonauth__v1__project_config__descriptor },
   { "GetProjectConfig", &anonauth__v1__get_project_config_request__descriptor, &anonauth__v1__project_config__descriptor },
@@ -5047,9 +5665,13 @@ static const ProtobufCMethodDescriptor anonauth__v1__admin_service__method_descr
   { "ExportAccounts", &anonauth__v1__export_accounts_request__descriptor, &anonauth__v1__export_accounts_response__descriptor },
   { "DescribeCluster", &anonauth__v1__describe_cluster_request__descriptor, &anonauth__v1__describe_cluster_response__descriptor },
   { "RemoveClusterNode", &anonauth__v1__remove_cluster_node_request__descriptor, &anonauth__v1__describe_cluster_response__descriptor },
+  { "CreateAccount", &anonauth__v1__create_account_request__descriptor, &anonauth__v1__account_info__descriptor },
+  { "UpdateAccount", &anonauth__v1__update_account_request__descriptor, &anonauth__v1__account_info__descriptor },
+  { "LookupAccounts", &anonauth__v1__lookup_accounts_request__descriptor, &anonauth__v1__lookup_accounts_response__descriptor },
 };
 const unsigned anonauth__v1__admin_service__method_indices_by_name[] = {
   17,        /* Backup */
+  22,        /* CreateAccount */
   3,        /* CreateApiKey */
   0,        /* CreateProject */
   10,        /* DeleteAccounts */
@@ -5062,6 +5684,7 @@ const unsigned anonauth__v1__admin_service__method_indices_by_name[] = {
   18,        /* ImportAccounts */
   7,        /* ListAccounts */
   4,        /* ListApiKeys */
+  24,        /* LookupAccounts */
   13,        /* PreviewCleanup */
   21,        /* RemoveClusterNode */
   5,        /* RevokeApiKey */
@@ -5070,6 +5693,7 @@ const unsigned anonauth__v1__admin_service__method_indices_by_name[] = {
   14,        /* RunCleanup */
   6,        /* ScheduleSignUpQuota */
   12,        /* SetCustomClaims */
+  23,        /* UpdateAccount */
   2         /* UpdateProjectConfig */
 };
 const ProtobufCServiceDescriptor anonauth__v1__admin_service__descriptor =
@@ -5079,7 +5703,7 @@ const ProtobufCServiceDescriptor anonauth__v1__admin_service__descriptor =
   "AdminService",
   "Anonauth__V1__AdminService",
   "anonauth.v1",
-  22,
+  25,
   anonauth__v1__admin_service__method_descriptors,
   anonauth__v1__admin_service__method_indices_by_name
 };
@@ -5258,6 +5882,30 @@ void anonauth__v1__admin_service__remove_cluster_node(ProtobufCService *service,
 {
   assert(service->descriptor == &anonauth__v1__admin_service__descriptor);
   service->invoke(service, 21, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void anonauth__v1__admin_service__create_account(ProtobufCService *service,
+                                                 const Anonauth__V1__CreateAccountRequest *input,
+                                                 Anonauth__V1__AccountInfo_Closure closure,
+                                                 void *closure_data)
+{
+  assert(service->descriptor == &anonauth__v1__admin_service__descriptor);
+  service->invoke(service, 22, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void anonauth__v1__admin_service__update_account(ProtobufCService *service,
+                                                 const Anonauth__V1__UpdateAccountRequest *input,
+                                                 Anonauth__V1__AccountInfo_Closure closure,
+                                                 void *closure_data)
+{
+  assert(service->descriptor == &anonauth__v1__admin_service__descriptor);
+  service->invoke(service, 23, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void anonauth__v1__admin_service__lookup_accounts(ProtobufCService *service,
+                                                  const Anonauth__V1__LookupAccountsRequest *input,
+                                                  Anonauth__V1__LookupAccountsResponse_Closure closure,
+                                                  void *closure_data)
+{
+  assert(service->descriptor == &anonauth__v1__admin_service__descriptor);
+  service->invoke(service, 24, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void anonauth__v1__admin_service__init (Anonauth__V1__AdminService_Service *service,
                                         Anonauth__V1__AdminService_ServiceDestroy destroy)

@@ -28,6 +28,7 @@ typedef struct Anonauth__V1__GetAccountInfoRequest Anonauth__V1__GetAccountInfoR
 typedef struct Anonauth__V1__DeleteAccountRequest Anonauth__V1__DeleteAccountRequest;
 typedef struct Anonauth__V1__DeleteAccountResponse Anonauth__V1__DeleteAccountResponse;
 typedef struct Anonauth__V1__SignInWithFirebaseIdTokenRequest Anonauth__V1__SignInWithFirebaseIdTokenRequest;
+typedef struct Anonauth__V1__UpdateOwnAccountRequest Anonauth__V1__UpdateOwnAccountRequest;
 typedef struct Anonauth__V1__AuthResponse Anonauth__V1__AuthResponse;
 typedef struct Anonauth__V1__AccountInfo Anonauth__V1__AccountInfo;
 typedef struct Anonauth__V1__ProviderInfo Anonauth__V1__ProviderInfo;
@@ -206,6 +207,31 @@ struct  Anonauth__V1__SignInWithFirebaseIdTokenRequest
 #define ANONAUTH__V1__SIGN_IN_WITH_FIREBASE_ID_TOKEN_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__sign_in_with_firebase_id_token_request__descriptor) \
     , (char *)protobuf_c_empty_string }
+
+
+/*
+ * update_mask names the fields to set: "display_name", "email", "password" (any other
+ * name is INVALID_ARGUMENT). display_name alone needs nothing more. An email or a password
+ * needs a sign-in within the last 5 minutes on a permanent account
+ * (CREDENTIAL_TOO_OLD_LOGIN_AGAIN); on an account without a password both are needed
+ * together and are linked as LinkWithCredential links a password (the account becomes
+ * permanent). A new password revokes every other session of the account (its refresh
+ * tokens and the ID tokens issued before), as Firebase does; the answer carries the new
+ * session's tokens.
+ */
+struct  Anonauth__V1__UpdateOwnAccountRequest
+{
+  ProtobufCMessage base;
+  char *id_token;
+  size_t n_update_mask;
+  char **update_mask;
+  char *email;
+  char *password;
+  char *display_name;
+};
+#define ANONAUTH__V1__UPDATE_OWN_ACCOUNT_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__update_own_account_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -526,6 +552,25 @@ Anonauth__V1__SignInWithFirebaseIdTokenRequest *
 void   anonauth__v1__sign_in_with_firebase_id_token_request__free_unpacked
                      (Anonauth__V1__SignInWithFirebaseIdTokenRequest *message,
                       ProtobufCAllocator *allocator);
+/* Anonauth__V1__UpdateOwnAccountRequest methods */
+void   anonauth__v1__update_own_account_request__init
+                     (Anonauth__V1__UpdateOwnAccountRequest         *message);
+size_t anonauth__v1__update_own_account_request__get_packed_size
+                     (const Anonauth__V1__UpdateOwnAccountRequest   *message);
+size_t anonauth__v1__update_own_account_request__pack
+                     (const Anonauth__V1__UpdateOwnAccountRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__update_own_account_request__pack_to_buffer
+                     (const Anonauth__V1__UpdateOwnAccountRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__UpdateOwnAccountRequest *
+       anonauth__v1__update_own_account_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__update_own_account_request__free_unpacked
+                     (Anonauth__V1__UpdateOwnAccountRequest *message,
+                      ProtobufCAllocator *allocator);
 /* Anonauth__V1__AuthResponse methods */
 void   anonauth__v1__auth_response__init
                      (Anonauth__V1__AuthResponse         *message);
@@ -624,6 +669,9 @@ typedef void (*Anonauth__V1__DeleteAccountResponse_Closure)
 typedef void (*Anonauth__V1__SignInWithFirebaseIdTokenRequest_Closure)
                  (const Anonauth__V1__SignInWithFirebaseIdTokenRequest *message,
                   void *closure_data);
+typedef void (*Anonauth__V1__UpdateOwnAccountRequest_Closure)
+                 (const Anonauth__V1__UpdateOwnAccountRequest *message,
+                  void *closure_data);
 typedef void (*Anonauth__V1__AuthResponse_Closure)
                  (const Anonauth__V1__AuthResponse *message,
                   void *closure_data);
@@ -676,6 +724,10 @@ struct Anonauth__V1__AccountService_Service
                                          const Anonauth__V1__SignInWithFirebaseIdTokenRequest *input,
                                          Anonauth__V1__AuthResponse_Closure closure,
                                          void *closure_data);
+  void (*update_account)(Anonauth__V1__AccountService_Service *service,
+                         const Anonauth__V1__UpdateOwnAccountRequest *input,
+                         Anonauth__V1__AuthResponse_Closure closure,
+                         void *closure_data);
 };
 typedef void (*Anonauth__V1__AccountService_ServiceDestroy)(Anonauth__V1__AccountService_Service *);
 void anonauth__v1__account_service__init (Anonauth__V1__AccountService_Service *service,
@@ -692,7 +744,8 @@ void anonauth__v1__account_service__init (Anonauth__V1__AccountService_Service *
       function_prefix__ ## refresh_token,\
       function_prefix__ ## get_account_info,\
       function_prefix__ ## delete_account,\
-      function_prefix__ ## sign_in_with_firebase_id_token  }
+      function_prefix__ ## sign_in_with_firebase_id_token,\
+      function_prefix__ ## update_account  }
 void anonauth__v1__account_service__sign_up(ProtobufCService *service,
                                             const Anonauth__V1__SignUpRequest *input,
                                             Anonauth__V1__AuthResponse_Closure closure,
@@ -729,6 +782,10 @@ void anonauth__v1__account_service__sign_in_with_firebase_id_token(ProtobufCServ
                                                                    const Anonauth__V1__SignInWithFirebaseIdTokenRequest *input,
                                                                    Anonauth__V1__AuthResponse_Closure closure,
                                                                    void *closure_data);
+void anonauth__v1__account_service__update_account(ProtobufCService *service,
+                                                   const Anonauth__V1__UpdateOwnAccountRequest *input,
+                                                   Anonauth__V1__AuthResponse_Closure closure,
+                                                   void *closure_data);
 
 /* --- descriptors --- */
 
@@ -745,6 +802,7 @@ extern const ProtobufCMessageDescriptor anonauth__v1__get_account_info_request__
 extern const ProtobufCMessageDescriptor anonauth__v1__delete_account_request__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__delete_account_response__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__sign_in_with_firebase_id_token_request__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__update_own_account_request__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__auth_response__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__account_info__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__provider_info__descriptor;

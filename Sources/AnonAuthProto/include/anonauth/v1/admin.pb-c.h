@@ -63,6 +63,10 @@ typedef struct Anonauth__V1__DescribeClusterRequest Anonauth__V1__DescribeCluste
 typedef struct Anonauth__V1__ClusterNode Anonauth__V1__ClusterNode;
 typedef struct Anonauth__V1__DescribeClusterResponse Anonauth__V1__DescribeClusterResponse;
 typedef struct Anonauth__V1__RemoveClusterNodeRequest Anonauth__V1__RemoveClusterNodeRequest;
+typedef struct Anonauth__V1__CreateAccountRequest Anonauth__V1__CreateAccountRequest;
+typedef struct Anonauth__V1__UpdateAccountRequest Anonauth__V1__UpdateAccountRequest;
+typedef struct Anonauth__V1__LookupAccountsRequest Anonauth__V1__LookupAccountsRequest;
+typedef struct Anonauth__V1__LookupAccountsResponse Anonauth__V1__LookupAccountsResponse;
 
 
 /* --- enums --- */
@@ -163,10 +167,20 @@ struct  Anonauth__V1__ProjectConfig
    * settable
    */
   protobuf_c_boolean firebase_create_unknown_users;
+  /*
+   * (addition) The origins ("https://app.example.com") whose browser apps may call the
+   * HTTPS JSON API (CORS); empty, the default: none. At most 100, each a scheme, a host
+   * and an optional port.
+   */
+  /*
+   * settable
+   */
+  size_t n_cors_origins;
+  char **cors_origins;
 };
 #define ANONAUTH__V1__PROJECT_CONFIG__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__project_config__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0,NULL }
 
 
 struct  Anonauth__V1__IdpConfig
@@ -861,6 +875,96 @@ struct  Anonauth__V1__RemoveClusterNodeRequest
 #define ANONAUTH__V1__REMOVE_CLUSTER_NODE_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__remove_cluster_node_request__descriptor) \
     , 0 }
+
+
+/*
+ * An empty local_id makes one (28 characters of [A-Za-z0-9]); one given must be 1 to 128
+ * bytes without control characters (the import's rule) and free, else UID_EXISTS. A
+ * password needs an email. With neither email nor password the account is anonymous.
+ */
+struct  Anonauth__V1__CreateAccountRequest
+{
+  ProtobufCMessage base;
+  char *project_id;
+  char *local_id;
+  char *email;
+  char *password;
+  char *display_name;
+  protobuf_c_boolean disabled;
+  protobuf_c_boolean email_verified;
+  char *photo_url;
+};
+#define ANONAUTH__V1__CREATE_ACCOUNT_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__create_account_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Changes only the fields update_mask names (the snake_case names of this message from
+ * email to delete_providers); any other name is INVALID_ARGUMENT. An email or a password
+ * makes an anonymous account permanent. valid_since (seconds) revokes the ID tokens
+ * issued before it and, when it moves forward, every refresh token of the account (as a
+ * new password does).
+ * delete_providers unlinks those providers ("password" also removes the email and the
+ * hash); ones the account does not have are skipped.
+ */
+struct  Anonauth__V1__UpdateAccountRequest
+{
+  ProtobufCMessage base;
+  char *project_id;
+  char *local_id;
+  size_t n_update_mask;
+  char **update_mask;
+  char *email;
+  char *password;
+  char *display_name;
+  char *photo_url;
+  protobuf_c_boolean disabled;
+  protobuf_c_boolean email_verified;
+  /*
+   * The same rules as SetCustomClaims; "" clears them.
+   */
+  char *custom_claims_json;
+  int64_t valid_since;
+  size_t n_delete_providers;
+  char **delete_providers;
+};
+#define ANONAUTH__V1__UPDATE_ACCOUNT_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__update_account_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, 0, 0,NULL }
+
+
+struct  Anonauth__V1__LookupAccountsRequest
+{
+  ProtobufCMessage base;
+  char *project_id;
+  size_t n_local_ids;
+  char **local_ids;
+  size_t n_emails;
+  char **emails;
+};
+#define ANONAUTH__V1__LOOKUP_ACCOUNTS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__lookup_accounts_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0,NULL, 0,NULL }
+
+
+struct  Anonauth__V1__LookupAccountsResponse
+{
+  ProtobufCMessage base;
+  /*
+   * In the order asked, each account once.
+   */
+  size_t n_accounts;
+  Anonauth__V1__AccountInfo **accounts;
+  /*
+   * photo_url of each entry of accounts, in the same order (AccountInfo has none).
+   */
+  size_t n_photo_urls;
+  char **photo_urls;
+};
+#define ANONAUTH__V1__LOOKUP_ACCOUNTS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__lookup_accounts_response__descriptor) \
+    , 0,NULL, 0,NULL }
 
 
 /* Anonauth__V1__ProjectConfig methods */
@@ -1740,6 +1844,82 @@ Anonauth__V1__RemoveClusterNodeRequest *
 void   anonauth__v1__remove_cluster_node_request__free_unpacked
                      (Anonauth__V1__RemoveClusterNodeRequest *message,
                       ProtobufCAllocator *allocator);
+/* Anonauth__V1__CreateAccountRequest methods */
+void   anonauth__v1__create_account_request__init
+                     (Anonauth__V1__CreateAccountRequest         *message);
+size_t anonauth__v1__create_account_request__get_packed_size
+                     (const Anonauth__V1__CreateAccountRequest   *message);
+size_t anonauth__v1__create_account_request__pack
+                     (const Anonauth__V1__CreateAccountRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__create_account_request__pack_to_buffer
+                     (const Anonauth__V1__CreateAccountRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__CreateAccountRequest *
+       anonauth__v1__create_account_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__create_account_request__free_unpacked
+                     (Anonauth__V1__CreateAccountRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__UpdateAccountRequest methods */
+void   anonauth__v1__update_account_request__init
+                     (Anonauth__V1__UpdateAccountRequest         *message);
+size_t anonauth__v1__update_account_request__get_packed_size
+                     (const Anonauth__V1__UpdateAccountRequest   *message);
+size_t anonauth__v1__update_account_request__pack
+                     (const Anonauth__V1__UpdateAccountRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__update_account_request__pack_to_buffer
+                     (const Anonauth__V1__UpdateAccountRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__UpdateAccountRequest *
+       anonauth__v1__update_account_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__update_account_request__free_unpacked
+                     (Anonauth__V1__UpdateAccountRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__LookupAccountsRequest methods */
+void   anonauth__v1__lookup_accounts_request__init
+                     (Anonauth__V1__LookupAccountsRequest         *message);
+size_t anonauth__v1__lookup_accounts_request__get_packed_size
+                     (const Anonauth__V1__LookupAccountsRequest   *message);
+size_t anonauth__v1__lookup_accounts_request__pack
+                     (const Anonauth__V1__LookupAccountsRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__lookup_accounts_request__pack_to_buffer
+                     (const Anonauth__V1__LookupAccountsRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__LookupAccountsRequest *
+       anonauth__v1__lookup_accounts_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__lookup_accounts_request__free_unpacked
+                     (Anonauth__V1__LookupAccountsRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__LookupAccountsResponse methods */
+void   anonauth__v1__lookup_accounts_response__init
+                     (Anonauth__V1__LookupAccountsResponse         *message);
+size_t anonauth__v1__lookup_accounts_response__get_packed_size
+                     (const Anonauth__V1__LookupAccountsResponse   *message);
+size_t anonauth__v1__lookup_accounts_response__pack
+                     (const Anonauth__V1__LookupAccountsResponse   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__lookup_accounts_response__pack_to_buffer
+                     (const Anonauth__V1__LookupAccountsResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__LookupAccountsResponse *
+       anonauth__v1__lookup_accounts_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__lookup_accounts_response__free_unpacked
+                     (Anonauth__V1__LookupAccountsResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Anonauth__V1__ProjectConfig_Closure)
@@ -1883,6 +2063,18 @@ typedef void (*Anonauth__V1__DescribeClusterResponse_Closure)
 typedef void (*Anonauth__V1__RemoveClusterNodeRequest_Closure)
                  (const Anonauth__V1__RemoveClusterNodeRequest *message,
                   void *closure_data);
+typedef void (*Anonauth__V1__CreateAccountRequest_Closure)
+                 (const Anonauth__V1__CreateAccountRequest *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__UpdateAccountRequest_Closure)
+                 (const Anonauth__V1__UpdateAccountRequest *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__LookupAccountsRequest_Closure)
+                 (const Anonauth__V1__LookupAccountsRequest *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__LookupAccountsResponse_Closure)
+                 (const Anonauth__V1__LookupAccountsResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -1978,6 +2170,18 @@ struct Anonauth__V1__AdminService_Service
                               const Anonauth__V1__RemoveClusterNodeRequest *input,
                               Anonauth__V1__DescribeClusterResponse_Closure closure,
                               void *closure_data);
+  void (*create_account)(Anonauth__V1__AdminService_Service *service,
+                         const Anonauth__V1__CreateAccountRequest *input,
+                         Anonauth__V1__AccountInfo_Closure closure,
+                         void *closure_data);
+  void (*update_account)(Anonauth__V1__AdminService_Service *service,
+                         const Anonauth__V1__UpdateAccountRequest *input,
+                         Anonauth__V1__AccountInfo_Closure closure,
+                         void *closure_data);
+  void (*lookup_accounts)(Anonauth__V1__AdminService_Service *service,
+                          const Anonauth__V1__LookupAccountsRequest *input,
+                          Anonauth__V1__LookupAccountsResponse_Closure closure,
+                          void *closure_data);
 };
 typedef void (*Anonauth__V1__AdminService_ServiceDestroy)(Anonauth__V1__AdminService_Service *);
 void anonauth__v1__admin_service__init (Anonauth__V1__AdminService_Service *service,
@@ -2007,7 +2211,10 @@ void anonauth__v1__admin_service__init (Anonauth__V1__AdminService_Service *serv
       function_prefix__ ## import_accounts,\
       function_prefix__ ## export_accounts,\
       function_prefix__ ## describe_cluster,\
-      function_prefix__ ## remove_cluster_node  }
+      function_prefix__ ## remove_cluster_node,\
+      function_prefix__ ## create_account,\
+      function_prefix__ ## update_account,\
+      function_prefix__ ## lookup_accounts  }
 void anonauth__v1__admin_service__create_project(ProtobufCService *service,
                                                  const Anonauth__V1__CreateProjectRequest *input,
                                                  Anonauth__V1__ProjectConfig_Closure closure,
@@ -2096,6 +2303,18 @@ void anonauth__v1__admin_service__remove_cluster_node(ProtobufCService *service,
                                                       const Anonauth__V1__RemoveClusterNodeRequest *input,
                                                       Anonauth__V1__DescribeClusterResponse_Closure closure,
                                                       void *closure_data);
+void anonauth__v1__admin_service__create_account(ProtobufCService *service,
+                                                 const Anonauth__V1__CreateAccountRequest *input,
+                                                 Anonauth__V1__AccountInfo_Closure closure,
+                                                 void *closure_data);
+void anonauth__v1__admin_service__update_account(ProtobufCService *service,
+                                                 const Anonauth__V1__UpdateAccountRequest *input,
+                                                 Anonauth__V1__AccountInfo_Closure closure,
+                                                 void *closure_data);
+void anonauth__v1__admin_service__lookup_accounts(ProtobufCService *service,
+                                                  const Anonauth__V1__LookupAccountsRequest *input,
+                                                  Anonauth__V1__LookupAccountsResponse_Closure closure,
+                                                  void *closure_data);
 
 /* --- descriptors --- */
 
@@ -2148,6 +2367,10 @@ extern const ProtobufCMessageDescriptor anonauth__v1__describe_cluster_request__
 extern const ProtobufCMessageDescriptor anonauth__v1__cluster_node__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__describe_cluster_response__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__remove_cluster_node_request__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__create_account_request__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__update_account_request__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__lookup_accounts_request__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__lookup_accounts_response__descriptor;
 extern const ProtobufCServiceDescriptor anonauth__v1__admin_service__descriptor;
 
 PROTOBUF_C__END_DECLS
