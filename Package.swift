@@ -89,7 +89,7 @@ let package = Package(
       name: "anonauthd", dependencies: ["AnonAuthServer", "AnonAuthCrypto"],
       swiftSettings: swiftSettings),
     .executableTarget(
-      name: "anonauth", dependencies: ["AnonAuthRPCClient", "AnonAuthWire", "AnonAuthCrypto"],
+      name: "anonauth", dependencies: ["AnonAuthRPCClient", "AnonAuthWire", "AnonAuthCrypto", "AnonAuthNet"],
       swiftSettings: swiftSettings),
 
     // libFuzzer targets for every parser hostile bytes reach (`make fuzz`), and the

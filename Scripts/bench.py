@@ -166,6 +166,14 @@ def main():
         row("sign-up: server CPU per call", f"{cost:.2f} RSA signs", "<= 1.25", cost <= 1.25, "(same run)")
         row("sign-up: bytes written to storage per call", f"{written / max(1, signup['calls']):,.0f} B", "report",
             None, "/proc/PID/io write_bytes over the same run")
+        # The same sign-up over HTTPS/JSON (Firebase's accounts:signUp, ALPN http/1.1,
+        # keep-alive) against the native transport, in alternating rounds of one run.
+        both = bench(daemon, rsa, "signup", "--protocol", "both", "--rounds", "3", "--connections", "64",
+                     "--concurrency", "4", "--seconds", s)
+        ratio = both.get("cpu_ratio_http_native", 0)
+        row("sign-up over HTTPS/JSON: server CPU per call / native", f"{ratio:.2f} x "
+            f"({both['http'].get('server_cpu_per_call_rsa2048_signs', 0):.2f} RSA signs)", "<= 1.15", 0 < ratio <= 1.15,
+            "anonauth bench signup --protocol both --rounds 3")
         for share, goal in ((0.5, 10), (0.8, 30)):
             rate = max(1, int(top * share))
             run = bench(daemon, rsa, "signup", "--connections", "64", "--rate", str(rate), "--seconds", s,

@@ -2,7 +2,7 @@
 """Instructions per call, counted by valgrind's callgrind: a figure that does not move
 with the machine's noise, for comparing two builds of a hot path.
 
-    python3 Scripts/callgrind_calls.py [KIND] [--seconds S] [--top N] [--json]
+    python3 Scripts/callgrind_calls.py [KIND] [--seconds S] [--top N] [--json] [--protocol http]
 
 Runs the release `anonauthd --dev` under `valgrind --tool=callgrind` (all threads; a
 copy without DWARF, which valgrind 3.19 cannot read from this toolchain), warms up
@@ -12,7 +12,9 @@ again for S seconds (default 10; at 50-100 times slower, a few hundred calls), d
 those inside the signature (`EVP_DigestSignInit` and `EVP_DigestSign`, inclusive: the
 RS256 sign of the token);
 everything else, also as a fraction of the signature; the instructions by library
-(self cost); and the N functions outside libcrypto with the most.
+(self cost); and the N functions outside libcrypto with the most. `--protocol http`
+passes itself to the bench (`signup` only): the sign-up over HTTPS/JSON instead of the
+native transport, so the two can be compared instruction by instruction.
 
 Instructions are not time: the kernel's work (syscalls, page copies, context switches)
 is not counted at all, and valgrind's CPU has no AVX-512, so OpenSSL takes its AVX2
@@ -105,11 +107,15 @@ def measure(args, binary, data, out, work):
         json.loads(daemon.stdout.readline())
         bench = [str(BIN / "anonauth"), "bench", args.kind, "--data-dir", str(data), "--connections", "4",
                  "--concurrency", "2", "--json", "--rsa-signs-per-second", "1"]
+        if args.protocol != "native":
+            bench += ["--protocol", args.protocol]
         subprocess.run(bench + ["--seconds", "3"], check=True, capture_output=True)
         subprocess.run(["callgrind_control", "-z", str(daemon.pid)], check=True, capture_output=True)
         run = subprocess.run(bench + ["--seconds", str(args.seconds)], check=True, capture_output=True, text=True)
         subprocess.run(["callgrind_control", "-d", str(daemon.pid)], check=True, capture_output=True)
-        return json.loads(run.stdout.strip().splitlines()[-1])
+        report = json.loads(run.stdout.strip().splitlines()[-1])
+        # `--protocol http` reports each transport's figures under its name.
+        return report.get(args.protocol, report)
     finally:
         daemon.send_signal(signal.SIGTERM)
         try:
@@ -125,6 +131,7 @@ def main():
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--protocol", choices=("native", "http"), default="native")
     args = parser.parse_args()
     if not shutil.which("valgrind"):
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
@@ -144,7 +151,7 @@ def main():
     calls = report["calls"] + report.get("failures", 0)
     total = sum(by_object.values())
     result = {
-        "kind": args.kind, "calls": calls,
+        "kind": args.kind, "protocol": args.protocol, "calls": calls,
         "instructions_per_call": round(total / calls),
         "signature_instructions_per_call": round(sign / calls),
         "other_instructions_per_call": round((total - sign) / calls),
@@ -157,7 +164,7 @@ def main():
     if args.json:
         print(json.dumps(result))
         return
-    print(f"{args.kind}: {calls} calls under callgrind, instructions per call")
+    print(f"{args.kind} ({args.protocol}): {calls} calls under callgrind, instructions per call")
     print(f"  all                      {result['instructions_per_call']:>12,}")
     print(f"  the signature            {result['signature_instructions_per_call']:>12,}"
           f"  ({' + '.join(SIGN_FUNCTIONS)}, inclusive)")

@@ -15,6 +15,35 @@ import Testing
     #expect(value.jsonText == text)
   }
 
+  /// Strings are copied in runs between escapes: escapes first, last, adjacent and alone,
+  /// and every byte below 0x80, must come out as the one-byte-at-a-time rule says.
+  @Test(
+    arguments: [
+      "", "\"", "\\\\", "plain", "\nstart", "end\u{1F}", "a\"\"b", "\u{00}\u{7F}é✓\u{0B}",
+      String(decoding: (0..<128).map { UInt8($0) }, as: UTF8.self),
+      String(repeating: "eyJhbGciOiJSUzI1NiJ9-_", count: 50) + "\t",
+    ])
+  func stringsMatchTheByteByByteRule(text: String) {
+    var expected = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": expected += "\\\""
+      case "\\": expected += "\\\\"
+      case "\n": expected += "\\n"
+      case "\r": expected += "\\r"
+      case "\t": expected += "\\t"
+      case "\u{08}": expected += "\\b"
+      case "\u{0C}": expected += "\\f"
+      case let control where control.value < 0x20:
+        expected += "\\u00" + (control.value < 0x10 ? "0" : "") + String(control.value, radix: 16)
+      default: expected.unicodeScalars.append(scalar)
+      }
+    }
+    expected += "\""
+    #expect(JSONValue.quoted(text) == expected)
+    #expect(JSONValue.string(text).jsonText == expected)
+  }
+
   @Test func nonFiniteDoublesBecomeNull() {
     #expect(JSONValue.array([.double(.nan), .double(.infinity)]).jsonText == "[null,null]")
   }

@@ -54,26 +54,42 @@ extension JSONValue {
 
   /// Escapes what RFC 8259 requires (quote, backslash, controls) and nothing else, so
   /// non-ASCII text stays UTF-8. A `String`'s UTF-8 is valid, so bytes at or above 0x20
-  /// other than the two that need escaping are copied as they are.
+  /// other than the two that need escaping are copied as they are: in runs, one append
+  /// each, since the strings written most (tokens in the HTTP API's replies, a JWT's
+  /// claims) are long and need no escape at all; appending them byte by byte was a
+  /// quarter of what an HTTPS sign-up costs beyond a native one.
   static func writeString(_ value: String, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
-    for byte in value.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
-      case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
-      case 0x0A: out.append(contentsOf: #"\n"#.utf8)
-      case 0x0D: out.append(contentsOf: #"\r"#.utf8)
-      case 0x09: out.append(contentsOf: #"\t"#.utf8)
-      case 0x08: out.append(contentsOf: #"\b"#.utf8)
-      case 0x0C: out.append(contentsOf: #"\f"#.utf8)
-      case 0..<0x20:
-        out.append(contentsOf: #"\u00"#.utf8)
-        out.append(hexDigit(byte >> 4))
-        out.append(hexDigit(byte & 0x0F))
-      default: out.append(byte)
+    var text = value
+    text.withUTF8 { bytes in
+      var runStart = 0
+      for index in 0..<bytes.count {
+        let byte = bytes[index]
+        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+        writeEscape(byte, to: &out)
+        runStart = index + 1
       }
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     }
     out.append(UInt8(ascii: "\""))
+  }
+
+  /// The escape of one byte that JSON does not allow in a string as it is.
+  private static func writeEscape(_ byte: UInt8, to out: inout [UInt8]) {
+    switch byte {
+    case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+    case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+    case 0x0A: out.append(contentsOf: #"\n"#.utf8)
+    case 0x0D: out.append(contentsOf: #"\r"#.utf8)
+    case 0x09: out.append(contentsOf: #"\t"#.utf8)
+    case 0x08: out.append(contentsOf: #"\b"#.utf8)
+    case 0x0C: out.append(contentsOf: #"\f"#.utf8)
+    default:
+      out.append(contentsOf: #"\u00"#.utf8)
+      out.append(hexDigit(byte >> 4))
+      out.append(hexDigit(byte & 0x0F))
+    }
   }
 
   private static func hexDigit(_ nibble: UInt8) -> UInt8 {

@@ -8,9 +8,12 @@ import Glibc
 /// context's CAs and name the host (SNI and `SSL_set1_host`).
 final class OutboundConnection {
   private let fd: Int32
-  private let ssl: OpaquePointer
+  /// Internal, not private: a kept-alive connection reads the negotiated ALPN from it.
+  let ssl: OpaquePointer
   private let host: String
-  private let deadline: ContinuousClock.Instant
+  /// When the next step must be done by. A kept-alive connection moves it on before
+  /// each request; a one-request connection keeps the one it was opened with.
+  var deadline: ContinuousClock.Instant
 
   /// Resolves `host`, connects to the first address that answers, and completes the
   /// TLS handshake, all before `deadline`.

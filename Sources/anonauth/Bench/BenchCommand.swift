@@ -14,6 +14,11 @@ enum BenchCommand {
       health        HealthService/Check [64 x 8]
       signup        anonymous SignUp, each from an end-user IP of its own (x-end-user-ip
                     with the admin key: the per-IP quota is exercised, never the limit) [64 x 4]
+                    --protocol native (default), http (POST /v1/accounts:signUp over
+                    HTTPS/JSON, ALPN http/1.1, keep-alive: one connection per call in
+                    flight, N x C of them), or both: the two alternate in --rounds R
+                    (default 3) of --seconds S each, and the report gives the ratio
+                    http / native of the daemon's CPU per call
       refresh       RefreshToken, each task rotating token families of its own [64 x 4]
       verify        VerifyIdToken (--check-revoked: also reads the account) [64 x 8]
       account-info  GetAccountInfo [64 x 8]
@@ -55,7 +60,7 @@ enum BenchCommand {
   static func run(_ arguments: Arguments) async throws(CLIError) {
     switch arguments.positionals.first {
     case "health": try await health(arguments)
-    case "signup": try await signUp(arguments)
+    case "signup": try await SignUpBench.run(arguments)
     case "idle": try await idle(arguments)
     case "password": try await CredentialBench.password(arguments)
     case "link-oidc": try await CredentialBench.linkOIDC(arguments)
@@ -84,20 +89,6 @@ enum BenchCommand {
     let payload = CheckRequest().serializedBytes()
     try await measure(arguments, name: "health", defaultConcurrency: 8) {
       BenchCall(method: HealthServiceMethods.check.path, payload: payload, metadata: [:])
-    }
-  }
-
-  static func signUp(_ arguments: Arguments) async throws(CLIError) {
-    let base = try Connection(arguments)
-    let keys = try Keys(arguments, base)
-    var request = SignUpRequest()
-    request.kind = .anonymous(AnonymousSignUp())
-    let payload = request.serializedBytes()
-    let counter = Counter()
-    try await measure(arguments, name: "signup", defaultConcurrency: 4) {
-      BenchCall(
-        method: AccountServiceMethods.signUp.path, payload: payload,
-        metadata: keys.signUpMetadata(ip: counter.next()))
     }
   }
 

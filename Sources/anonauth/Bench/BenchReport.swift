@@ -24,30 +24,39 @@ struct BenchReport {
 
   func print(json: Bool) {
     if json {
-      var object: [String: JSONValue] = [
-        "bench": .string(name), "connections": .int(Int64(options.connections)),
-        "seconds": .double(round(wall * 100) / 100), "calls": .int(Int64(summary.count)),
-        "failures": .int(Int64(summary.failureCount)),
-        "failures_by_reason": .object(summary.failures.mapValues { .int(Int64($0)) }),
-        "calls_per_second": .int(Int64(rate)), "p50_ms": ms(summary.p50Ms), "p90_ms": ms(summary.p90Ms),
-        "p99_ms": ms(summary.p99Ms), "p999_ms": ms(summary.p999Ms), "max_ms": ms(summary.maxMs),
-      ]
-      if let rate = options.rate {
-        object["rate"] = .int(Int64(rate))
-      } else {
-        object["concurrency"] = .int(Int64(options.concurrency))
-      }
-      if !summary.kinds.isEmpty {
-        object["calls_by_kind"] = .object(summary.kinds.mapValues { .int(Int64($0)) })
-      }
-      if let micros = cpuPerCallMicros { object["server_cpu_us_per_call"] = .double(round(micros * 10) / 10) }
-      if let signs = cpuPerCallInRSASigns {
-        object["server_cpu_per_call_rsa2048_signs"] = .double(round(signs * 1000) / 1000)
-      }
-      if let rsa { object["rsa2048_signs_per_second"] = .int(Int64(rsa.rate)) }
-      Swift.print(JSONValue.object(object).jsonText)
+      Swift.print(JSONValue.object(jsonObject).jsonText)
       return
     }
+    printText()
+  }
+
+  /// The figures as the fields of one JSON object.
+  var jsonObject: [String: JSONValue] {
+    var object: [String: JSONValue] = [
+      "bench": .string(name), "connections": .int(Int64(options.connections)),
+      "seconds": .double(round(wall * 100) / 100), "calls": .int(Int64(summary.count)),
+      "failures": .int(Int64(summary.failureCount)),
+      "failures_by_reason": .object(summary.failures.mapValues { .int(Int64($0)) }),
+      "calls_per_second": .int(Int64(rate)), "p50_ms": ms(summary.p50Ms), "p90_ms": ms(summary.p90Ms),
+      "p99_ms": ms(summary.p99Ms), "p999_ms": ms(summary.p999Ms), "max_ms": ms(summary.maxMs),
+    ]
+    if let rate = options.rate {
+      object["rate"] = .int(Int64(rate))
+    } else {
+      object["concurrency"] = .int(Int64(options.concurrency))
+    }
+    if !summary.kinds.isEmpty {
+      object["calls_by_kind"] = .object(summary.kinds.mapValues { .int(Int64($0)) })
+    }
+    if let micros = cpuPerCallMicros { object["server_cpu_us_per_call"] = .double(round(micros * 10) / 10) }
+    if let signs = cpuPerCallInRSASigns {
+      object["server_cpu_per_call_rsa2048_signs"] = .double(round(signs * 1000) / 1000)
+    }
+    if let rsa { object["rsa2048_signs_per_second"] = .int(Int64(rsa.rate)) }
+    return object
+  }
+
+  func printText() {
     Swift.print("\(name): \(options.shape), \(format(wall, 1)) s")
     Swift.print("  calls:     \(summary.count) ok, \(summary.failureCount) failed")
     for (reason, count) in summary.failures.sorted(by: { $0.value > $1.value }) {
