@@ -1,5 +1,5 @@
 extension FirebaseAPI {
   /// Every endpoint this build serves, family by family; a family adds itself here.
   public static let allEndpoints: [Endpoint] =
-    accountEndpoints + tokenEndpoints + adminEndpoints + legacyEndpoints
+    accountEndpoints + firebaseExchangeEndpoints + tokenEndpoints + adminEndpoints + legacyEndpoints
 }
