@@ -33,6 +33,12 @@ struct UpdateBody: Encodable {
   var returnSecureToken = true
 }
 
+/// `accounts:signInWithFirebaseIdToken` (AnonAuth's): a Firebase ID token to exchange.
+struct FirebaseIDTokenBody: Encodable {
+  var idToken: String
+  var returnSecureToken = true
+}
+
 /// `accounts:lookup` and `accounts:delete`.
 struct IDTokenBody: Encodable {
   var idToken: String
