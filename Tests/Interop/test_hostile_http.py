@@ -318,3 +318,62 @@ def test_emulator_listener_serves_plain_http_with_the_same_rules():
             s.close()
     finally:
         assert d.stop() == 0
+
+
+# Hostile JSON bodies for the JSON API's sign-up: each is 400 INVALID_ARGUMENT with a
+# message starting "Invalid JSON payload received." (docs/http-api.md), makes no
+# account, and leaves the daemon serving. 60,000 '[' is far past the parser's depth
+# limit yet under the 64 KiB unauthenticated body limit (a 100k body is 413 before any
+# parse; test_an_oversized_body_is_413_without_sending_it covers that).
+HOSTILE_JSON_BODIES = {
+    "invalid JSON": b'{"returnSecureToken": tru',
+    "invalid UTF-8 in a string": b'{"email": "a\xff\xfe@example.com", "password": "secret-1"}',
+    "deep nesting": b"[" * 60_000,
+    "deep nesting in a member": b'{"email": ' + b"{" * 30_000,
+    "an array": b'[{"returnSecureToken": true}]',
+    "a number": b"42",
+    "a member of the wrong type": b'{"email": 5, "password": "secret-1", "returnSecureToken": true}',
+}
+
+
+def post_json(daemon, path, body: bytes, extra=""):
+    """One POST on a fresh ALPN http/1.1 connection: (status, JSON body)."""
+    s = http_connect(daemon)
+    try:
+        raw = (f"POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+               f"Content-Length: {len(body)}\r\n{extra}\r\n").encode() + body
+        status, _, answer = exchange(s, raw)
+        return status, json.loads(answer)
+    finally:
+        s.close()
+
+
+def account_count(daemon):
+    """The project's accounts, through the admin JSON API's list (accounts:batchGet)."""
+    project = daemon.client_json["project_id"]
+    s = http_connect(daemon)
+    try:
+        status, _, body = exchange(s, get(
+            f"/v1/projects/{project}/accounts:batchGet?maxResults=1000",
+            extra="Authorization: Bearer " + daemon.client_json["admin_key"] + "\r\n"))
+        assert status == 200, body
+        return len(json.loads(body).get("users", []))
+    finally:
+        s.close()
+
+
+def test_hostile_json_bodies_are_400_invalid_argument_and_make_no_account(daemon):
+    sign_up = "/v1/accounts:signUp?key=" + daemon.client_json["api_key"]
+    before = account_count(daemon)
+    for name, body in HOSTILE_JSON_BODIES.items():
+        status, answer = post_json(daemon, sign_up, body)
+        assert status == 400, (name, answer)
+        error = answer["error"]
+        assert (error["code"], error["status"]) == (400, "INVALID_ARGUMENT"), (name, error)
+        assert error["message"].startswith("Invalid JSON payload received."), (name, error)
+        assert account_count(daemon) == before, name
+    # Still serving: a normal anonymous sign-up works, and is the one account made.
+    status, answer = post_json(daemon, sign_up, b'{"returnSecureToken": true}')
+    assert status == 200 and answer["localId"] and answer["idToken"], answer
+    assert account_count(daemon) == before + 1
+    assert serves(daemon)
