@@ -382,3 +382,23 @@ def test_quota_refusal_is_too_many_attempts_with_retry_after(pb):
         assert int(r.headers["retry-after"]) > 0
     finally:
         assert d.stop() == 0
+
+
+def test_sign_in_with_firebase_id_token_moves_the_uid(api, pb):
+    # AnonAuth's addition: the native SignInWithFirebaseIdToken as JSON.
+    from test_firebase_exchange import Securetoken, configure as configure_firebase
+    securetoken = Securetoken()
+    configure_firebase(api.daemon, pb, securetoken, create=True)
+    r = api.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithFirebaseIdToken",
+                 {"idToken": securetoken.token("py-fb-http-1"), "returnSecureToken": True})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["localId"] == "py-fb-http-1" and body["isNewUser"] is True
+    assert body["expiresIn"] == "3600" and body["refreshToken"]
+    lookup = api.accounts("lookup", {"idToken": body["idToken"]}).json()
+    assert lookup["users"][0]["localId"] == "py-fb-http-1"
+    again = api.accounts("signInWithFirebaseIdToken", {"idToken": securetoken.token("py-fb-http-1")})
+    assert again.status_code == 200 and again.json()["isNewUser"] is False
+    forged = Securetoken().token("py-fb-forged")
+    refused = api.accounts("signInWithFirebaseIdToken", {"idToken": forged})
+    assert refused.status_code == 400 and error_message(refused)
