@@ -227,16 +227,24 @@ def test_large_import_needs_the_admin_key(app, emulated):
 
 def test_unknown_project_and_wrong_key(emulated):
     host, port = emulated.emulator
-    for project, authorization, status, message in [
-        ("no-such-project", "Bearer owner", 400, "PROJECT_NOT_FOUND"),
-        (emulated.client_json["project_id"], "Bearer not-the-key", 401, "UNAUTHENTICATED"),
+    project = emulated.client_json["project_id"]
+    lookup = ("accounts:lookup", b'{"localId":["x"]}')
+    rebound = {"Host": f"evil.example:{port}", "Origin": f"http://evil.example:{port}"}
+    for target, authorization, (call, body), extra, status, message in [
+        ("no-such-project", "Bearer owner", lookup, {}, 400, "PROJECT_NOT_FOUND"),
+        (project, "Bearer not-the-key", lookup, {}, 401, "UNAUTHENTICATED"),
+        # An import with nothing to import still needs the key.
+        (project, "Bearer not-the-key", ("accounts:batchCreate", b'{"users":[]}'), {}, 401, "UNAUTHENTICATED"),
+        (project, "Bearer not-the-key", ("accounts:batchCreate", b'{"users":[{}]}'), {}, 401, "UNAUTHENTICATED"),
+        # A web page that reached the listener by DNS rebinding: owner is no key for it.
+        (project, "Bearer owner", lookup, rebound, 401, "UNAUTHENTICATED"),
     ]:
         request = urllib.request.Request(
-            f"http://{host}:{port}/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:lookup",
-            data=b'{"localId":["x"]}', headers={"Content-Type": "application/json", "Authorization": authorization})
+            f"http://{host}:{port}/identitytoolkit.googleapis.com/v1/projects/{target}/{call}",
+            data=body, headers={"Content-Type": "application/json", "Authorization": authorization, **extra})
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(request, timeout=30)
-        assert refused.value.code == status
+        assert refused.value.code == status, (call, extra)
         assert json.loads(refused.value.read())["error"]["message"].startswith(message)
 
 

@@ -9,6 +9,11 @@
 /// well read the data directory. On the RPC port, open to the network, `owner` is a
 /// well-known string and is refused like any wrong key (`ADMIN_KEY_INVALID`).
 ///
+/// A browser on the same machine is the one local caller that is not the machine's
+/// owner: a page whose name is re-resolved to 127.0.0.1 (DNS rebinding) reaches the
+/// listener as its own origin. So `owner` counts only when the request names a loopback
+/// `Host` and carries no `Origin`, as every Admin SDK's requests do and no page's can.
+///
 /// The request is not special-cased further down: `Bearer owner` becomes
 /// `Bearer <a key this process made for itself>` (`ProjectDirectory.makeProcessAdminKey`,
 /// never stored, never shown), so the native admin-key check, logs and metrics are the
@@ -42,7 +47,7 @@ public struct AdminEmulatorOwner: HTTPApplication {
   static func substituting(_ request: HTTPRequest, on listener: HTTPListenerKind, owner: String?)
     -> HTTPRequest
   {
-    guard listener == .emulator, let owner else { return request }
+    guard let owner, mayStandForAdminKey(request, on: listener) else { return request }
     var out = request
     out.headers = request.headers.map { header in
       header.name == "authorization" && header.value == ownerHeader ? (header.name, owner) : header
@@ -50,12 +55,33 @@ public struct AdminEmulatorOwner: HTTPApplication {
     return out
   }
 
+  /// The emulator listener, a loopback `Host`, and no `Origin`: a local program, not a
+  /// web page that reached the loopback address by a name of its own.
+  static func mayStandForAdminKey(_ request: HTTPRequest, on listener: HTTPListenerKind) -> Bool {
+    listener == .emulator && request.header("origin") == nil && isLoopbackHost(request.header("host"))
+  }
+
+  /// `localhost`, `127.x.y.z` or `[::1]`, with or without a port.
+  static func isLoopbackHost(_ host: String?) -> Bool {
+    guard let host = host?.lowercased() else { return false }
+    let name: Substring
+    if host.hasPrefix("[") {
+      guard let close = host.firstIndex(of: "]") else { return false }
+      name = host[host.index(after: host.startIndex)..<close]
+    } else {
+      name = host.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+    }
+    if name == "localhost" || name == "::1" { return true }
+    let octets = name.split(separator: ".", omittingEmptySubsequences: false)
+    return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+  }
+
   /// A large body (an import of many accounts) only with a valid admin key, or with
   /// `Bearer owner` on the emulator listener.
   public func admitsLargeBody(_ head: HTTPRequest, listener: HTTPListenerKind) -> Bool {
     guard let header = head.header("authorization"), header.hasPrefix("Bearer ") else { return false }
     if header == Self.ownerHeader {
-      return listener == .emulator && ownerAuthorization != nil
+      return ownerAuthorization != nil && Self.mayStandForAdminKey(head, on: listener)
     }
     return isAdminKey(String(header.dropFirst(7)))
   }

@@ -95,10 +95,17 @@ extension FirebaseAPI {
         errors.append((index, error.message))
       }
     }
-    if !request.accounts.isEmpty {
+    if request.accounts.isEmpty {
+      // Nothing to import, but the answer still needs the admin key and the project:
+      // a caller without them gets the 401 or 404 every admin call gives.
+      var check = GetProjectConfigRequest()
+      check.projectId = request.projectId
+      _ = try await call.native(AdminServiceMethods.getProjectConfig, check)
+    } else {
       let response = try await call.native(AdminServiceMethods.importAccounts, request)
-      for rowError in response.errors where Int(rowError.index) < sentIndex.count {
-        errors.append((sentIndex[Int(rowError.index)], "\(rowError.reason) : \(rowError.message)"))
+      for rowError in response.errors {
+        guard let row = Int(exactly: rowError.index), row < sentIndex.count else { continue }
+        errors.append((sentIndex[row], "\(rowError.reason) : \(rowError.message)"))
       }
     }
     var out: [String: JSONValue] = ["kind": "identitytoolkit#UploadAccountResponse"]
