@@ -28,11 +28,20 @@ import Testing
   }
 
   /// Only the reasons that mean "this session is over" carry the messages that make
-  /// Firebase's SDKs sign the user out.
+  /// Firebase's SDKs sign the user out: their own, and an unknown refresh token (which
+  /// never works again; Firebase's Apple SDK ignores INVALID_REFRESH_TOKEN).
   @Test func signOutMessagesComeOnlyFromTheirOwnReasons() {
     let signOut: Set<String> = ["INVALID_ID_TOKEN", "TOKEN_EXPIRED", "USER_NOT_FOUND", "USER_DISABLED"]
     let senders = ReasonCatalogue.firebaseAnswers.filter { signOut.contains($0.value.message) }.keys
-    #expect(Set(senders) == signOut)
+    #expect(Set(senders) == signOut.union([Reason.invalidRefreshToken.name]))
+    #expect(ReasonCatalogue.firebaseAnswers[Reason.invalidRefreshToken.name]?.message == "TOKEN_EXPIRED")
+  }
+
+  /// Every message is one Firebase's SDKs map to an error code of their own; the
+  /// AnonAuth-only "last sign-in method" is the SDKs' OPERATION_NOT_ALLOWED.
+  @Test func lastSignInMethodIsOperationNotAllowed() {
+    let answer = ReasonCatalogue.firebaseAnswers[Reason.lastSignInMethod.name]
+    #expect(answer?.message == "OPERATION_NOT_ALLOWED" && answer?.withDetail == true)
   }
 
   @Test func unknownReasonsFallBackToTheirStatusCode() {

@@ -14,6 +14,10 @@ public struct FirebaseError: Error, Sendable {
   /// The native error this came from, for endpoints that answer some specially and for
   /// the call's log line and metrics.
   public var rpcError: RPCError?
+  /// `errors[0].domain` and `.reason`: Google's `usageLimits`/`keyInvalid` for a bad API
+  /// key (what Firebase's Apple SDK reads as `invalidAPIKey`), `global`/`invalid` otherwise.
+  public var errorsDomain = "global"
+  public var errorsReason = "invalid"
   /// Extra reply headers (`retry-after`).
   public var headers: [(name: String, value: String)] = []
 
@@ -29,6 +33,10 @@ public struct FirebaseError: Error, Sendable {
     let detail = answer.withDetail && !error.message.isEmpty ? " : \(error.message)" : ""
     self.init(status: answer.httpStatus, message: answer.message + detail)
     rpcError = error
+    if error.reason == Reason.apiKeyInvalid.name {
+      errorsDomain = "usageLimits"
+      errorsReason = "keyInvalid"
+    }
     if let seconds = error.details["retry_after_seconds"] { headers.append(("retry-after", seconds)) }
   }
 
@@ -73,7 +81,9 @@ public struct FirebaseError: Error, Sendable {
     if let statusName {
       error["status"] = .string(statusName)
     } else {
-      error["errors"] = [["message": .string(message), "domain": "global", "reason": "invalid"]]
+      error["errors"] = [
+        ["message": .string(message), "domain": .string(errorsDomain), "reason": .string(errorsReason)]
+      ]
     }
     return ["error": .object(error)]
   }

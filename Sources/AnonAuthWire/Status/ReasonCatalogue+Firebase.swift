@@ -53,7 +53,11 @@ extension ReasonCatalogue {
       (.tooManyAttempts, FirebaseAnswer(400, "TOO_MANY_ATTEMPTS_TRY_LATER", withDetail: true)),
       (.invalidIdToken, FirebaseAnswer(400, "INVALID_ID_TOKEN")),
       (.tokenExpired, FirebaseAnswer(400, "TOKEN_EXPIRED")),
-      (.invalidRefreshToken, FirebaseAnswer(400, "INVALID_REFRESH_TOKEN")),
+      // Firebase says INVALID_REFRESH_TOKEN for a token it never issued and TOKEN_EXPIRED
+      // for a revoked one; its Apple SDK signs out only on the second. AnonAuth deletes
+      // revoked, reused and evicted sessions, so it cannot tell them apart, and a refresh
+      // token it does not know never works again: TOKEN_EXPIRED, so that the SDK signs out.
+      (.invalidRefreshToken, FirebaseAnswer(400, "TOKEN_EXPIRED")),
       (.userNotFound, FirebaseAnswer(400, "USER_NOT_FOUND")),
       (.userDisabled, FirebaseAnswer(400, "USER_DISABLED")),
       (.invalidEmail, FirebaseAnswer(400, "INVALID_EMAIL")),
@@ -65,7 +69,8 @@ extension ReasonCatalogue {
       (.invalidIdpResponse, FirebaseAnswer(400, "INVALID_IDP_RESPONSE", withDetail: true)),
       (.noSuchProvider, FirebaseAnswer(400, "NO_SUCH_PROVIDER")),
       (.credentialTooOld, FirebaseAnswer(400, "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")),
-      (.lastSignInMethod, FirebaseAnswer(400, "LAST_SIGN_IN_METHOD")),
+      // No Firebase message means "the last way in": the SDKs know OPERATION_NOT_ALLOWED.
+      (.lastSignInMethod, FirebaseAnswer(400, "OPERATION_NOT_ALLOWED", withDetail: true)),
       (.forbiddenClaim, FirebaseAnswer(400, "FORBIDDEN_CLAIM", withDetail: true)),
       (.projectNotFound, FirebaseAnswer(400, "PROJECT_NOT_FOUND")),
       (.missingSignUpMethod, FirebaseAnswer(400, "MISSING_SIGN_UP_METHOD")),
