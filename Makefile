@@ -7,6 +7,7 @@ DATA_DIR     ?= ./anonauth-data
 VENV         := .build-venv
 PY           := $(VENV)/bin/python
 DEB_PACKAGES := pkg-config libssl-dev openssl libsqlite3-dev libprotobuf-c-dev libcrypt-dev libdqlite-dev \
+                libnghttp2-dev nghttp2-client \
                 protobuf-c-compiler protobuf-compiler python3 python3-venv faketime debootstrap
 
 .PHONY: run test deps build build-release bench-large proto check-proto check-generator generator-goldens check-links check-client-graph lint format interop-deps \

@@ -35,6 +35,11 @@ let package = Package(
     .systemLibrary(
       name: "CDqlite", pkgConfig: "dqlite",
       providers: [.apt(["libdqlite-dev"])]),
+    // nghttp2, the HTTP/2 framing and HPACK engine under the gRPC transport; driven by
+    // our event loop through its memory API (no threads, no sockets of its own).
+    .systemLibrary(
+      name: "CNghttp2", pkgConfig: "libnghttp2",
+      providers: [.apt(["libnghttp2-dev"]), .brew(["nghttp2"])]),
     .target(name: "CShims", dependencies: ["COpenSSL"]),
 
     // The protobuf-c code generated from Protos/ by `make proto` (committed).
@@ -70,7 +75,7 @@ let package = Package(
       name: "AnonAuthServer",
       dependencies: [
         "AnonAuthNet", "AnonAuthService", "AnonAuthWire", "AnonAuthCrypto", "AnonAuthStore", "AnonAuthDqlite",
-        "CShims",
+        "CShims", "CNghttp2",
       ],
       swiftSettings: swiftSettings),
     // The native client (anonauth/1 over the epoll loop and OpenSSL): the CLI, its bench

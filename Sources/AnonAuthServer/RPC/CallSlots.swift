@@ -74,6 +74,14 @@ struct CallSlots<Record> {
     return call.record
   }
 
+  /// The peer gave up on call `id` before its answer (an HTTP/2 stream reset): returns its
+  /// record (its task to cancel) and keeps the slot until `taskEnded`, as `expire` does,
+  /// but nobody is answered; nil when it is not in flight.
+  mutating func abandon(_ id: UInt64) -> Record? {
+    guard let call = live[id] else { return nil }
+    return expire(id, sequence: call.sequence)
+  }
+
   /// The connection closed: forgets every call and gives the bytes back; returns the
   /// records of the calls still to be answered (their tasks to cancel).
   mutating func removeAll() -> [Record] {
