@@ -105,7 +105,8 @@ final class ConnectionCalls {
       },
       answer: answer,
       expired: {
-        let result = Result<[UInt8], RPCError>.failure(RPCError(.deadlineExceeded, "the call's deadline passed"))
+        let result = Result<[UInt8], RPCError>.failure(
+          RPCError(.deadlineExceeded, "the call's deadline passed"))
         answer(result)
         // Logged here only when the deadline passed before the handler finished.
         if log.claimLogging() {

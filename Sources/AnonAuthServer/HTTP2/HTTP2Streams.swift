@@ -28,7 +28,8 @@ protocol HTTP2StreamHandler: AnyObject {
   /// the bytes back to the peer's flow-control window when this returns, so a handler
   /// that keeps them (up to its own limit) holds them in its own buffer. `endStream`:
   /// the body is complete (may come with no bytes; request trailers are dropped).
-  func stream(_ stream: Int32, received bytes: UnsafeRawBufferPointer, endStream: Bool, session: any HTTP2StreamSink)
+  func stream(
+    _ stream: Int32, received bytes: UnsafeRawBufferPointer, endStream: Bool, session: any HTTP2StreamSink)
 
   /// The stream is over: answered and flushed (`errorCode` 0), reset by the peer, refused
   /// by the session, or cut by the connection's end. A call still running for it is
