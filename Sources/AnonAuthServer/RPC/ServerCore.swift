@@ -12,6 +12,8 @@ final class ServerCore: Sendable {
   let metrics: ServerMetrics
   /// What serves HTTP/1.1 requests; nil: every request is answered 404.
   let httpApplication: (any HTTPApplication)?
+  /// The methods gRPC streams reach besides the router's (health, reflection).
+  let grpcMethods: GRPCLocalMethods
   /// Returns freed heap to the system after bursts of closed connections.
   let trimmer = MemoryTrimmer()
   /// The process's and each peer IP's budget of partly received bytes.
@@ -27,10 +29,11 @@ final class ServerCore: Sendable {
 
   init(
     config: RPCServerConfig, router: Router, logger: Logger, metrics: ServerMetrics,
-    httpApplication: (any HTTPApplication)? = nil
+    httpApplication: (any HTTPApplication)? = nil, grpcMethods: GRPCLocalMethods = GRPCLocalMethods()
   ) {
     self.config = config
     self.httpApplication = httpApplication
+    self.grpcMethods = grpcMethods
     self.router = router
     self.logger = logger
     self.metrics = metrics
