@@ -200,8 +200,8 @@ import Testing
     #expect(status.code == "12")
     #expect(Self.reason(in: status.block) == "UNKNOWN_METHOD")
     #expect(Self.value("x-request-id", in: status.block) == "req-3")
-    // The client was still sending: the stream is reset (NO_ERROR) after the answer.
-    #expect(events.last == .reset(3, 0))
+    // Not reset while the client still sends: libnghttp2 would drop the queued answer.
+    #expect(events.count == 1)
   }
 
   @Test func aMessageOverTheUnauthenticatedLimitIsResourceExhausted() throws {
@@ -212,7 +212,7 @@ import Testing
     let status = try #require(h.events.first.flatMap(Self.status))
     #expect(status.code == "8")
     #expect(Self.value("grpc-status-details-bin", in: status.block) == nil)
-    #expect(h.events.last == .reset(1, 0))
+    #expect(h.events.count == 1)
     #expect(h.taken == 0)
   }
 
