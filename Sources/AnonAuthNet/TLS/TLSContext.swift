@@ -16,6 +16,8 @@ public final class TLSContext: @unchecked Sendable {
   public static let alpn = "anonauth/1"
   /// HTTP/1.1 with the Firebase-compatible JSON API on the same port.
   public static let http11 = "http/1.1"
+  /// HTTP/2 (gRPC, and the JSON API), on the same port.
+  public static let h2 = "h2"
 
   /// What a server accepts, in its order of preference: the first of these the client
   /// offers is chosen, whatever the client's order. `h2` joins here once HTTP/2 is served.

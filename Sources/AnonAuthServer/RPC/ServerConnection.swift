@@ -47,15 +47,18 @@ final class ServerConnection: TLSConnectionDelegate, ServedConnection {
 
   // MARK: TLSConnectionDelegate
 
-  /// The handshake chose the protocol (docs/protocol.md §1): `http/1.1` hands the
-  /// connection to an `HTTPServerConnection`, which takes this one's place in the
-  /// registry; `anonauth/1` or no ALPN stays here, with frames.
+  /// The handshake chose the protocol (`TransportSwitch`): a byte-level transport
+  /// (HTTP/1.1, HTTP/2) takes this one's place in the registry and gets the stream's
+  /// bytes; `anonauth/1` or no ALPN stays here, with frames.
   func connectionDidHandshake(_ connection: TLSConnection) {
-    guard connection.negotiatedProtocol == TLSContext.http11 else { return }
-    let http = HTTPServerConnection(stream: connection, listener: .rpcPort, core: core, registry: registry)
-    registry.replace(self, with: http)
-    connection.switchToBytes(delegate: http)
-    if goingAway { http.drain() }
+    let choice = TransportSwitch.choice(alpn: connection.negotiatedProtocol)
+    guard
+      let transport = TransportSwitch.byteTransport(
+        choice, stream: connection, core: core, registry: registry)
+    else { return }
+    registry.replace(self, with: transport)
+    connection.switchToBytes(delegate: transport)
+    if goingAway { transport.drain() }
   }
 
   var peerHost: String? { connection.peer?.host }
