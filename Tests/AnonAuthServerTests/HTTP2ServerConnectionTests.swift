@@ -35,11 +35,12 @@ import Testing
     let loop: EventLoop
     let app = App()
     let core: ServerCore
-    let client = HTTP2TestClient()
+    let client: HTTP2TestClient
     private var fake: FakeByteStream?
     private var server: HTTP2ServerConnection?
 
-    init(_ adjust: (inout RPCServerConfig) -> Void = { _ in }) throws {
+    init(_ adjust: (inout RPCServerConfig) -> Void = { _ in }, clientWindow: UInt32? = nil) throws {
+      client = HTTP2TestClient(initialWindow: clientWindow)
       loop = try EventLoop(name: "h2-test")
       var config = RPCServerConfig(listen: try SocketAddress(parsing: "127.0.0.1:0"))
       adjust(&config)
@@ -69,9 +70,10 @@ import Testing
 
     /// Runs `body` with a new harness and stops it however `body` ends.
     static func with(
-      _ adjust: (inout RPCServerConfig) -> Void = { _ in }, _ body: (Harness) async throws -> Void
+      _ adjust: (inout RPCServerConfig) -> Void = { _ in }, clientWindow: UInt32? = nil,
+      _ body: (Harness) async throws -> Void
     ) async throws {
-      let harness = try Harness(adjust)
+      let harness = try Harness(adjust, clientWindow: clientWindow)
       await harness.open()
       do {
         try await body(harness)
@@ -269,6 +271,32 @@ import Testing
       #expect(await h.eventually { $0.client.responses[id]?.closedWith == NGHTTP2_CANCEL.rawValue })
       #expect(await h.onLoop { $0.core.receiveBudget.totalBytes } == 0)
       #expect(await h.onLoop { $0.stream?.isOpen == true })
+    }
+  }
+
+  @Test func aHeaderListOverTheLimitIsAnswered431() async throws {
+    try await Harness.with { h in
+      let big = String(repeating: "b", count: 17 * 1024)
+      let id = await h.onLoop { h in h.client.request(method: "GET", path: "/echo", headers: [("x-big", big)])
+      }
+      #expect(await h.eventually { $0.client.responses[id]?.closedWith != nil })
+      #expect(await h.onLoop { $0.client.responses[id]?.headers[":status"] } == "431")
+    }
+  }
+
+  @Test func aPeerThatNeverOpensItsWindowIsAnsweredAndClosedWhenIdle() async throws {
+    try await Harness.with({ $0.idleTimeoutMs = 1000 }, clientWindow: 0) { h in
+      let id = await h.onLoop { h in h.client.request(path: "/echo", body: Array(repeating: 7, count: 1000)) }
+      // The answer's HEADERS go out; its body waits for a window that never opens.
+      #expect(await h.eventually { $0.client.responses[id]?.headers[":status"] == "200" })
+      #expect(await h.eventually { ($0.connection?.calls.taken ?? 1) == 0 })
+      let held = await h.onLoop { h in
+        (h.connection?.pendingBytes(id) ?? 0, h.client.responses[id]?.body.count)
+      }
+      #expect(held.0 == 1000)  // queued on the stream, bounded by what the handler made
+      #expect((held.1 ?? 0) == 0)
+      await h.onLoop { $0.connection?.checkTimeouts(now: MonotonicClock.now() + 2_000_000_000) }
+      #expect(await h.eventually { $0.stream?.closed == true })
     }
   }
 }
