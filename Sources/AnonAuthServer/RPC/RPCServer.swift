@@ -41,7 +41,7 @@ public final class RPCServer: Sendable {
   ) {
     self.core = ServerCore(
       config: config, router: router, logger: logger, metrics: metrics, httpApplication: httpApplication,
-      grpcMethods: grpcMethods)
+      grpcMethods: grpcMethods, makeGRPCHandler: { GRPCStreamHandler() })
     self.tls = TLSContextSlot(tls)
   }
 
