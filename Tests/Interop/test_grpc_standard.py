@@ -95,7 +95,7 @@ def test_health_watch_sees_not_serving_at_sigterm():
             watch = stub.Watch(health_pb2.HealthCheckRequest())
             assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
             seen = []
-            reader = threading.Thread(target=lambda: seen.extend(_drain(watch)))
+            reader = threading.Thread(target=watch_statuses, args=(watch, seen))
             reader.start()
             daemon.proc.send_signal(signal.SIGTERM)
             reader.join(timeout=60)
@@ -108,15 +108,14 @@ def test_health_watch_sees_not_serving_at_sigterm():
         assert daemon.stop() == 0
 
 
-def _drain(stream):
-    """Each status the stream sends, then the code it ends with."""
-    seen = []
+def watch_statuses(stream, seen):
+    """Appends each status the stream sends to `seen` as it comes, then the code it ends
+    with."""
     try:
         for response in stream:
             seen.append(response.status)
     except grpc.RpcError as error:
         seen.append(error.code())
-    return seen
 
 
 def test_reflection_lists_and_resolves_then_calls_sign_up_with_no_proto(daemon):
