@@ -270,6 +270,12 @@ import Testing
     let status = try #require(h.events.first.flatMap(Self.status))
     #expect(status.code == "13")
     #expect(Self.value(":status", in: status.block) == "400")
+    // A long value is repeated cut to 64 scalars, not whole.
+    h.open(3, path: Self.sleep, extra: [HTTP2Header("grpc-timeout", String(repeating: "9", count: 4000))])
+    let long = try #require(h.events.last.flatMap(Self.status))
+    #expect(
+      Self.value("grpc-message", in: long.block)
+        == "malformed grpc-timeout \"\(String(repeating: "9", count: 64))...\"")
   }
 
   @Test func aGetIsA405() async throws {

@@ -41,11 +41,14 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
     streams[stream] = call
     // Refusals in grpc-go's order; none carries a reason (they are gRPC's, not AnonAuth's).
     if head.method != "POST" {
-      finish(call, GRPCStatus(.internalError, "gRPC requests are POST, not \(head.method)"), httpStatus: 405)
+      finish(
+        call, GRPCStatus(.internalError, "gRPC requests are POST, not \(Self.echo(head.method))"),
+        httpStatus: 405)
       return
     }
     if let value = head.malformedTimeout {
-      finish(call, GRPCStatus(.internalError, "malformed grpc-timeout \"\(value)\""), httpStatus: 400)
+      finish(
+        call, GRPCStatus(.internalError, "malformed grpc-timeout \"\(Self.echo(value))\""), httpStatus: 400)
       return
     }
     if head.hasUnsupportedEncoding {
@@ -53,7 +56,7 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
         call,
         GRPCStatus(
           .unimplemented,
-          "grpc-encoding \"\(head.encoding ?? "")\" is not supported; messages must be identity"),
+          "grpc-encoding \"\(Self.echo(head.encoding ?? ""))\" is not supported; messages must be identity"),
         extra: [HTTP2Header("grpc-accept-encoding", "identity")])
       return
     }
@@ -262,6 +265,13 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
   }
 
   // MARK: Answers
+
+  /// A client's header value as an error message repeats it: at most 64 Unicode scalars
+  /// (a header may be kilobytes long; the message only names what was refused).
+  static func echo(_ value: String) -> String {
+    value.unicodeScalars.count <= 64
+      ? value : String(String.UnicodeScalarView(value.unicodeScalars.prefix(64))) + "..."
+  }
 
   /// Ends the call with `status`: in trailers when response headers went out, else as a
   /// trailers-only answer. A client still sending is not reset (grpc-go sends RST_STREAM
