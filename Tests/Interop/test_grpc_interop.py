@@ -310,3 +310,40 @@ def test_grpc_message_is_percent_encoded(env):
     response, _, _ = raw_call(env.daemon, SLEEP, message(), [("grpc-timeout", "50%")])
     assert response[":status"] == "400" and response["grpc-status"] == "13"
     assert response["grpc-message"] == 'malformed grpc-timeout "50%25"'
+
+
+def test_x_end_user_ip_is_believed_only_from_a_trusted_caller():
+    """The sign-up quota counts the end user's address when an admin key comes beside the
+    API key, and the socket's address otherwise, as on the native transport; the refusal's
+    retry_after_seconds arrives in the ErrorInfo metadata."""
+    stubs = generate_stubs()
+    daemon = Daemon(extra=TEST_DAEMON_FLAGS)
+    e = Env(daemon, stubs)
+    try:
+        config = e.admin.ProjectConfig(project_id=e.project, sign_up_quota_per_hour=2)
+        e.admins.UpdateProjectConfig(
+            e.admin.UpdateProjectConfigRequest(config=config, update_mask=["sign_up_quota_per_hour"]),
+            metadata=e.admin_key, timeout=30)
+        request = e.account.SignUpRequest(anonymous=e.account.AnonymousSignUp())
+
+        def sign_up(metadata):
+            try:
+                e.accounts.SignUp(request, metadata=e.api_key + metadata, timeout=30)
+                return "OK"
+            except grpc.RpcError as error:
+                status, info = error_info(error)
+                assert int(info.metadata["retry_after_seconds"]) >= 1, info
+                return info.reason
+
+        trusted_a = e.admin_key + [("x-end-user-ip", "203.0.113.1")]
+        trusted_b = e.admin_key + [("x-end-user-ip", "203.0.113.2")]
+        untrusted_b = [("x-end-user-ip", "203.0.113.2")]
+        assert [sign_up(trusted_a) for _ in range(3)] == ["OK", "OK", "TOO_MANY_ATTEMPTS_TRY_LATER"]
+        # Another end user behind the same trusted caller has a quota of its own.
+        assert sign_up(trusted_b) == "OK"
+        # Without the admin key the claim is ignored: the socket's address (127.0.0.1)
+        # counts, and it has its own two sign-ups left.
+        assert [sign_up(untrusted_b) for _ in range(3)] == ["OK", "OK", "TOO_MANY_ATTEMPTS_TRY_LATER"]
+    finally:
+        e.channel.close()
+        assert daemon.stop() == 0
