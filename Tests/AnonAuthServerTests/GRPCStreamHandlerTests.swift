@@ -354,6 +354,16 @@ import Testing
     #expect(await h.eventually { _ in h.taken == 0 })
   }
 
+  @Test func aLocalMethodTakesSmallMessagesOnly() async throws {
+    let h = try Harness()
+    defer { h.stop() }
+    h.open(1, path: Self.echo)
+    h.send(1, [0, 0, 0, 0x20, 0x01])  // 8 KiB + 1
+    let status = try #require(h.events.first.flatMap(Self.status))
+    #expect(status.code == "8")
+    #expect(await h.eventually { _ in h.taken == 0 })
+  }
+
   @Test func aLocalMethodThatFailsBeforeAnyMessageAnswersTrailersOnly() async throws {
     let h = try Harness()
     defer { h.stop() }

@@ -21,6 +21,11 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
   /// Messages of a local method's client that may wait for it to read them: a client
   /// that sends faster than the method reads is answered `RESOURCE_EXHAUSTED`.
   static let maxQueuedMessages = 8
+  /// The largest message a local method takes. Its queued messages are not charged to
+  /// the receive budgets (they wait in the method's stream, not in a call's payload), so
+  /// they are kept small: the standard services' requests are a service or symbol name.
+  /// A stream holds at most `maxQueuedMessages` of them (64 KiB).
+  static let maxLocalMessageBytes = 8 * 1024
   /// Response bytes queued on a stream above which a local method's `send` waits for
   /// the peer to read.
   static let sendHighWater = 64 * 1024
@@ -188,6 +193,7 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
 
   private func startLocal(_ call: GRPCStreamCall, method: any GRPCLocalMethod, session: any HTTP2StreamSink) {
     call.phase = .running
+    call.deframer.limit = min(call.deframer.limit, Self.maxLocalMessageBytes)
     let (requests, incoming) = AsyncStream<[UInt8]>.makeStream(
       bufferingPolicy: .bufferingOldest(Self.maxQueuedMessages))
     call.incoming = incoming
