@@ -141,9 +141,16 @@ class Connection:
     """A TLS connection that chose ALPN h2, spoken by hand: `send` raw frames, `frames`
     reads what the server sent until a condition, EOF or a timeout."""
 
-    def __init__(self, daemon, source=None, preface=True, server_settings_ack=True, timeout=10):
-        raw = socket.create_connection(daemon.rpc, timeout=timeout,
-                                       source_address=(source, 0) if source else None)
+    def __init__(self, daemon, source=None, preface=True, server_settings_ack=True, timeout=10, rcvbuf=None):
+        raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf:
+            # A small receive buffer: what the server sends and the test does not read
+            # stays in the server, not in the kernel.
+            raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        raw.settimeout(timeout)
+        if source:
+            raw.bind((source, 0))
+        raw.connect(daemon.rpc)
         self.sock = daemon.context(alpn=("h2",)).wrap_socket(raw, server_hostname="localhost")
         assert self.sock.selected_alpn_protocol() == "h2"
         self.buf = b""
