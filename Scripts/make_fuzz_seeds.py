@@ -227,6 +227,53 @@ def phc_and_config():
     write("config", "not-object", "[1,2,3]")
 
 
+def http2():
+    # http2: byte 0 bit 0 prepends the client preface, bits 1-7 size the read pieces.
+    def frame(kind, flags, stream, payload=b""):
+        return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
+
+    def literal(name, value, indexing=False):
+        """An HPACK literal field, not Huffman-coded (names and values under 127 bytes,
+        or a value whose length takes the multi-byte integer form)."""
+        def length(n):
+            if n < 127:
+                return bytes([n])
+            n -= 127
+            out = bytearray([127])
+            while n >= 128:
+                out.append(n % 128 + 128)
+                n //= 128
+            return bytes(out) + bytes([n])
+        return bytes([0x40 if indexing else 0x00]) + length(len(name)) + name.encode() + length(len(value)) + value.encode()
+
+    settings = frame(4, 0, 0, struct.pack(">HI", 3, 100) + struct.pack(">HI", 4, 65535))
+    settings_ack = frame(4, 1, 0)
+    post = b"\x83\x87" + literal(":authority", "localhost")
+
+    def request(stream, path, content_type, body, end=True):
+        block = post + literal(":path", path) + literal("content-type", content_type)
+        return frame(1, 4, stream, block) + frame(0, 1 if end else 0, stream, body)
+
+    write("http2", "json-request", b"\x01" + settings + settings_ack +
+          request(1, "/v1/accounts:signUp?key=k", "application/json", b'{"returnSecureToken":true}'))
+    write("http2", "grpc-request", b"\x0f" + settings +
+          request(1, "/anonauth.v1.Account/SignUp", "application/grpc", b"\x00\x00\x00\x00\x02\x08\x01") +
+          request(3, "/grpc.health.v1.Health/Check", "application/grpc+proto; charset=x", b"\x00\x00\x00\x00\x00"))
+    write("http2", "rapid-reset", b"\x01" + settings + b"".join(
+        request(n, "/echo", "application/json", b"x", end=False) + frame(3, 0, n, struct.pack(">I", 8))
+        for n in range(1, 60, 2)))
+    write("http2", "continuation", b"\x05" + settings +
+          frame(1, 0, 1, post + literal(":path", "/")) +
+          b"".join(frame(9, 0, 1, literal("x-a%d" % n, "v" * 40)) for n in range(12)) +
+          frame(9, 4, 1, literal("x-end", "1")))
+    write("http2", "floods", b"\x03" + settings + b"".join(
+        frame(6, 0, 0, struct.pack(">Q", n)) + frame(4, 0, 0, struct.pack(">HI", 1, 4096)) +
+        frame(8, 0, 0, struct.pack(">I", 1)) for n in range(40)))
+    write("http2", "hpack-bomb", b"\x7f" + settings +
+          frame(1, 4, 1, post + literal(":path", "/") + literal("x-big", "b" * 4000, indexing=True) + b"\xbe" * 200))
+    write("http2", "no-preface", b"\x00GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+
+
 def firebase_json():
     # firebase-json: byte 0 picks the endpoint (low 7 bits, in FirebaseAPI.allEndpoints'
     # order: signUp, signInWithPassword, signInWithIdp, lookup, update, delete, token) and
@@ -252,6 +299,7 @@ if __name__ == "__main__":
     tokens_and_keys()
     json_values()
     http()
+    http2()
     firebase_json()
     phc_and_config()
     print(f"seeds written under {ROOT}")

@@ -22,6 +22,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   case outboundHTTP = "outbound-http"
   /// The HTTP/1.1 transport's request parser (the RPC port's `http/1.1`, the emulator).
   case httpRequest = "http-request"
+  /// The HTTP/2 server session (ALPN `h2`): frames, HPACK, streams and their limits.
+  case http2
   /// The HTTPS JSON API's request bodies (JSON or a form), for every endpoint.
   case firebaseJSON = "firebase-json"
   /// Stored password hashes.
@@ -45,6 +47,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .opsHTTP: OpsHTTPFuzz.run(data)
     case .outboundHTTP: OutboundHTTPFuzz.run(data)
     case .httpRequest: HTTPRequestFuzz.run(data)
+    case .http2: HTTP2Fuzz.run(data)
     case .firebaseJSON: FirebaseJSONFuzz.run(data)
     case .phc: PHCFuzz.run(data)
     case .config: ConfigFuzz.run(data)

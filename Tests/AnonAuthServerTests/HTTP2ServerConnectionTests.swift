@@ -35,11 +35,12 @@ import Testing
     let loop: EventLoop
     let app = App()
     let core: ServerCore
-    let client = HTTP2TestClient()
+    let client: HTTP2TestClient
     private var fake: FakeByteStream?
     private var server: HTTP2ServerConnection?
 
-    init(_ adjust: (inout RPCServerConfig) -> Void = { _ in }) throws {
+    init(_ adjust: (inout RPCServerConfig) -> Void = { _ in }, clientWindow: UInt32? = nil) throws {
+      client = HTTP2TestClient(initialWindow: clientWindow)
       loop = try EventLoop(name: "h2-test")
       var config = RPCServerConfig(listen: try SocketAddress(parsing: "127.0.0.1:0"))
       adjust(&config)
@@ -48,7 +49,11 @@ import Testing
         metrics: ServerMetrics(),
         httpApplication: app)
       loop.start()
-      onLoop { harness in
+    }
+
+    /// Makes the connection (on the loop, where it lives).
+    func open() async {
+      await onLoop { harness in
         let fake = FakeByteStream(loop: harness.loop)
         let server = HTTP2ServerConnection(stream: fake, core: harness.core, registry: nil)
         fake.delegate = server
@@ -57,36 +62,45 @@ import Testing
       }
     }
 
-    func stop() {
-      onLoop { harness in
-        harness.server?.closeNow()
-      }
-      onLoop { _ in }
+    func stop() async {
+      await onLoop { harness in harness.server?.closeNow() }
+      await onLoop { _ in }
       loop.stopAndWait()
     }
 
-    /// Runs `body` on the loop and waits for it.
-    @discardableResult
-    func onLoop<T>(_ body: @escaping (Harness) -> T) -> T {
-      let done = DispatchSemaphore(value: 0)
-      let result = Mutex<UncheckedBox<T>?>(nil)
-      let work = UncheckedBox(body)
-      loop.execute { [self] in
-        let value = work.value(self)
-        result.withLock { $0 = UncheckedBox(value) }
-        done.signal()
+    /// Runs `body` with a new harness and stops it however `body` ends.
+    static func with(
+      _ adjust: (inout RPCServerConfig) -> Void = { _ in }, clientWindow: UInt32? = nil,
+      _ body: (Harness) async throws -> Void
+    ) async throws {
+      let harness = try Harness(adjust, clientWindow: clientWindow)
+      await harness.open()
+      do {
+        try await body(harness)
+      } catch {
+        await harness.stop()
+        throw error
       }
-      done.wait()
-      guard let value = result.withLock({ $0 }) else { preconditionFailure("the loop ran the body") }
-      return value.value
+      await harness.stop()
+    }
+
+    /// Runs `body` on the loop and waits for it (without holding a thread).
+    @discardableResult
+    func onLoop<T>(_ body: @escaping (Harness) -> T) async -> T {
+      let work = UncheckedBox(body)
+      let result = await withCheckedContinuation {
+        (continuation: CheckedContinuation<UncheckedBox<T>, Never>) in
+        loop.execute { [self] in continuation.resume(returning: UncheckedBox(work.value(self))) }
+      }
+      return result.value
     }
 
     var connection: HTTP2ServerConnection? { server }
     var stream: FakeByteStream? { fake }
 
     /// Moves bytes both ways until neither side has anything to send.
-    func pump() {
-      onLoop { harness in
+    func pump() async {
+      await onLoop { harness in
         for _ in 0..<1000 {
           let out = harness.client.output()
           if !out.isEmpty, let fake = harness.fake, fake.isOpen {
@@ -100,39 +114,38 @@ import Testing
     }
 
     /// Pumps until `condition` holds or a generous bound passes (a busy machine).
-    func eventually(_ condition: @escaping (Harness) -> Bool) -> Bool {
+    func eventually(_ condition: @escaping (Harness) -> Bool) async -> Bool {
       for _ in 0..<1500 {
-        pump()
-        if onLoop(condition) { return true }
-        Thread.sleep(forTimeInterval: 0.02)
+        await pump()
+        if await onLoop(condition) { return true }
+        try? await Task.sleep(for: .milliseconds(20))
       }
-      return onLoop(condition)
+      return await onLoop(condition)
     }
   }
 
-  @Test func theServerAnnouncesItsSettings() throws {
-    let h = try Harness { $0.maxConcurrentCallsPerConnection = 7 }
-    defer { h.stop() }
-    h.pump()
-    h.onLoop { h in
-      #expect(h.client.settingsReceived)
-      #expect(h.client.remoteSetting(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS) == 7)
-      #expect(h.client.remoteSetting(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE) == 16 * 1024)
-      #expect(h.client.remoteSetting(NGHTTP2_SETTINGS_ENABLE_PUSH) == 0)
-      #expect(h.client.remoteSetting(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE) == 64 * 1024)
+  @Test func theServerAnnouncesItsSettings() async throws {
+    try await Harness.with({ $0.maxConcurrentCallsPerConnection = 7 }) { h in
+      await h.pump()
+      let settings = await h.onLoop { h in
+        [
+          NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE,
+          NGHTTP2_SETTINGS_ENABLE_PUSH, NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE,
+        ].map { h.client.remoteSetting($0) }
+      }
+      #expect(await h.onLoop { $0.client.settingsReceived })
+      #expect(settings == [7, 16 * 1024, 0, 64 * 1024])
     }
   }
 
-  @Test func aJSONRequestIsServedAndConnectionHeadersAreDropped() throws {
-    let h = try Harness()
-    defer { h.stop() }
-    let id = h.onLoop { h in
-      h.client.request(
-        path: "/echo", headers: [("content-type", "application/json")], body: Array("{\"a\":1}".utf8))
-    }
-    #expect(h.eventually { $0.client.responses[id]?.closedWith != nil })
-    h.onLoop { h in
-      let response = h.client.responses[id]
+  @Test func aJSONRequestIsServedAndConnectionHeadersAreDropped() async throws {
+    try await Harness.with { h in
+      let id = await h.onLoop { h in
+        h.client.request(
+          path: "/echo", headers: [("content-type", "application/json")], body: Array("{\"a\":1}".utf8))
+      }
+      #expect(await h.eventually { $0.client.responses[id]?.closedWith != nil })
+      let response = await h.onLoop { $0.client.responses[id] }
       #expect(response?.headers[":status"] == "200")
       #expect(response?.body == Array("{\"a\":1}".utf8))
       #expect(response?.headers["content-length"] == "7")
@@ -142,117 +155,148 @@ import Testing
     }
   }
 
-  @Test func aGRPCStreamWithNoHandlerIsUnimplemented() throws {
-    let h = try Harness()
-    defer { h.stop() }
-    let id = h.onLoop { h in
-      h.client.request(
-        path: "/anonauth.v1.Account/SignUp", headers: [("content-type", "application/grpc+proto")],
-        body: [0, 0, 0, 0, 0])
-    }
-    #expect(h.eventually { $0.client.responses[id]?.closedWith != nil })
-    h.onLoop { h in
-      #expect(h.client.responses[id]?.headers["grpc-status"] == "12")
-      #expect(h.client.responses[id]?.headers[":status"] == "200")
-    }
-  }
-
-  @Test func aDeclaredBodyOverTheLimitIs413BeforeItIsRead() throws {
-    let h = try Harness()
-    defer { h.stop() }
-    let id = h.onLoop { h in
-      h.client.request(
-        path: "/echo", headers: [("content-length", "100000")], body: Array(repeating: 1, count: 10),
-        endBody: false)
-    }
-    #expect(h.eventually { $0.client.responses[id]?.headers[":status"] != nil })
-    h.onLoop { h in #expect(h.client.responses[id]?.headers[":status"] == "413") }
-  }
-
-  @Test func streamsOverTheLimitAreRefused() throws {
-    let h = try Harness { $0.maxConcurrentCallsPerConnection = 2 }
-    defer { h.stop() }
-    // Sent before the client has read the server's SETTINGS: the client does not know
-    // the limit yet, so all four HEADERS go out.
-    let ids = h.onLoop { h in (0..<4).map { _ in h.client.request(method: "GET", path: "/pause") } }
-    #expect(h.eventually { h in ids.filter { h.client.responses[$0]?.closedWith != nil }.count == 2 })
-    h.onLoop { h in
-      let refused = ids.filter { h.client.responses[$0]?.closedWith == NGHTTP2_REFUSED_STREAM.rawValue }
-      #expect(refused.count == 2)
-    }
-    h.app.release(2)
-    #expect(h.eventually { h in ids.allSatisfy { h.client.responses[$0]?.closedWith != nil } })
-    h.onLoop { h in
-      #expect(ids.filter { h.client.responses[$0]?.headers[":status"] == "200" }.count == 2)
-    }
-  }
-
-  @Test func drainSendsGoAwayFinishesTheStreamInFlightAndCloses() throws {
-    let h = try Harness()
-    defer { h.stop() }
-    let id = h.onLoop { h in h.client.request(method: "GET", path: "/pause") }
-    #expect(h.eventually { ($0.connection?.calls.unanswered ?? 0) == 1 })
-    h.onLoop { $0.connection?.drain() }
-    // The shutdown notice, then the final GOAWAY naming the stream in flight.
-    #expect(h.eventually { h in h.client.goAways.contains { $0.lastStream == id && $0.errorCode == 0 } })
-    #expect(h.onLoop { $0.stream?.isOpen == true })
-    h.app.release(1)
-    #expect(h.eventually { $0.client.responses[id]?.closedWith == 0 })
-    #expect(h.onLoop { $0.client.responses[id]?.headers[":status"] == "200" })
-    #expect(h.eventually { $0.stream?.closed == true })
-  }
-
-  @Test func rapidResetEndsTheConnection() throws {
-    let h = try Harness()
-    defer { h.stop() }
-    h.pump()
-    /// Opens 50 streams with a body still to come, then resets them all.
-    func openAndReset() {
-      let ids = h.onLoop { h in
-        (0..<50).map { _ in h.client.request(path: "/echo", body: [1], endBody: false) }
+  @Test func aGRPCStreamWithNoHandlerIsUnimplemented() async throws {
+    try await Harness.with { h in
+      let id = await h.onLoop { h in
+        h.client.request(
+          path: "/anonauth.v1.Account/SignUp", headers: [("content-type", "application/grpc+proto")],
+          body: [0, 0, 0, 0, 0])
       }
-      h.pump()
-      h.onLoop { h in for id in ids { h.client.reset(id) } }
-      h.pump()
+      #expect(await h.eventually { $0.client.responses[id]?.closedWith != nil })
+      let response = await h.onLoop { $0.client.responses[id] }
+      #expect(response?.headers["grpc-status"] == "12")
+      #expect(response?.headers[":status"] == "200")
     }
-    // Within the burst (200): served as cancellations.
-    for _ in 0..<3 { openAndReset() }
-    #expect(h.onLoop { $0.client.goAways.isEmpty })
-    // Far past it, whatever the machine's speed (33 tokens come back a second):
-    // libnghttp2 answers GOAWAY (INTERNAL_ERROR, as its rate limiter does) and ends.
-    for _ in 0..<20 where h.onLoop({ $0.client.goAways.isEmpty }) { openAndReset() }
-    #expect(h.onLoop { h in h.client.goAways.contains { $0.errorCode == NGHTTP2_INTERNAL_ERROR.rawValue } })
-    #expect(h.eventually { $0.stream?.closed == true })
   }
 
-  @Test func aConnectionWithoutThePrefaceIsClosedAtTheHandshakeTimeout() throws {
-    let h = try Harness { $0.handshakeTimeoutMs = 1000 }
-    defer { h.stop() }
-    h.onLoop { $0.connection?.checkTimeouts(now: MonotonicClock.now() + 2_000_000_000) }
-    #expect(h.eventually { $0.stream?.closed == true })
+  @Test func aDeclaredBodyOverTheLimitIs413BeforeItIsRead() async throws {
+    try await Harness.with { h in
+      let id = await h.onLoop { h in
+        h.client.request(
+          path: "/echo", headers: [("content-length", "100000")], body: Array(repeating: 1, count: 10),
+          endBody: false)
+      }
+      #expect(await h.eventually { $0.client.responses[id]?.headers[":status"] != nil })
+      #expect(await h.onLoop { $0.client.responses[id]?.headers[":status"] } == "413")
+    }
   }
 
-  @Test func anIdleConnectionGetsGoAwayNoErrorAndIsClosed() throws {
-    let h = try Harness { $0.idleTimeoutMs = 1000 }
-    defer { h.stop() }
-    h.pump()
-    h.onLoop { $0.connection?.checkTimeouts(now: MonotonicClock.now()) }
-    h.pump()
-    #expect(h.onLoop { $0.client.goAways.isEmpty && $0.stream?.isOpen == true })
-    h.onLoop { $0.connection?.checkTimeouts(now: MonotonicClock.now() + 2_000_000_000) }
-    h.pump()
-    #expect(h.onLoop { h in h.client.goAways.contains { $0.errorCode == 0 } })
-    #expect(h.eventually { $0.stream?.closed == true })
+  @Test func streamsOverTheLimitAreRefused() async throws {
+    try await Harness.with({ $0.maxConcurrentCallsPerConnection = 2 }) { h in
+      // Sent before the client has read the server's SETTINGS: the client does not know
+      // the limit yet, so all four HEADERS go out.
+      let ids = await h.onLoop { h in (0..<4).map { _ in h.client.request(method: "GET", path: "/pause") } }
+      #expect(await h.eventually { h in ids.filter { h.client.responses[$0]?.closedWith != nil }.count == 2 })
+      let refused = await h.onLoop { h in
+        ids.filter { h.client.responses[$0]?.closedWith == NGHTTP2_REFUSED_STREAM.rawValue }.count
+      }
+      #expect(refused == 2)
+      h.app.release(2)
+      #expect(await h.eventually { h in ids.allSatisfy { h.client.responses[$0]?.closedWith != nil } })
+      let served = await h.onLoop { h in
+        ids.filter { h.client.responses[$0]?.headers[":status"] == "200" }.count
+      }
+      #expect(served == 2)
+    }
   }
 
-  @Test func aStalledRequestBodyIsResetAtThePartialTimeout() throws {
-    let h = try Harness { $0.partialFrameTimeoutMs = 1000 }
-    defer { h.stop() }
-    let id = h.onLoop { h in h.client.request(path: "/echo", body: [1, 2, 3], endBody: false) }
-    h.pump()
-    #expect(h.onLoop { $0.core.receiveBudget.totalBytes == 3 })
-    h.onLoop { $0.connection?.checkTimeouts(now: MonotonicClock.now() + 2_000_000_000) }
-    #expect(h.eventually { $0.client.responses[id]?.closedWith == NGHTTP2_CANCEL.rawValue })
-    #expect(h.onLoop { $0.core.receiveBudget.totalBytes == 0 && $0.stream?.isOpen == true })
+  @Test func drainSendsGoAwayFinishesTheStreamInFlightAndCloses() async throws {
+    try await Harness.with { h in
+      let id = await h.onLoop { h in h.client.request(method: "GET", path: "/pause") }
+      #expect(await h.eventually { ($0.connection?.calls.unanswered ?? 0) == 1 })
+      await h.onLoop { $0.connection?.drain() }
+      // The shutdown notice, then the final GOAWAY naming the stream in flight.
+      #expect(
+        await h.eventually { h in h.client.goAways.contains { $0.lastStream == id && $0.errorCode == 0 } })
+      #expect(await h.onLoop { $0.stream?.isOpen == true })
+      h.app.release(1)
+      #expect(await h.eventually { $0.client.responses[id]?.closedWith == 0 })
+      #expect(await h.onLoop { $0.client.responses[id]?.headers[":status"] } == "200")
+      #expect(await h.eventually { $0.stream?.closed == true })
+    }
+  }
+
+  @Test func rapidResetEndsTheConnection() async throws {
+    try await Harness.with { h in
+      await h.pump()
+      /// Opens 50 streams with a body still to come, then resets them all.
+      func openAndReset() async {
+        let ids = await h.onLoop { h in
+          (0..<50).map { _ in h.client.request(path: "/echo", body: [1], endBody: false) }
+        }
+        await h.pump()
+        await h.onLoop { h in for id in ids { h.client.reset(id) } }
+        await h.pump()
+      }
+      // Within the burst (200): served as cancellations.
+      for _ in 0..<3 { await openAndReset() }
+      #expect(await h.onLoop { $0.client.goAways.isEmpty })
+      // Far past it, whatever the machine's speed (33 tokens come back a second):
+      // libnghttp2 answers GOAWAY (INTERNAL_ERROR, as its rate limiter does) and ends.
+      for _ in 0..<20 where await h.onLoop({ $0.client.goAways.isEmpty }) { await openAndReset() }
+      let codes = await h.onLoop { $0.client.goAways.map(\.errorCode) }
+      #expect(codes.contains(NGHTTP2_INTERNAL_ERROR.rawValue))
+      #expect(await h.eventually { $0.stream?.closed == true })
+    }
+  }
+
+  @Test func aConnectionWithoutThePrefaceIsClosedAtTheHandshakeTimeout() async throws {
+    try await Harness.with({ $0.handshakeTimeoutMs = 1000 }) { h in
+      await h.onLoop { $0.connection?.checkTimeouts(now: MonotonicClock.now()) }
+      #expect(await h.onLoop { $0.stream?.isOpen == true })
+      await h.onLoop { $0.connection?.checkTimeouts(now: MonotonicClock.now() + 2_000_000_000) }
+      #expect(await h.eventually { $0.stream?.closed == true })
+    }
+  }
+
+  @Test func anIdleConnectionGetsGoAwayNoErrorAndIsClosed() async throws {
+    try await Harness.with({ $0.idleTimeoutMs = 1000 }) { h in
+      await h.pump()
+      await h.onLoop { $0.connection?.checkTimeouts(now: MonotonicClock.now()) }
+      await h.pump()
+      #expect(await h.onLoop { $0.client.goAways.isEmpty && $0.stream?.isOpen == true })
+      await h.onLoop { $0.connection?.checkTimeouts(now: MonotonicClock.now() + 2_000_000_000) }
+      await h.pump()
+      #expect(await h.onLoop { h in h.client.goAways.contains { $0.errorCode == 0 } })
+      #expect(await h.eventually { $0.stream?.closed == true })
+    }
+  }
+
+  @Test func aStalledRequestBodyIsResetAtThePartialTimeout() async throws {
+    try await Harness.with({ $0.partialFrameTimeoutMs = 1000 }) { h in
+      let id = await h.onLoop { h in h.client.request(path: "/echo", body: [1, 2, 3], endBody: false) }
+      await h.pump()
+      #expect(await h.onLoop { $0.core.receiveBudget.totalBytes } == 3)
+      await h.onLoop { $0.connection?.checkTimeouts(now: MonotonicClock.now() + 2_000_000_000) }
+      #expect(await h.eventually { $0.client.responses[id]?.closedWith == NGHTTP2_CANCEL.rawValue })
+      #expect(await h.onLoop { $0.core.receiveBudget.totalBytes } == 0)
+      #expect(await h.onLoop { $0.stream?.isOpen == true })
+    }
+  }
+
+  @Test func aHeaderListOverTheLimitIsAnswered431() async throws {
+    try await Harness.with { h in
+      let big = String(repeating: "b", count: 17 * 1024)
+      let id = await h.onLoop { h in h.client.request(method: "GET", path: "/echo", headers: [("x-big", big)])
+      }
+      #expect(await h.eventually { $0.client.responses[id]?.closedWith != nil })
+      #expect(await h.onLoop { $0.client.responses[id]?.headers[":status"] } == "431")
+    }
+  }
+
+  @Test func aPeerThatNeverOpensItsWindowIsAnsweredAndClosedWhenIdle() async throws {
+    try await Harness.with({ $0.idleTimeoutMs = 1000 }, clientWindow: 0) { h in
+      let id = await h.onLoop { h in h.client.request(path: "/echo", body: Array(repeating: 7, count: 1000)) }
+      // The answer's HEADERS go out; its body waits for a window that never opens.
+      #expect(await h.eventually { $0.client.responses[id]?.headers[":status"] == "200" })
+      #expect(await h.eventually { ($0.connection?.calls.taken ?? 1) == 0 })
+      let held = await h.onLoop { h in
+        (h.connection?.pendingBytes(id) ?? 0, h.client.responses[id]?.body.count)
+      }
+      #expect(held.0 == 1000)  // queued on the stream, bounded by what the handler made
+      #expect((held.1 ?? 0) == 0)
+      await h.onLoop { $0.connection?.checkTimeouts(now: MonotonicClock.now() + 2_000_000_000) }
+      #expect(await h.eventually { $0.stream?.closed == true })
+    }
   }
 }

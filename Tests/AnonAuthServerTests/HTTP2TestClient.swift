@@ -60,7 +60,9 @@ final class HTTP2TestClient {
   var goAways: [(lastStream: Int32, errorCode: UInt32)] = []
   var settingsReceived = false
 
-  init() {
+  /// `initialWindow`: the SETTINGS_INITIAL_WINDOW_SIZE the client announces (0: a peer
+  /// that never lets the server send a body byte).
+  init(initialWindow: UInt32? = nil) {
     var callbacks: OpaquePointer?
     nghttp2_session_callbacks_new(&callbacks)
     nghttp2_session_callbacks_set_send_callback(callbacks) { _, _, _, _, _ in
@@ -101,7 +103,11 @@ final class HTTP2TestClient {
     nghttp2_session_client_new(&made, callbacks, Unmanaged.passUnretained(self).toOpaque())
     nghttp2_session_callbacks_del(callbacks)
     session = made
-    _ = nghttp2_submit_settings(made, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil, 0)
+    var settings =
+      initialWindow.map {
+        [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: $0)]
+      } ?? []
+    _ = nghttp2_submit_settings(made, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
   }
 
   deinit { nghttp2_session_del(session) }

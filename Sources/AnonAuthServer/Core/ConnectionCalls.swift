@@ -33,7 +33,8 @@ final class ConnectionCalls {
   /// The socket peer's IP address (quotas, the trusted-proxy rules) and a verified
   /// client certificate's common name.
   let peerHost: String?
-  let clientCertificateName: String?
+  /// Known once the TLS handshake is done (a transport may exist before it).
+  var clientCertificateName: String?
   private var slots: CallSlots<Running>
   /// Set by `drain`: new calls are refused with `SHUTTING_DOWN`.
   private(set) var goingAway = false
@@ -137,7 +138,7 @@ final class ConnectionCalls {
         let value = await work()
         metrics.handlerEnded()
         bound.execute { calls in
-          if calls.taskEnded(id, sequence: sequence) { answerBox.value(value) }
+          calls.taskEnded(id, sequence: sequence) { answerBox.value(value) }
         }
       }
       let timer = timeoutNanos.map { nanos in
@@ -159,12 +160,15 @@ final class ConnectionCalls {
     }
   }
 
-  /// The task returned: frees the slot; true when the call is still to be answered.
-  private func taskEnded(_ id: UInt64, sequence: UInt64) -> Bool {
-    let running = slots.taskEnded(id, sequence: sequence)
-    if let timer = running?.timer { loop.cancelTimer(timer) }
+  /// The task returned: frees the slot and, when the call is still to be answered,
+  /// answers it. The answer goes before `onAllEnded`, so that a draining transport that
+  /// closes there has queued the last reply first.
+  private func taskEnded(_ id: UInt64, sequence: UInt64, answer: () -> Void) {
+    if let running = slots.taskEnded(id, sequence: sequence) {
+      if let timer = running.timer { loop.cancelTimer(timer) }
+      answer()
+    }
     if slots.taken == 0 { onAllEnded?() }
-    return running != nil
   }
 
   /// The deadline passed: answered now, the task cancelled; the slot stays taken until

@@ -1,25 +1,17 @@
 import AnonAuthNet
 import AnonAuthService
+import AnonAuthWire
 
 /// The server side of one HTTP/1.1 connection (docs/protocol.md §11), over TLS after ALPN
 /// chose `http/1.1` or over the emulator listener's plain TCP: parses requests one at a
-/// time, runs each through the `HTTPApplication` in a task with the same admission as a
-/// native call (a `CallSlots` slot, its body charged to the receive budget, the handler
-/// metrics, the call deadline), and writes the replies in order. Lives on its
-/// connection's loop.
+/// time, runs each through the `HTTPApplication` as a task of the connection's
+/// `ConnectionCalls` (the same slot, byte budget, handler metrics and deadline as a
+/// native call), and writes the replies in order. Lives on its connection's loop.
 ///
 /// Pipelined requests are read but not parsed ahead: while a request is served the
 /// connection stops reading, so what one peer makes the server hold is one request plus
 /// at most one read of what follows it.
 final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
-  private struct InFlight {
-    let task: Task<Void, Never>
-    let timer: UInt64
-    let requestID: String
-    let keepAlive: Bool
-    let omitBody: Bool
-  }
-
   let stream: any ByteStream
   private let listener: HTTPListenerKind
   private let core: ServerCore
@@ -29,8 +21,8 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
   /// process's and the peer's budget like an unfinished frame.
   private let held: ReceiveBudget.Account
   /// The request served now and the expired ones whose tasks still run; bodies charged.
-  private var slots: CallSlots<InFlight>
-  /// The id in `slots` of the request being served, if one is.
+  private let calls: ConnectionCalls
+  /// The id in `calls` of the request being served, if one is.
   private var current: UInt64?
   private var lastID: UInt64 = 0
   private var goingAway = false
@@ -45,9 +37,8 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
     self.core = core
     self.registry = registry
     held = core.receiveBudget.account(for: stream.peer?.host)
-    slots = CallSlots(
-      limit: max(1, core.config.maxConcurrentCallsPerConnection),
-      bytes: core.receiveBudget.account(for: stream.peer?.host))
+    calls = ConnectionCalls(
+      core: core, loop: stream.loop, peerHost: stream.peer?.host, clientCertificateName: stream.verifiedPeerName)
   }
 
   var peerHost: String? { stream.peer?.host }
@@ -68,10 +59,7 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
   }
 
   func streamDidClose(_ stream: any ByteStream, error: (any Error)?) {
-    for call in slots.removeAll() {
-      call.task.cancel()
-      stream.loop.cancelTimer(call.timer)
-    }
+    calls.cancelAll()
     current = nil
     parser = HTTPRequestParser()
     held.release()
@@ -117,13 +105,7 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
   }
 
   private func start(_ request: HTTPRequest, _ framing: HTTPRequestFraming) {
-    // Cut by Unicode scalars, as the native transport cuts its metadata.
-    let requestID =
-      request.header("x-request-id").flatMap {
-        $0.isEmpty
-          ? nil
-          : String(String.UnicodeScalarView($0.unicodeScalars.prefix(ServerConnection.maxRequestIDScalars)))
-      } ?? RequestID.make()
+    let requestID = ConnectionCalls.requestID(request.header("x-request-id"))
     let omitBody = request.method == "HEAD"
     if goingAway {
       send(
@@ -141,62 +123,44 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
     let info = HTTPCallInfo(
       peerIP: stream.peer?.host, clientCertificateName: stream.verifiedPeerName, listener: listener,
       requestID: requestID)
-    let bound = LoopBound(self, loop: stream.loop)
-    let metrics = core.metrics
-    let loop = stream.loop
     let timeoutMs = core.config.effectiveTimeoutMs(requested: 0)
     lastID &+= 1
     let id = lastID
-    let admission = slots.admit(id, payloadBytes: request.body.count) { sequence in
-      metrics.handlerStarted()
-      let task = Task {
-        defer { metrics.handlerEnded() }
-        let reply = await application.respond(to: request, info: info)
-        bound.execute { $0.complete(id, sequence: sequence, reply: reply) }
-      }
-      let timer = loop.schedule(afterNanos: timeoutMs * 1_000_000) { [weak self] in
-        self?.expire(id, sequence: sequence)
-      }
-      return InFlight(
-        task: task, timer: timer, requestID: requestID, keepAlive: framing.keepAlive, omitBody: omitBody)
-    }
+    let keepAlive = framing.keepAlive
+    let admission = calls.startTask(
+      id: id, payloadBytes: request.body.count, timeoutNanos: timeoutMs * 1_000_000,
+      work: { await application.respond(to: request, info: info) },
+      answer: { [weak self] reply in
+        guard let self else { return }
+        current = nil
+        stream.readingHeld = false
+        send(reply, requestID: requestID, keepAlive: keepAlive, omitBody: omitBody)
+        serveNext()
+      },
+      expired: { [weak self] in
+        guard let self else { return }
+        // 504 now, and the connection closed; the slot stays taken until the task returns.
+        current = nil
+        send(
+          HTTPReplyEncoder.errorReply(status: 504, message: "the request's deadline passed"),
+          requestID: requestID, keepAlive: false, omitBody: omitBody)
+      })
     switch admission {
     case .admitted:
       current = id
       stream.readingHeld = true
-    case .idInUse, .full:
-      // Only when expired requests' tasks still hold every slot.
+    case .idInUse:
+      // Ids are this connection's own counter: never in use.
       send(
         HTTPReplyEncoder.errorReply(status: 429, message: "too many requests in flight on this connection"),
-        requestID: requestID, keepAlive: framing.keepAlive, omitBody: omitBody)
-    case .overBudget:
-      core.metrics.callsOverBufferBudget.add(1, ordering: .relaxed)
+        requestID: requestID, keepAlive: keepAlive, omitBody: omitBody)
+    case .refused(let error):
+      // Only when expired requests' tasks still hold every slot, or the address's bytes
+      // in flight are over the budget (`draining` is answered above).
       send(
-        HTTPReplyEncoder.errorReply(
-          status: 429, message: "too many bytes of requests in flight from this address"),
-        requestID: requestID, keepAlive: framing.keepAlive, omitBody: omitBody)
+        HTTPReplyEncoder.errorReply(status: error.reason == Reason.shuttingDown.name ? 503 : 429, message: error.message),
+        requestID: requestID, keepAlive: keepAlive, omitBody: omitBody)
     }
-  }
-
-  /// The application answered; the slot is free.
-  private func complete(_ id: UInt64, sequence: UInt64, reply: HTTPReply) {
-    guard let call = slots.taskEnded(id, sequence: sequence) else { return }  // expired first
-    stream.loop.cancelTimer(call.timer)
-    current = nil
-    stream.readingHeld = false
-    send(reply, requestID: call.requestID, keepAlive: call.keepAlive, omitBody: call.omitBody)
-    serveNext()
-  }
-
-  /// The deadline passed: 504 now, the task cancelled, and the connection closed (the
-  /// slot stays taken until the task returns).
-  private func expire(_ id: UInt64, sequence: UInt64) {
-    guard let call = slots.expire(id, sequence: sequence) else { return }
-    call.task.cancel()
-    current = nil
-    send(
-      HTTPReplyEncoder.errorReply(status: 504, message: "the request's deadline passed"),
-      requestID: call.requestID, keepAlive: false, omitBody: call.omitBody)
   }
 
   /// Queues a reply; closes after it when the request or the server says so, otherwise
@@ -224,7 +188,7 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
         "status": .int(Int64(error.status)), "reason": .string(error.message),
         "peer": .string(stream.peer?.description ?? ""),
       ])
-    for call in slots.records { call.task.cancel() }
+    calls.cancelAll()
     closing = true
     partialSince = nil
     let reply = HTTPReplyEncoder.errorReply(status: error.status, message: error.message)
@@ -241,6 +205,7 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
   func drain() {
     guard !goingAway else { return }
     goingAway = true
+    calls.drain()
     guard stream.isOpen else { return }
     if current == nil {
       closing = true

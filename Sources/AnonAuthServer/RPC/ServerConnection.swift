@@ -2,32 +2,17 @@ import AnonAuthNet
 import AnonAuthService
 import AnonAuthWire
 
-/// The server side of one connection: turns `Call` frames into routed calls, enforces
-/// the per-connection call limit and each call's deadline, and says `GoAway` when the
-/// peer breaks the framing or the server drains. Lives on its connection's loop.
-///
-/// A call holds one of the connection's `maxConcurrentCallsPerConnection` slots until
-/// its handler task has returned, not until it was answered (`CallSlots`, which a future
-/// transport's connection uses the same way).
+/// The server side of one `anonauth/1` connection: turns `Call` frames into calls of the
+/// connection's `ConnectionCalls` (slots, budgets, deadline, log line, metrics: the rules
+/// every transport shares) and their answers into `Reply` frames, and says `GoAway` when
+/// the peer breaks the framing or the server drains. Lives on its connection's loop.
 final class ServerConnection: TLSConnectionDelegate, ServedConnection {
-  private struct InFlight {
-    let task: Task<Void, Never>
-    let timer: UInt64
-    let startedAt: UInt64
-    let method: String
-    let requestID: String
-    let log: CallLogFields
-  }
-
-  /// The most Unicode scalars of a client's `x-request-id` kept (echoed and logged).
-  static let maxRequestIDScalars = 128
-
   let connection: TLSConnection
   private let core: ServerCore
   private unowned let registry: ConnectionRegistry
   /// The calls in flight and the slots they hold; their payloads are charged to the
   /// process's and the peer's byte budget until their tasks return.
-  private var slots: CallSlots<InFlight>
+  let calls: ConnectionCalls
   private var lastCallID: UInt64 = 0
   private(set) var goingAway = false
 
@@ -35,36 +20,34 @@ final class ServerConnection: TLSConnectionDelegate, ServedConnection {
     self.connection = connection
     self.core = core
     self.registry = registry
-    slots = CallSlots(
-      limit: core.config.maxConcurrentCallsPerConnection,
-      bytes: core.receiveBudget.account(for: connection.peer?.host))
+    calls = ConnectionCalls(
+      core: core, loop: connection.loop, peerHost: connection.peer?.host, clientCertificateName: nil)
+    calls.onAllEnded = { [weak self] in
+      guard let self, goingAway else { return }
+      connection.closeGracefully()
+    }
   }
 
-  var isIdle: Bool { slots.unanswered == 0 && !connection.hasPendingOutput }
-  var inFlightCount: Int { slots.unanswered }
+  var isIdle: Bool { calls.unanswered == 0 && !connection.hasPendingOutput }
+  var inFlightCount: Int { calls.unanswered }
   /// Handler tasks of this connection that have not returned: what the limit counts.
-  var slotsTaken: Int { slots.taken }
+  var slotsTaken: Int { calls.taken }
 
   // MARK: TLSConnectionDelegate
 
-  /// The handshake chose the protocol (docs/protocol.md §1): `http/1.1` hands the
-  /// connection to an `HTTPServerConnection`, `h2` to an `HTTP2ServerConnection`, which
-  /// takes this one's place in the registry; `anonauth/1` or no ALPN stays here, with frames.
+  /// The handshake chose the protocol (`TransportSwitch`): a byte-level transport
+  /// (HTTP/1.1, HTTP/2) takes this one's place in the registry and gets the stream's
+  /// bytes; `anonauth/1` or no ALPN stays here, with frames.
   func connectionDidHandshake(_ connection: TLSConnection) {
-    switch connection.negotiatedProtocol {
-    case TLSContext.http11:
-      let http = HTTPServerConnection(stream: connection, listener: .rpcPort, core: core, registry: registry)
-      registry.replace(self, with: http)
-      connection.switchToBytes(delegate: http)
-      if goingAway { http.drain() }
-    case TLSContext.h2:
-      let http2 = HTTP2ServerConnection(stream: connection, core: core, registry: registry)
-      registry.replace(self, with: http2)
-      connection.switchToBytes(delegate: http2)
-      if goingAway { http2.drain() }
-    default:
-      return
-    }
+    calls.clientCertificateName = connection.verifiedPeerName
+    let choice = TransportSwitch.choice(alpn: connection.negotiatedProtocol)
+    guard
+      let transport = TransportSwitch.byteTransport(
+        choice, stream: connection, core: core, registry: registry)
+    else { return }
+    registry.replace(self, with: transport)
+    connection.switchToBytes(delegate: transport)
+    if goingAway { transport.drain() }
   }
 
   var peerHost: String? { connection.peer?.host }
@@ -90,127 +73,38 @@ final class ServerConnection: TLSConnectionDelegate, ServedConnection {
 
   func connectionDidClose(_ connection: TLSConnection, error: (any Error)?) {
     // Expired calls were cancelled when they expired; nothing is left to answer.
-    for call in slots.removeAll() {
-      call.task.cancel()
-      connection.loop.cancelTimer(call.timer)
-    }
+    calls.cancelAll()
     registry.remove(self)
     core.connectionClosed()
   }
 
   // MARK: Calls
 
+  /// Starts a call. Its payload stays in memory until the task returns and counts
+  /// against the same budgets as a frame being received (`ConnectionCalls`); the
+  /// decoder's charge for the frame was given back just before, so what this mostly does
+  /// is leave less room for the peer's next frames (GoAway RESOURCE_EXHAUSTED when full).
   private func handle(_ call: Call) {
     lastCallID = max(lastCallID, call.id)
-    // Cut by Unicode scalars, not Characters: one Character can be any number of
-    // combining scalars, and the id is echoed in the reply and logged.
-    let requestID =
-      call.metadata["x-request-id"].flatMap {
-        $0.isEmpty
-          ? nil : String(String.UnicodeScalarView($0.unicodeScalars.prefix(Self.maxRequestIDScalars)))
-      }
-      ?? RequestID.make()
-    if goingAway {
-      reply(
-        to: call.id, requestID: requestID,
-        result: .failure(RPCError(.shuttingDown, "the server is shutting down")))
-      return
-    }
-    let timeoutMs = core.config.effectiveTimeoutMs(requested: call.timeoutMs)
-    let log = CallLogFields()
+    let requestID = ConnectionCalls.requestID(call.metadata["x-request-id"])
+    let id = call.id
     let bound = LoopBound(self, loop: connection.loop)
-    let context = CallContext(
-      method: call.method, metadata: call.metadata, peerIP: connection.peer?.host,
-      requestID: requestID, log: log, clientCertificateName: connection.verifiedPeerName,
+    let admission = calls.startCall(
+      id: id, method: call.method, metadata: call.metadata, requestID: requestID, timeoutMs: call.timeoutMs,
+      payload: call.payload,
       authenticated: { credential in
         guard credential == .adminKey else { return }
         bound.execute { $0.allowLargeFrames() }
-      })
-    let router = core.router
-    let payload = call.payload
-    let id = call.id
-    let core = core
-    let method = call.method
-    let loop = connection.loop
-    // The payload stays in memory until the task returns: it counts against the same
-    // budgets as a frame being received, so that calls waiting on a slow resource, on
-    // many connections, cannot hold more than the budget. The decoder's charge for the
-    // frame was given back just before, so this rarely fails; what it mostly does is
-    // leave less room for the peer's next frames (GoAway RESOURCE_EXHAUSTED when full).
-    let admission = slots.admit(id, payloadBytes: payload.count) { sequence in
-      let startedAt = MonotonicClock.now()
-      let metrics = core.metrics
-      metrics.handlerStarted()
-      let task = Task {
-        defer { metrics.handlerEnded() }
-        let result: Result<[UInt8], RPCError>
-        do throws(RPCError) {
-          result = .success(try await router.handle(context, payload: payload))
-        } catch {
-          result = .failure(error)
-        }
-        // The line and the metrics are made here, off the event loop: the loop only
-        // frames and sends the reply.
-        if log.claimLogging() {
-          core.logCall(
-            method: method, requestID: requestID, result: result, nanos: MonotonicClock.now() - startedAt,
-            fields: log)
-        }
-        bound.execute { $0.complete(id, sequence: sequence, result: result) }
-      }
-      let timer = loop.schedule(afterNanos: timeoutMs * 1_000_000) { [weak self] in
-        self?.expire(id, sequence: sequence)
-      }
-      return InFlight(
-        task: task, timer: timer, startedAt: startedAt, method: method, requestID: requestID, log: log)
-    }
+      },
+      answer: { [weak self] result in self?.reply(to: id, requestID: requestID, result: result) })
     switch admission {
     case .admitted:
       break
     case .idInUse:
-      fail(.malformed("call id \(call.id) is already in flight"))
-    case .full:
-      reply(
-        to: call.id, requestID: requestID,
-        result: .failure(
-          RPCError(.tooManyCalls, "more than \(core.config.maxConcurrentCallsPerConnection) calls in flight"))
-      )
-    case .overBudget:
-      core.metrics.callsOverBufferBudget.add(1, ordering: .relaxed)
-      reply(
-        to: call.id, requestID: requestID,
-        result: .failure(RPCError(.tooManyCalls, "too many bytes of calls in flight from this address")))
+      fail(.malformed("call id \(id) is already in flight"))
+    case .refused(let error):
+      reply(to: id, requestID: requestID, result: .failure(error))
     }
-  }
-
-  /// The call's task has returned: its slot is free. Its result is sent unless the call
-  /// expired first (answered already; the id may belong to a newer call by now).
-  private func complete(_ id: UInt64, sequence: UInt64, result: Result<[UInt8], RPCError>) {
-    guard let call = slots.taskEnded(id, sequence: sequence) else {
-      if goingAway && slotsTaken == 0 { connection.closeGracefully() }
-      return
-    }
-    connection.loop.cancelTimer(call.timer)
-    finish(call, id: id, result: result)
-  }
-
-  /// The deadline passed: answered now, the task cancelled, the slot kept until the task
-  /// returns (`complete`).
-  private func expire(_ id: UInt64, sequence: UInt64) {
-    guard let call = slots.expire(id, sequence: sequence) else { return }
-    call.task.cancel()
-    finish(call, id: id, result: .failure(RPCError(.deadlineExceeded, "the call's deadline passed")))
-  }
-
-  private func finish(_ call: InFlight, id: UInt64, result: Result<[UInt8], RPCError>) {
-    reply(to: id, requestID: call.requestID, result: result)
-    // Logged here only when the deadline passed before the handler finished.
-    if call.log.claimLogging() {
-      core.logCall(
-        method: call.method, requestID: call.requestID, result: result,
-        nanos: MonotonicClock.now() - call.startedAt, fields: call.log)
-    }
-    if goingAway && slotsTaken == 0 { connection.closeGracefully() }
   }
 
   private func reply(to id: UInt64, requestID: String, result: Result<[UInt8], RPCError>) {
@@ -248,7 +142,7 @@ final class ServerConnection: TLSConnectionDelegate, ServedConnection {
       "connection error",
       ["reason": .string(error.goAwayReason), "peer": .string(connection.peer?.description ?? "")])
     sendGoAway(reason: error.goAway)
-    for call in slots.records { call.task.cancel() }
+    calls.cancelAll()
     connection.closeGracefully()
   }
 
@@ -256,6 +150,7 @@ final class ServerConnection: TLSConnectionDelegate, ServedConnection {
   func drain() {
     guard !goingAway else { return }
     goingAway = true
+    calls.drain()
     guard connection.state == .open else {
       connection.close()
       return
@@ -281,6 +176,7 @@ final class ServerConnection: TLSConnectionDelegate, ServedConnection {
         age(connection.lastActivity) > config.idleTimeoutMs * 1_000_000
       {
         goingAway = true
+        calls.drain()
         sendGoAway(reason: .idleTimeout)
         connection.closeGracefully()
       }
