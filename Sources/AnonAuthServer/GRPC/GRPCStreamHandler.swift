@@ -264,8 +264,11 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
   // MARK: Answers
 
   /// Ends the call with `status`: in trailers when response headers went out, else as a
-  /// trailers-only answer; then, if the client is still sending, the stream is reset
-  /// (NO_ERROR, as grpc-go does), so it stops.
+  /// trailers-only answer. A client still sending is not reset (grpc-go sends RST_STREAM
+  /// NO_ERROR here): libnghttp2 drops a stream's queued HEADERS once RST_STREAM is
+  /// submitted for it, so the answer would be lost. Its further bytes are dropped; the
+  /// stream closes when the client ends it (gRPC clients do on the answer), or at the
+  /// session's unfinished-body timeout.
   private func finish(
     _ call: GRPCStreamCall, _ status: GRPCStatus, httpStatus: Int = 200, extra: [HTTP2Header] = []
   ) {
@@ -279,7 +282,6 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
     sink.sendHeaders(
       call.id, status.trailersOnly(requestID: call.requestID, httpStatus: httpStatus, extra: extra),
       endStream: true)
-    if !call.requestEnded { sink.resetStream(call.id, errorCode: 0) }
   }
 
   /// The request broke gRPC's framing or a limit while a call may be running: answered,

@@ -1,0 +1,331 @@
+import AnonAuthNet
+import AnonAuthService
+import AnonAuthWire
+import Foundation
+import Synchronization
+import Testing
+
+@testable import AnonAuthServer
+
+/// The gRPC stream handler against a fake HTTP/2 connection (`HTTP2StreamSink`), with
+/// the router's test-only Sleep method and a local echo method: what goes out for a
+/// served call, each refusal, a deadline, a reset by the peer, and a streaming method.
+@Suite(.serialized) struct GRPCStreamHandlerTests {
+  static let sleep = "/anonauth.test.TestService/Sleep"
+  static let echo = "/test.Echo/Each"
+
+  /// Records what the handler does to its streams.
+  final class FakeSink: HTTP2StreamSink {
+    enum Event: Equatable {
+      case headers(Int32, [HTTP2Header], endStream: Bool)
+      case data(Int32, [UInt8])
+      case trailers(Int32, [HTTP2Header])
+      case reset(Int32, UInt32)
+    }
+
+    var events: [Event] = []
+    let calls: ConnectionCalls
+    var peerHost: String? { "192.0.2.1" }
+    var clientCertificateName: String? { nil }
+    var goingAway: Bool { false }
+
+    init(calls: ConnectionCalls) { self.calls = calls }
+
+    func sendHeaders(_ stream: Int32, _ headers: [HTTP2Header], endStream: Bool) {
+      events.append(.headers(stream, headers, endStream: endStream))
+    }
+    func sendData(_ stream: Int32, _ bytes: [UInt8], endStream: Bool) { events.append(.data(stream, bytes)) }
+    func sendTrailers(_ stream: Int32, _ trailers: [HTTP2Header]) {
+      events.append(.trailers(stream, trailers))
+    }
+    func resetStream(_ stream: Int32, errorCode: UInt32) { events.append(.reset(stream, errorCode)) }
+    func pendingBytes(_ stream: Int32) -> Int { 0 }
+  }
+
+  /// Answers each request message with the same bytes; ends OK, or with the status a
+  /// message "fail" asks for.
+  struct Echo: GRPCLocalMethod {
+    var path: String { GRPCStreamHandlerTests.echo }
+    var hasDefaultDeadline: Bool { false }
+    func run(requests: AsyncStream<[UInt8]>, responses: GRPCResponseWriter) async -> GRPCFinalStatus {
+      for await message in requests {
+        if message == Array("fail".utf8) { return GRPCFinalStatus(.notFound, "asked to fail") }
+        guard await responses.send(message) else { break }
+      }
+      return .ok
+    }
+  }
+
+  final class Harness: @unchecked Sendable {
+    // @unchecked Sendable is safe: the sink and handler are touched only inside
+    // `onLoop`, on the loop's thread.
+    let loop: EventLoop
+    let core: ServerCore
+    private var sink: FakeSink?
+    private let handler = GRPCStreamHandler()
+
+    init(_ adjust: (inout RPCServerConfig) -> Void = { _ in }) throws {
+      loop = try EventLoop(name: "grpc-test")
+      var config = RPCServerConfig(listen: try SocketAddress(parsing: "127.0.0.1:0"))
+      adjust(&config)
+      var router = Router()
+      TestHooks.register(in: &router)
+      core = ServerCore(
+        config: config, router: router, logger: Logger(minimum: .error, sink: { _ in }),
+        metrics: ServerMetrics(),
+        grpcMethods: GRPCLocalMethods([Echo()]))
+      loop.start()
+      onLoop { h in
+        h.sink = FakeSink(
+          calls: ConnectionCalls(
+            core: h.core, loop: h.loop, peerHost: "192.0.2.1", clientCertificateName: nil))
+      }
+    }
+
+    func stop() {
+      onLoop { $0.sink?.calls.cancelAll() }
+      loop.stopAndWait()
+    }
+
+    @discardableResult
+    func onLoop<T>(_ body: @escaping (Harness) -> T) -> T {
+      let done = DispatchSemaphore(value: 0)
+      let result = Mutex<UncheckedBox<T>?>(nil)
+      let work = UncheckedBox(body)
+      loop.execute { [self] in
+        let value = work.value(self)
+        result.withLock { $0 = UncheckedBox(value) }
+        done.signal()
+      }
+      done.wait()
+      guard let value = result.withLock({ $0 }) else { preconditionFailure("the loop ran the body") }
+      return value.value
+    }
+
+    func open(
+      _ stream: Int32, path: String, extra: [HTTP2Header] = [], method: String = "POST",
+      endStream: Bool = false
+    ) {
+      let headers =
+        [
+          HTTP2Header(":method", method), HTTP2Header(":scheme", "https"), HTTP2Header(":path", path),
+          HTTP2Header(":authority", "localhost"), HTTP2Header("content-type", "application/grpc"),
+          HTTP2Header("x-request-id", "req-\(stream)"),
+        ] + extra
+      onLoop { h in
+        guard let sink = h.sink else { return }
+        h.handler.streamOpened(stream, headers: headers, endStream: endStream, session: sink)
+      }
+    }
+
+    func send(_ stream: Int32, _ bytes: [UInt8], endStream: Bool = false) {
+      onLoop { h in
+        guard let sink = h.sink else { return }
+        bytes.withUnsafeBytes { h.handler.stream(stream, received: $0, endStream: endStream, session: sink) }
+      }
+    }
+
+    func close(_ stream: Int32, errorCode: UInt32) {
+      onLoop { h in
+        guard let sink = h.sink else { return }
+        h.handler.streamClosed(stream, errorCode: errorCode, session: sink)
+      }
+    }
+
+    var events: [FakeSink.Event] { onLoop { $0.sink?.events ?? [] } }
+    var taken: Int { onLoop { $0.sink?.calls.taken ?? -1 } }
+
+    /// Waits until `condition` holds or a generous bound passes (a busy machine).
+    func eventually(_ condition: @escaping ([FakeSink.Event]) -> Bool) -> Bool {
+      for _ in 0..<1500 {
+        if condition(events) { return true }
+        Thread.sleep(forTimeInterval: 0.02)
+      }
+      return condition(events)
+    }
+  }
+
+  static func value(_ name: String, in headers: [HTTP2Header]) -> String? {
+    headers.first { $0.name == name }?.value
+  }
+
+  /// The status of a trailers-only answer or of trailers, with the whole block.
+  static func status(of event: FakeSink.Event) -> (code: String?, block: [HTTP2Header])? {
+    switch event {
+    case .headers(_, let headers, endStream: true): (value("grpc-status", in: headers), headers)
+    case .trailers(_, let headers): (value("grpc-status", in: headers), headers)
+    default: nil
+    }
+  }
+
+  static func hasStatus(_ events: [FakeSink.Event]) -> Bool { events.contains { status(of: $0) != nil } }
+
+  static func reason(in block: [HTTP2Header]) -> String? {
+    guard let value = value("grpc-status-details-bin", in: block) else { return nil }
+    let padded = value + String(repeating: "=", count: (4 - value.count % 4) % 4)
+    guard let bytes = Data(base64Encoded: padded) else { return nil }
+    let text = String(decoding: bytes, as: UTF8.self)
+    return ["UNKNOWN_METHOD", "DEADLINE_EXCEEDED", "TOO_MANY_CALLS"].first { text.contains($0) }
+  }
+
+  static let emptyRequest = GRPCMessageDeframer.frame([])
+
+  @Test func aUnaryCallIsAnsweredWithHeadersOneMessageAndTrailers() throws {
+    let h = try Harness()
+    defer { h.stop() }
+    h.open(1, path: Self.sleep)
+    h.send(1, Self.emptyRequest, endStream: true)
+    #expect(h.eventually(Self.hasStatus))
+    let events = h.events
+    #expect(events.count == 3)
+    guard events.count == 3, case .headers(1, let headers, endStream: false) = events[0],
+      case .data(1, let data) = events[1], case .trailers(1, let trailers) = events[2]
+    else { return }
+    #expect(Self.value(":status", in: headers) == "200")
+    #expect(Self.value("content-type", in: headers) == "application/grpc")
+    #expect(Self.value("x-request-id", in: headers) == "req-1")
+    var response = CheckResponse()
+    response.status = "SLEPT"
+    #expect(data == GRPCMessageDeframer.frame(response.serializedBytes()))
+    #expect(trailers == [HTTP2Header("grpc-status", "0")])
+  }
+
+  @Test func anUnknownMethodIsUnimplementedWithItsReasonAtOnce() throws {
+    let h = try Harness()
+    defer { h.stop() }
+    h.open(3, path: "/anonauth.v1.NoSuchService/Nothing")
+    #expect(h.eventually(Self.hasStatus))
+    let events = h.events
+    let status = try #require(events.first.flatMap(Self.status))
+    #expect(status.code == "12")
+    #expect(Self.reason(in: status.block) == "UNKNOWN_METHOD")
+    #expect(Self.value("x-request-id", in: status.block) == "req-3")
+    // Not reset while the client still sends: libnghttp2 would drop the queued answer.
+    #expect(events.count == 1)
+  }
+
+  @Test func aMessageOverTheUnauthenticatedLimitIsResourceExhausted() throws {
+    let h = try Harness { $0.maxUnauthenticatedFrameSize = 100 }
+    defer { h.stop() }
+    h.open(1, path: Self.sleep)
+    h.send(1, [0, 0, 0, 0, 101])
+    let status = try #require(h.events.first.flatMap(Self.status))
+    #expect(status.code == "8")
+    #expect(Self.value("grpc-status-details-bin", in: status.block) == nil)
+    #expect(h.events.count == 1)
+    #expect(h.taken == 0)
+  }
+
+  @Test func aCompressedRequestIsRefusedAsUnimplementedNamingIdentity() throws {
+    let h = try Harness()
+    defer { h.stop() }
+    h.open(1, path: Self.sleep, extra: [HTTP2Header("grpc-encoding", "gzip")])
+    let status = try #require(h.events.first.flatMap(Self.status))
+    #expect(status.code == "12")
+    #expect(Self.value("grpc-accept-encoding", in: status.block) == "identity")
+  }
+
+  @Test func theCompressedFlagWithoutAnEncodingIsInternal() throws {
+    let h = try Harness()
+    defer { h.stop() }
+    h.open(1, path: Self.sleep)
+    h.send(1, [1, 0, 0, 0, 0], endStream: true)
+    #expect(h.events.first.flatMap(Self.status)?.code == "13")
+  }
+
+  @Test func aMalformedTimeoutIsA400WithInternalAsGrpcGoAnswers() throws {
+    let h = try Harness()
+    defer { h.stop() }
+    h.open(1, path: Self.sleep, extra: [HTTP2Header("grpc-timeout", "1.5S")], endStream: true)
+    let status = try #require(h.events.first.flatMap(Self.status))
+    #expect(status.code == "13")
+    #expect(Self.value(":status", in: status.block) == "400")
+  }
+
+  @Test func aGetIsA405() throws {
+    let h = try Harness()
+    defer { h.stop() }
+    h.open(1, path: Self.sleep, method: "GET", endStream: true)
+    let status = try #require(h.events.first.flatMap(Self.status))
+    #expect(Self.value(":status", in: status.block) == "405")
+  }
+
+  @Test func aUnaryCallNeedsExactlyOneMessage() throws {
+    let h = try Harness()
+    defer { h.stop() }
+    h.open(1, path: Self.sleep, endStream: true)
+    #expect(h.events.first.flatMap(Self.status)?.code == "13")
+    h.open(3, path: Self.sleep)
+    h.send(3, Self.emptyRequest + Self.emptyRequest, endStream: true)
+    #expect(h.events.last.flatMap(Self.status)?.code == "13")
+    h.open(5, path: Self.sleep)
+    h.send(5, [0, 0, 0, 0, 4, 1], endStream: true)  // ends inside the message
+    #expect(h.events.last.flatMap(Self.status)?.code == "13")
+    #expect(h.taken == 0)
+  }
+
+  @Test func theGrpcTimeoutIsTheCallsDeadline() throws {
+    let h = try Harness()
+    defer { h.stop() }
+    h.open(
+      1, path: Self.sleep, extra: [HTTP2Header("grpc-timeout", "100m"), HTTP2Header("x-sleep-ms", "60000")])
+    h.send(1, Self.emptyRequest, endStream: true)
+    #expect(h.eventually(Self.hasStatus))
+    let status = try #require(h.events.first.flatMap(Self.status))
+    #expect(status.code == "4")
+    #expect(Self.reason(in: status.block) == "DEADLINE_EXCEEDED")
+  }
+
+  @Test func aStreamResetByThePeerCancelsItsCall() throws {
+    let h = try Harness()
+    defer { h.stop() }
+    h.open(1, path: Self.sleep, extra: [HTTP2Header("x-sleep-ms", "60000")])
+    h.send(1, Self.emptyRequest, endStream: true)
+    #expect(h.taken == 1)
+    h.close(1, errorCode: 8)  // RST_STREAM CANCEL
+    // The task was cancelled: its slot comes back long before the 60 s sleep would end.
+    #expect(h.eventually { _ in h.taken == 0 })
+    #expect(h.events.isEmpty)
+  }
+
+  @Test func aRefusedCallIsAnsweredTrailersOnlyWithItsReason() throws {
+    let h = try Harness { $0.maxConcurrentCallsPerConnection = 1 }
+    defer { h.stop() }
+    h.open(1, path: Self.sleep, extra: [HTTP2Header("x-sleep-ms", "60000")])
+    h.send(1, Self.emptyRequest, endStream: true)
+    h.open(3, path: Self.sleep)
+    h.send(3, Self.emptyRequest, endStream: true)
+    let status = try #require(h.events.first.flatMap(Self.status))
+    #expect(status.code == "8")
+    #expect(Self.reason(in: status.block) == "TOO_MANY_CALLS")
+  }
+
+  @Test func aLocalMethodStreamsItsAnswersThenTrailers() throws {
+    let h = try Harness()
+    defer { h.stop() }
+    h.open(1, path: Self.echo)
+    h.send(1, GRPCMessageDeframer.frame([1]) + GRPCMessageDeframer.frame([2, 2]))
+    #expect(h.eventually { $0.filter { if case .data = $0 { true } else { false } }.count == 2 })
+    h.send(1, [], endStream: true)
+    #expect(h.eventually(Self.hasStatus))
+    let events = h.events
+    #expect(events.count == 4)
+    guard events.count == 4, case .headers(1, let headers, endStream: false) = events[0] else { return }
+    #expect(Self.value("x-request-id", in: headers) == "req-1")
+    #expect(events[1] == .data(1, GRPCMessageDeframer.frame([1])))
+    #expect(events[2] == .data(1, GRPCMessageDeframer.frame([2, 2])))
+    #expect(events[3] == .trailers(1, [HTTP2Header("grpc-status", "0")]))
+    #expect(h.eventually { _ in h.taken == 0 })
+  }
+
+  @Test func aLocalMethodThatFailsBeforeAnyMessageAnswersTrailersOnly() throws {
+    let h = try Harness()
+    defer { h.stop() }
+    h.open(1, path: Self.echo)
+    h.send(1, GRPCMessageDeframer.frame(Array("fail".utf8)), endStream: true)
+    #expect(h.eventually(Self.hasStatus))
+    let status = try #require(h.events.first.flatMap(Self.status))
+    #expect(status.code == "5")
+    #expect(Self.value("grpc-message", in: status.block) == "asked to fail")
+  }
+}
