@@ -197,7 +197,7 @@ def continuation_piece(end_headers=False):
 
 def test_a_header_block_of_eight_continuations_is_served(daemon, pb):
     # The configured count, 8 CONTINUATION frames after HEADERS, is still a request.
-    client = Connection(daemon, source="127.0.0.62")
+    client = Connection(daemon, source="127.0.0.62", server_settings_ack=False)
     block = h2wire.headers(1, h2wire.encode(grpc_request_headers()), end_headers=False)
     client.send(block + continuation_piece() * 7 + continuation_piece(end_headers=True)
                 + h2wire.data(1, grpc_message(), end_stream=True))
@@ -211,7 +211,7 @@ def test_continuation_flood_is_cut_at_the_configured_count(daemon, pb):
     # carrying one small header field: the ninth makes libnghttp2 end the session
     # (max_continuations 8), long before the header-list limit would; the daemon closes
     # the connection (libnghttp2 queues no GOAWAY for this error) and logs why.
-    attacker = Connection(daemon, source="127.0.0.62")
+    attacker = Connection(daemon, source="127.0.0.62", server_settings_ack=False)
     before = rss_bytes(daemon.proc.pid)
     attacker.send(h2wire.headers(1, h2wire.encode(grpc_request_headers()), end_headers=False))
     goaway, sent = send_until_goaway(attacker, (continuation_piece() * 100 for _ in range(100000)))
@@ -222,6 +222,45 @@ def test_continuation_flood_is_cut_at_the_configured_count(daemon, pb):
     assert goaway is None or error_name(goaway[1]) == "ENHANCE_YOUR_CALM", goaway
     assert rss_bytes(daemon.proc.pid) - before < MEMORY_BOUND
     assert any("Too many CONTINUATION frames" in line for line in daemon.log_lines())
+    assert_served(daemon, pb)
+
+
+# --- slow headers, slow bodies, no preface ----------------------------------------------
+
+def test_a_header_block_never_finished_is_cut_at_the_frame_timeout(daemon, pb):
+    # HEADERS without END_HEADERS, then silence: past --frame-timeout-ms (the fixture's
+    # 500 ms) the session ends with GOAWAY ENHANCE_YOUR_CALM. (The server's SETTINGS is
+    # not acknowledged: an ACK inside the header block would be a protocol error.)
+    attacker = Connection(daemon, source="127.0.0.72", server_settings_ack=False)
+    attacker.send(h2wire.headers(1, h2wire.encode(grpc_request_headers()), end_headers=False))
+    goaway = attacker.goaway(seconds=30)
+    assert attacker.wait_closed()
+    attacker.close()
+    assert goaway is not None and error_name(goaway[1]) == "ENHANCE_YOUR_CALM", goaway
+    assert_served(daemon, pb)
+
+
+def test_a_request_body_never_finished_is_reset_and_the_connection_kept(daemon, pb):
+    # A gRPC request whose body never comes: past --frame-timeout-ms its stream is reset
+    # (CANCEL); the connection serves the next stream.
+    client = Connection(daemon, source="127.0.0.72")
+    encoder = hpack.Encoder()
+    client.send(h2wire.headers(1, encoder.encode(grpc_request_headers())))
+    frames = client.frames(lambda f: f.kind in (RST_STREAM, GOAWAY), seconds=30)
+    assert frames and frames[-1].kind == RST_STREAM and frames[-1].stream == 1, frames[-3:]
+    assert error_name(struct.unpack(">I", frames[-1].payload)[0]) == "CANCEL"
+    client.send(h2wire.headers(3, encoder.encode(grpc_request_headers())) + h2wire.data(3, grpc_message(), True))
+    frames = client.frames(lambda f: f.stream == 3 and f.flags & END_STREAM or f.kind == GOAWAY)
+    client.close()
+    assert frames[-1].kind == HEADERS and frames[-1].fields.get("grpc-status") == "0", frames[-1:]
+    assert_served(daemon, pb)
+
+
+def test_no_preface_is_closed_at_the_handshake_timeout(daemon, pb):
+    # TLS done, ALPN h2, then nothing: closed at --handshake-timeout-ms (500 ms here).
+    attacker = Connection(daemon, source="127.0.0.72", preface=False)
+    assert attacker.wait_closed(30)
+    attacker.close()
     assert_served(daemon, pb)
 
 
