@@ -395,13 +395,15 @@ def test_hpack_bomb_is_refused_with_bounded_memory(daemon, pb):
     assert_served(daemon, pb)
 
 
-def test_oversized_header_list_is_refused(daemon, pb):
-    attacker = Connection(daemon, source="127.0.0.69")
-    block = h2wire.encode(grpc_request_headers() + [("x-big", "b" * 40000)])
+@pytest.mark.parametrize("extra", [[("x-big", "b" * 40000)], [(f"x-f{i}", "1") for i in range(100)]],
+                         ids=["40 KB field", "100 fields"])
+def test_oversized_header_list_is_refused(daemon, pb, extra):
+    attacker = Connection(daemon, source="127.0.0.69", server_settings_ack=False)
+    block = h2wire.encode(grpc_request_headers() + extra)
     pieces = [block[i:i + 16000] for i in range(0, len(block), 16000)]
-    raw = h2wire.headers(1, pieces[0], end_stream=True, end_headers=False)
-    for i, piece in enumerate(pieces[1:]):
-        raw += h2wire.continuation(1, piece, end_headers=i == len(pieces) - 2)
+    raw = h2wire.headers(1, pieces[0], end_stream=True, end_headers=len(pieces) == 1)
+    for i, piece in enumerate(pieces[1:], start=2):
+        raw += h2wire.continuation(1, piece, end_headers=i == len(pieces))
     attacker.send(raw)
     frames = attacker.frames(lambda f: f.stream == 1 and f.kind in (RST_STREAM,) or f.kind == GOAWAY
                              or f.kind == HEADERS and f.stream == 1 and f.flags & END_STREAM)
