@@ -70,6 +70,10 @@ import Testing
       adjust(&config)
       var router = Router()
       TestHooks.register(in: &router)
+      // An admin method whose key check always passes: what raises the message limit.
+      router.unary(AdminServiceMethods.serviceName, "Fake", authenticate: { _ throws(RPCError) in }) {
+        (_: CheckRequest, _) throws(RPCError) in CheckResponse()
+      }
       core = ServerCore(
         config: config, router: router, logger: Logger(minimum: .error, sink: { _ in }),
         metrics: ServerMetrics(),
@@ -135,11 +139,13 @@ import Testing
     var events: [FakeSink.Event] { onLoop { $0.sink?.events ?? [] } }
     var taken: Int { onLoop { $0.sink?.calls.taken ?? -1 } }
 
-    /// Waits until `condition` holds or a generous bound passes (a busy machine).
-    func eventually(_ condition: @escaping ([FakeSink.Event]) -> Bool) -> Bool {
-      for _ in 0..<1500 {
+    /// Waits until `condition` holds or a generous bound passes (a busy machine). Sleeps
+    /// with `Task.sleep`, not by blocking a thread: the calls under test run on the same
+    /// cooperative pool as the tests.
+    func eventually(_ condition: @escaping ([FakeSink.Event]) -> Bool) async -> Bool {
+      for _ in 0..<3000 {
         if condition(events) { return true }
-        Thread.sleep(forTimeInterval: 0.02)
+        try? await Task.sleep(for: .milliseconds(20))
       }
       return condition(events)
     }
@@ -170,12 +176,12 @@ import Testing
 
   static let emptyRequest = GRPCMessageDeframer.frame([])
 
-  @Test func aUnaryCallIsAnsweredWithHeadersOneMessageAndTrailers() throws {
+  @Test func aUnaryCallIsAnsweredWithHeadersOneMessageAndTrailers() async throws {
     let h = try Harness()
     defer { h.stop() }
     h.open(1, path: Self.sleep)
     h.send(1, Self.emptyRequest, endStream: true)
-    #expect(h.eventually(Self.hasStatus))
+    #expect(await h.eventually(Self.hasStatus))
     let events = h.events
     #expect(events.count == 3)
     guard events.count == 3, case .headers(1, let headers, endStream: false) = events[0],
@@ -190,11 +196,11 @@ import Testing
     #expect(trailers == [HTTP2Header("grpc-status", "0")])
   }
 
-  @Test func anUnknownMethodIsUnimplementedWithItsReasonAtOnce() throws {
+  @Test func anUnknownMethodIsUnimplementedWithItsReasonAtOnce() async throws {
     let h = try Harness()
     defer { h.stop() }
     h.open(3, path: "/anonauth.v1.NoSuchService/Nothing")
-    #expect(h.eventually(Self.hasStatus))
+    #expect(await h.eventually(Self.hasStatus))
     let events = h.events
     let status = try #require(events.first.flatMap(Self.status))
     #expect(status.code == "12")
@@ -204,7 +210,7 @@ import Testing
     #expect(events.count == 1)
   }
 
-  @Test func aMessageOverTheUnauthenticatedLimitIsResourceExhausted() throws {
+  @Test func aMessageOverTheUnauthenticatedLimitIsResourceExhausted() async throws {
     let h = try Harness { $0.maxUnauthenticatedFrameSize = 100 }
     defer { h.stop() }
     h.open(1, path: Self.sleep)
@@ -216,7 +222,31 @@ import Testing
     #expect(h.taken == 0)
   }
 
-  @Test func aCompressedRequestIsRefusedAsUnimplementedNamingIdentity() throws {
+  @Test func anAdminKeyCallRaisesTheMessageLimitForLaterStreams() async throws {
+    let h = try Harness {
+      $0.maxUnauthenticatedFrameSize = 100
+      $0.maxFrameSize = 1000
+    }
+    defer { h.stop() }
+    // A CheckRequest carrying one unknown 200-byte field (number 15).
+    let message = GRPCMessageDeframer.frame(
+      [0x7a, 0xc8, 0x01] + Array(repeating: UInt8(ascii: "x"), count: 200))
+    h.open(1, path: Self.sleep)
+    h.send(1, message, endStream: true)
+    #expect(h.events.first.flatMap(Self.status)?.code == "8")
+    h.open(3, path: "/anonauth.v1.AdminService/Fake")
+    h.send(3, Self.emptyRequest, endStream: true)
+    #expect(await h.eventually { $0.count == 4 })
+    #expect(h.events.last.flatMap(Self.status)?.code == "0")
+    // The key check ran off the loop and came back to it before the answer: the next
+    // stream takes the larger limit.
+    h.open(5, path: Self.sleep)
+    h.send(5, message, endStream: true)
+    #expect(await h.eventually { $0.count == 7 })
+    #expect(h.events.last.flatMap(Self.status)?.code == "0")
+  }
+
+  @Test func aCompressedRequestIsRefusedAsUnimplementedNamingIdentity() async throws {
     let h = try Harness()
     defer { h.stop() }
     h.open(1, path: Self.sleep, extra: [HTTP2Header("grpc-encoding", "gzip")])
@@ -225,7 +255,7 @@ import Testing
     #expect(Self.value("grpc-accept-encoding", in: status.block) == "identity")
   }
 
-  @Test func theCompressedFlagWithoutAnEncodingIsInternal() throws {
+  @Test func theCompressedFlagWithoutAnEncodingIsInternal() async throws {
     let h = try Harness()
     defer { h.stop() }
     h.open(1, path: Self.sleep)
@@ -233,7 +263,7 @@ import Testing
     #expect(h.events.first.flatMap(Self.status)?.code == "13")
   }
 
-  @Test func aMalformedTimeoutIsA400WithInternalAsGrpcGoAnswers() throws {
+  @Test func aMalformedTimeoutIsA400WithInternalAsGrpcGoAnswers() async throws {
     let h = try Harness()
     defer { h.stop() }
     h.open(1, path: Self.sleep, extra: [HTTP2Header("grpc-timeout", "1.5S")], endStream: true)
@@ -242,7 +272,7 @@ import Testing
     #expect(Self.value(":status", in: status.block) == "400")
   }
 
-  @Test func aGetIsA405() throws {
+  @Test func aGetIsA405() async throws {
     let h = try Harness()
     defer { h.stop() }
     h.open(1, path: Self.sleep, method: "GET", endStream: true)
@@ -250,7 +280,7 @@ import Testing
     #expect(Self.value(":status", in: status.block) == "405")
   }
 
-  @Test func aUnaryCallNeedsExactlyOneMessage() throws {
+  @Test func aUnaryCallNeedsExactlyOneMessage() async throws {
     let h = try Harness()
     defer { h.stop() }
     h.open(1, path: Self.sleep, endStream: true)
@@ -264,19 +294,19 @@ import Testing
     #expect(h.taken == 0)
   }
 
-  @Test func theGrpcTimeoutIsTheCallsDeadline() throws {
+  @Test func theGrpcTimeoutIsTheCallsDeadline() async throws {
     let h = try Harness()
     defer { h.stop() }
     h.open(
       1, path: Self.sleep, extra: [HTTP2Header("grpc-timeout", "100m"), HTTP2Header("x-sleep-ms", "60000")])
     h.send(1, Self.emptyRequest, endStream: true)
-    #expect(h.eventually(Self.hasStatus))
+    #expect(await h.eventually(Self.hasStatus))
     let status = try #require(h.events.first.flatMap(Self.status))
     #expect(status.code == "4")
     #expect(Self.reason(in: status.block) == "DEADLINE_EXCEEDED")
   }
 
-  @Test func aStreamResetByThePeerCancelsItsCall() throws {
+  @Test func aStreamResetByThePeerCancelsItsCall() async throws {
     let h = try Harness()
     defer { h.stop() }
     h.open(1, path: Self.sleep, extra: [HTTP2Header("x-sleep-ms", "60000")])
@@ -284,11 +314,11 @@ import Testing
     #expect(h.taken == 1)
     h.close(1, errorCode: 8)  // RST_STREAM CANCEL
     // The task was cancelled: its slot comes back long before the 60 s sleep would end.
-    #expect(h.eventually { _ in h.taken == 0 })
+    #expect(await h.eventually { _ in h.taken == 0 })
     #expect(h.events.isEmpty)
   }
 
-  @Test func aRefusedCallIsAnsweredTrailersOnlyWithItsReason() throws {
+  @Test func aRefusedCallIsAnsweredTrailersOnlyWithItsReason() async throws {
     let h = try Harness { $0.maxConcurrentCallsPerConnection = 1 }
     defer { h.stop() }
     h.open(1, path: Self.sleep, extra: [HTTP2Header("x-sleep-ms", "60000")])
@@ -300,14 +330,14 @@ import Testing
     #expect(Self.reason(in: status.block) == "TOO_MANY_CALLS")
   }
 
-  @Test func aLocalMethodStreamsItsAnswersThenTrailers() throws {
+  @Test func aLocalMethodStreamsItsAnswersThenTrailers() async throws {
     let h = try Harness()
     defer { h.stop() }
     h.open(1, path: Self.echo)
     h.send(1, GRPCMessageDeframer.frame([1]) + GRPCMessageDeframer.frame([2, 2]))
-    #expect(h.eventually { $0.filter { if case .data = $0 { true } else { false } }.count == 2 })
+    #expect(await h.eventually { $0.filter { if case .data = $0 { true } else { false } }.count == 2 })
     h.send(1, [], endStream: true)
-    #expect(h.eventually(Self.hasStatus))
+    #expect(await h.eventually(Self.hasStatus))
     let events = h.events
     #expect(events.count == 4)
     guard events.count == 4, case .headers(1, let headers, endStream: false) = events[0] else { return }
@@ -315,15 +345,15 @@ import Testing
     #expect(events[1] == .data(1, GRPCMessageDeframer.frame([1])))
     #expect(events[2] == .data(1, GRPCMessageDeframer.frame([2, 2])))
     #expect(events[3] == .trailers(1, [HTTP2Header("grpc-status", "0")]))
-    #expect(h.eventually { _ in h.taken == 0 })
+    #expect(await h.eventually { _ in h.taken == 0 })
   }
 
-  @Test func aLocalMethodThatFailsBeforeAnyMessageAnswersTrailersOnly() throws {
+  @Test func aLocalMethodThatFailsBeforeAnyMessageAnswersTrailersOnly() async throws {
     let h = try Harness()
     defer { h.stop() }
     h.open(1, path: Self.echo)
     h.send(1, GRPCMessageDeframer.frame(Array("fail".utf8)), endStream: true)
-    #expect(h.eventually(Self.hasStatus))
+    #expect(await h.eventually(Self.hasStatus))
     let status = try #require(h.events.first.flatMap(Self.status))
     #expect(status.code == "5")
     #expect(Self.value("grpc-message", in: status.block) == "asked to fail")
