@@ -1,13 +1,16 @@
 """Hostile HTTP/2 on the RPC port (ALPN h2): rapid reset, CONTINUATION floods, SETTINGS,
 PING and WINDOW_UPDATE floods, a window that never opens, HPACK bombs, oversized header
 lists, bad prefaces, cleartext upgrades and too many streams. Each attack gets the answer
-docs/security.md documents for it, the daemon stays up, and other clients are served
-during or after it: a gRPC call over a fresh HTTP/2 connection (hyper-h2, as a stock
-client would) and a native `anonauth/1` call.
+docs/security.md documents for it (§ HTTP/2), the daemon stays up, and other clients are
+served during or after it: a gRPC health check and a JSON API sign-up, each over a fresh
+HTTP/2 connection spoken by hyper-h2 as a stock client would, and a native `anonauth/1`
+call.
 
-The attacks are built by hand in h2wire.py where hyper-h2 refuses to misbehave, and come
-from loopback addresses of their own (127.0.0.N), so the per-address limits apply to the
-attacker and not to the bystander on 127.0.0.1."""
+The attacks' frames are built by hand in h2wire.py (HPACK by hyper's `hpack`, or by hand
+for the bomb): hyper-h2 keeps its own side within the limits these tests break (stream
+counts, windows, header blocks). They come from loopback addresses of their own
+(127.0.0.N), so the per-address limits apply to the attacker and not to the bystander on
+127.0.0.1."""
 
 import json
 import socket
