@@ -344,21 +344,26 @@ def test_stream_window_overflow_resets_that_stream_only(daemon, pb):
 # --- a window that never opens -----------------------------------------------------------
 
 def test_a_zero_window_never_opened_is_bounded_and_closed(pb):
-    # INITIAL_WINDOW_SIZE 0: the server may send headers but no DATA. 100 calls whose
-    # answers can never be sent: their handlers end, the answers wait in a bounded
+    # INITIAL_WINDOW_SIZE 0: the server may send headers but no DATA. 100 calls for the
+    # public keys (a few KB each) whose answers can never be sent: their handlers end, the answers wait in a bounded
     # queue, and the connection is closed once it has made no progress for the idle
     # timeout. Meanwhile others are served.
     d = Daemon(extra=[*TEST_DAEMON_FLAGS, "--idle-timeout-ms", "2000"])
     try:
         attacker = Connection(d, source="127.0.0.67", preface=False)
+        before = rss_bytes(d.proc.pid)
+        peak = PeakRSS(d.proc.pid)
         encoder = hpack.Encoder()
         blob = h2wire.PREFACE + h2wire.settings([(h2wire.INITIAL_WINDOW_SIZE, 0)])
+        keys = grpc_request_headers("/anonauth.v1.TokenService/GetPublicKeys", [api_key(d)])
         for i in range(100):
             stream = 2 * i + 1
-            blob += h2wire.headers(stream, encoder.encode(grpc_request_headers())) + h2wire.data(stream, grpc_message(), True)
+            blob += h2wire.headers(stream, encoder.encode(keys)) + h2wire.data(stream, grpc_message(), True)
         attacker.send(blob)
         handlers_settle(d)
         assert_served(d, pb)
+        growth = peak.stop() - before
+        assert growth < MEMORY_BOUND, f"{growth >> 20} MiB for 100 answers that cannot be sent"
         frames = attacker.frames(seconds=60, until=lambda f: f.kind == GOAWAY)
         closed = attacker.wait_closed(60)
         attacker.close()
