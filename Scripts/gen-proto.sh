@@ -3,7 +3,8 @@
 # committed place, Sources/AnonAuthProto); the Swift message types, method descriptors,
 # client stubs and settable-field enums into SWIFT_OUT (default: Sources/AnonAuthWire/Generated);
 # the handler protocols into SERVICE_OUT (Sources/AnonAuthService/Generated); and their
-# registration in the router into SERVER_OUT (Sources/AnonAuthServer/Generated).
+# registration in the router and the file descriptors server reflection embeds into SERVER_OUT
+# (Sources/AnonAuthServer/Generated).
 # `make proto` runs it; `make check-proto` runs it into temp dirs and diffs (`diff -r`).
 # Usage: Scripts/gen-proto.sh [C_OUT [SWIFT_OUT [SERVICE_OUT [SERVER_OUT]]]]
 set -euo pipefail
@@ -37,3 +38,11 @@ protoc --include_imports --include_source_info --descriptor_set_out="$tmp/descri
 # The RPC surface of the `service` blocks (Scripts/gen_swift_services.py).
 "${PYTHON:-python3}" "$root/Scripts/gen_swift_services.py" "$tmp/descriptors.pb" "$swift_out" \
   "$service_out" "$server_out"
+# The file descriptors server reflection answers with (Scripts/gen_proto_descriptors.py):
+# Protos/ and the standard services' own files in Protos-standard/, which only reflection
+# reads (the daemon hand-encodes their few messages, so no C or Swift types are made).
+standard=$(cd "$root/Protos-standard" && find . -name '*.proto' | sed 's|^\./||' | LC_ALL=C sort)
+protoc --include_imports --descriptor_set_out="$tmp/embedded.pb" -I. -I"$root/Protos-standard" \
+  $protos $standard
+"${PYTHON:-python3}" "$root/Scripts/gen_proto_descriptors.py" "$tmp/embedded.pb" \
+  "$server_out/ProtoDescriptors.swift"

@@ -274,6 +274,17 @@ def http2():
     write("http2", "no-preface", b"\x00GET / HTTP/1.1\r\nHost: a\r\n\r\n")
 
 
+def grpc_standard():
+    # grpc-standard: one ServerReflectionRequest (or a HealthCheckRequest, field 1 alone).
+    write("grpc-standard", "list-services", field(1, "localhost:7443") + field(7, "*"))
+    write("grpc-standard", "file-by-name", field(3, "anonauth/v1/admin.proto"))
+    write("grpc-standard", "symbol", field(4, "anonauth.v1.AccountService.SignUp"))
+    write("grpc-standard", "extension", field(5, field(1, "anonauth.v1.SignUpRequest") + field(2, 100)))
+    write("grpc-standard", "extension-numbers", field(6, ".anonauth.v1.SignUpRequest"))
+    write("grpc-standard", "health", field(1, "anonauth.v1.AccountService"))
+    write("grpc-standard", "truncated", field(3, "anonauth/v1/account.proto")[:-4])
+
+
 def firebase_json():
     # firebase-json: byte 0 picks the endpoint (low 7 bits, in FirebaseAPI.allEndpoints'
     # order: signUp, signInWithPassword, signInWithIdp, lookup, update, delete, token) and
@@ -300,6 +311,7 @@ if __name__ == "__main__":
     json_values()
     http()
     http2()
+    grpc_standard()
     firebase_json()
     phc_and_config()
     print(f"seeds written under {ROOT}")

@@ -24,6 +24,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   case httpRequest = "http-request"
   /// The HTTP/2 server session (ALPN `h2`): frames, HPACK, streams and their limits.
   case http2
+  /// The standard gRPC services' requests: server reflection and health.
+  case grpcStandard = "grpc-standard"
   /// The HTTPS JSON API's request bodies (JSON or a form), for every endpoint.
   case firebaseJSON = "firebase-json"
   /// Stored password hashes.
@@ -48,6 +50,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .outboundHTTP: OutboundHTTPFuzz.run(data)
     case .httpRequest: HTTPRequestFuzz.run(data)
     case .http2: HTTP2Fuzz.run(data)
+    case .grpcStandard: GRPCStandardFuzz.run(data)
     case .firebaseJSON: FirebaseJSONFuzz.run(data)
     case .phc: PHCFuzz.run(data)
     case .config: ConfigFuzz.run(data)

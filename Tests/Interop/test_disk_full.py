@@ -1,6 +1,7 @@
 """Disk full, black box: the data dir is a small tmpfs. When it fills, writes answer
 UNAVAILABLE with reason STORE_UNAVAILABLE and change nothing, reads keep working,
-/readyz says 503 and Health Check NOT_SERVING; once the file system grows again the
+/readyz says 503 and Health Check NOT_SERVING (gRPC's grpc.health.v1 too, Check and
+Watch); once the file system grows again the
 daemon is ready by itself and every acknowledged write is intact. Needs root (mount).
 A filler file takes most of the space first, and the last bytes once sign-ups fail (a
 smaller write could still fit); deleting it is the operator freeing space."""
@@ -9,13 +10,17 @@ import os
 import sqlite3
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
 
+import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from conftest import Daemon, call
+from test_grpc_standard import channel, watch_statuses
 
 ACCOUNT = "/anonauth.v1.AccountService/"
 
@@ -85,6 +90,17 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_recovers_by_itself(pb, small
         assert status.code == 0, status
         return reply.status
 
+    # gRPC health over HTTP/2 on the same port, watched from the start to the stop.
+    grpc_channel = channel(daemon)
+    grpc_health = health_pb2_grpc.HealthStub(grpc_channel)
+    watched = []
+    watch = grpc_health.Watch(health_pb2.HealthCheckRequest())
+    watcher = threading.Thread(target=watch_statuses, args=(watch, watched))
+    watcher.start()
+
+    def grpc_check():
+        return grpc_health.Check(health_pb2.HealthCheckRequest(), timeout=10).status
+
     try:
         config = pb.admin.ProjectConfig(project_id="demo-project", sign_up_quota_per_hour=1_000_000)
         status, _ = call(sock, pb, "/anonauth.v1.AdminService/UpdateProjectConfig",
@@ -150,6 +166,7 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_recovers_by_itself(pb, small
         assert http_status(daemon, "/healthz") == 200
         assert http_status(daemon, "/readyz") == 503
         assert health() == "NOT_SERVING"
+        assert grpc_check() == health_pb2.HealthCheckResponse.NOT_SERVING
 
         # Space returns: no client write is needed for the daemon to be ready again.
         os.remove(filler)
@@ -158,6 +175,11 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_recovers_by_itself(pb, small
             assert time.monotonic() < deadline, "not ready 10 s after space returned"
             time.sleep(0.2)
         assert health() == "SERVING"
+        assert grpc_check() == health_pb2.HealthCheckResponse.SERVING
+        # The watcher reads the store's health again each second: it sees the recovery.
+        while watched[-1:] != [health_pb2.HealthCheckResponse.SERVING]:
+            assert time.monotonic() < deadline + 10, f"the watcher never saw SERVING again: {watched}"
+            time.sleep(0.2)
         status, reply = sign_up()
         assert status.code == 0, status
         acked.append(reply.local_id)
@@ -167,6 +189,15 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_recovers_by_itself(pb, small
     finally:
         sock.close()
         assert daemon.stop() == 0
+        watcher.join(timeout=30)
+        grpc_channel.close()
+    # The watcher saw the store go unwritable and come back (it may have seen it flap
+    # while the last writes still fitted), then the drain.
+    serving, not_serving = health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.NOT_SERVING
+    assert watched[0] == serving, watched
+    first_down = watched.index(not_serving)
+    assert serving in watched[first_down:], watched
+    assert watched[-2:] == [not_serving, grpc.StatusCode.UNAVAILABLE], watched
 
     db = sqlite3.connect(os.path.join(small_disk, "anonauth.db"))
     try:

@@ -173,8 +173,9 @@ public enum Daemon {
       api: firebaseAPI,
       processAdminKey: config.rpc.emulatorListen == nil ? nil : try directory.makeProcessAdminKey(),
       isAdminKey: { directory.isAdminKey($0) })
-    // The gRPC methods the transport serves itself (the standard services), by path.
-    let grpcMethods = GRPCLocalMethods()
+    // The gRPC methods the transport serves itself, by path: grpc.health.v1 (the readiness
+    // `health` reports) and server reflection over the descriptors embedded at build time.
+    let grpcMethods = GRPCLocalMethods(GRPCStandardServices.methods(health: health))
     let server = RPCServer(
       config: config.rpc, tls: secrets.tls, router: router, logger: logger, metrics: metrics,
       httpApplication: httpApplication, grpcMethods: grpcMethods)

@@ -14,7 +14,14 @@ public struct HealthService: HealthServiceHandler {
 
   public func check(_ request: CheckRequest, context: CallContext) -> CheckResponse {
     var response = CheckResponse()
-    response.status = state.isServing && storeHealthy() ? "SERVING" : "NOT_SERVING"
+    response.status = isServing ? "SERVING" : "NOT_SERVING"
     return response
   }
+
+  /// The readiness every health answer reports: this service's `Check`, and gRPC's
+  /// `grpc.health.v1.Health`, which must never disagree with it.
+  public var isServing: Bool { state.isServing && storeHealthy() }
+
+  /// The process's phase, for watchers that want to hear of its changes.
+  public var servingState: ServingState { state }
 }
