@@ -3,7 +3,7 @@ import CShims
 
 /// An OpenSSL SSL_CTX set up the one way AnonAuth speaks TLS (docs/protocol.md §1):
 /// TLS 1.2 minimum (1.3 preferred by OpenSSL's default order), on 1.2 only ECDHE with
-/// AEAD ciphers, no renegotiation, no compression, ALPN `anonauth/1` or `http/1.1` (the
+/// AEAD ciphers, no renegotiation, no compression, ALPN `anonauth/1`, `h2` or `http/1.1` (the
 /// server chooses, in `serverProtocols` order), and buffers released while a connection
 /// is idle.
 public final class TLSContext: @unchecked Sendable {
@@ -16,10 +16,13 @@ public final class TLSContext: @unchecked Sendable {
   public static let alpn = "anonauth/1"
   /// HTTP/1.1 with the Firebase-compatible JSON API on the same port.
   public static let http11 = "http/1.1"
+  /// HTTP/2: gRPC, and the same JSON API (docs/protocol.md §1).
+  public static let h2 = "h2"
 
   /// What a server accepts, in its order of preference: the first of these the client
-  /// offers is chosen, whatever the client's order. `h2` joins here once HTTP/2 is served.
-  public static let serverProtocols = [alpn, http11]
+  /// offers is chosen, whatever the client's order: a client offering both `h2` and
+  /// `http/1.1` (curl, URLSession) gets HTTP/2.
+  public static let serverProtocols = [alpn, h2, http11]
 
   /// `protocols` in ALPN wire format: each name prefixed by its length.
   static func alpnWire(_ protocols: [String]) throws(OpenSSLError) -> [UInt8] {

@@ -48,14 +48,23 @@ final class ServerConnection: TLSConnectionDelegate, ServedConnection {
   // MARK: TLSConnectionDelegate
 
   /// The handshake chose the protocol (docs/protocol.md §1): `http/1.1` hands the
-  /// connection to an `HTTPServerConnection`, which takes this one's place in the
-  /// registry; `anonauth/1` or no ALPN stays here, with frames.
+  /// connection to an `HTTPServerConnection`, `h2` to an `HTTP2ServerConnection`, which
+  /// takes this one's place in the registry; `anonauth/1` or no ALPN stays here, with frames.
   func connectionDidHandshake(_ connection: TLSConnection) {
-    guard connection.negotiatedProtocol == TLSContext.http11 else { return }
-    let http = HTTPServerConnection(stream: connection, listener: .rpcPort, core: core, registry: registry)
-    registry.replace(self, with: http)
-    connection.switchToBytes(delegate: http)
-    if goingAway { http.drain() }
+    switch connection.negotiatedProtocol {
+    case TLSContext.http11:
+      let http = HTTPServerConnection(stream: connection, listener: .rpcPort, core: core, registry: registry)
+      registry.replace(self, with: http)
+      connection.switchToBytes(delegate: http)
+      if goingAway { http.drain() }
+    case TLSContext.h2:
+      let http2 = HTTP2ServerConnection(stream: connection, core: core, registry: registry)
+      registry.replace(self, with: http2)
+      connection.switchToBytes(delegate: http2)
+      if goingAway { http2.drain() }
+    default:
+      return
+    }
   }
 
   var peerHost: String? { connection.peer?.host }

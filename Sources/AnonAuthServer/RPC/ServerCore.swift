@@ -12,6 +12,11 @@ final class ServerCore: Sendable {
   let metrics: ServerMetrics
   /// What serves HTTP/1.1 requests; nil: every request is answered 404.
   let httpApplication: (any HTTPApplication)?
+  /// Makes what serves one HTTP/2 connection's gRPC streams (`content-type:
+  /// application/grpc...`); called on the connection's loop, once per connection that
+  /// has a gRPC stream. nil: every gRPC stream is answered trailers-only with
+  /// `grpc-status` 12 (UNIMPLEMENTED).
+  let makeGRPCHandler: (@Sendable () -> any HTTP2StreamHandler)?
   /// Returns freed heap to the system after bursts of closed connections.
   let trimmer = MemoryTrimmer()
   /// The process's and each peer IP's budget of partly received bytes.
@@ -27,10 +32,12 @@ final class ServerCore: Sendable {
 
   init(
     config: RPCServerConfig, router: Router, logger: Logger, metrics: ServerMetrics,
-    httpApplication: (any HTTPApplication)? = nil
+    httpApplication: (any HTTPApplication)? = nil,
+    makeGRPCHandler: (@Sendable () -> any HTTP2StreamHandler)? = nil
   ) {
     self.config = config
     self.httpApplication = httpApplication
+    self.makeGRPCHandler = makeGRPCHandler
     self.router = router
     self.logger = logger
     self.metrics = metrics

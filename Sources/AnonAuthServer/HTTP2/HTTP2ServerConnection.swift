@@ -1,0 +1,463 @@
+import AnonAuthNet
+import CNghttp2
+
+/// The server side of one HTTP/2 connection (ALPN `h2`, docs/protocol.md §1): a
+/// libnghttp2 server session driven by the connection's loop, with received bytes fed
+/// through `nghttp2_session_mem_recv` and the session's output taken with
+/// `nghttp2_session_mem_send` once per loop turn (no threads of its own). Each request
+/// stream goes to a handler chosen by its content type: gRPC (`application/grpc...`) or
+/// the Firebase JSON API; the handlers run their calls through the connection's
+/// `ConnectionCalls`, so slots, budgets and deadlines are those of every transport.
+///
+/// Limits: HTTP2SessionLimits (settings, and libnghttp2's flood and reset options);
+/// request bodies being received are charged to the receive budgets like partial
+/// frames; output is taken from the session only while the socket's queue is under its
+/// high watermark, so a peer that does not read holds bounded memory.
+final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2StreamSink {
+  let stream: any ByteStream
+  let calls: ConnectionCalls
+  private let core: ServerCore
+  private weak var registry: ConnectionRegistry?
+  private var session: OpaquePointer?
+  private var streams: [Int32: HTTP2StreamState] = [:]
+  /// Request bodies being received, charged like partial frames.
+  private let held: ReceiveBudget.Account
+  private let startedAt: UInt64
+  /// The client preface (its SETTINGS frame) arrived: the handshake is over.
+  private var prefaceReceived = false
+  /// A header block begun and not finished (CONTINUATION pending): since when.
+  private var headerBlockSince: UInt64?
+  private(set) var goingAway = false
+  private var finalGoAwaySent = false
+  private var closing = false
+  private var flushScheduled = false
+  private var flushRetryTimer: UInt64?
+  /// Inside `stream(_:didReceive:)`: output is flushed when it returns.
+  private var receiving = false
+  private lazy var jsonHandler = HTTP2JSONStreamHandler(core: core)
+  private var grpcHandler: (any HTTP2StreamHandler)?
+
+  init(stream: any ByteStream, core: ServerCore, registry: ConnectionRegistry?) {
+    self.stream = stream
+    self.core = core
+    self.registry = registry
+    startedAt = MonotonicClock.now()
+    calls = ConnectionCalls(
+      core: core, loop: stream.loop, peerHost: stream.peer?.host,
+      clientCertificateName: stream.verifiedPeerName)
+    held = core.receiveBudget.account(for: stream.peer?.host)
+    calls.onAllEnded = { [weak self] in self?.closeIfDone() }
+    startSession()
+    flush()  // the server's preface (SETTINGS) goes out at once
+  }
+
+  deinit {
+    if let session { nghttp2_session_del(session) }
+  }
+
+  private func startSession() {
+    guard let callbacks = HTTP2Callbacks.make() else { return }
+    defer { nghttp2_session_callbacks_del(callbacks) }
+    let option = HTTP2SessionLimits.makeOption()
+    defer { if let option { nghttp2_option_del(option) } }
+    var made: OpaquePointer?
+    let userData = Unmanaged.passUnretained(self).toOpaque()
+    guard nghttp2_session_server_new2(&made, callbacks, userData, option) == 0, let made else { return }
+    session = made
+    var settings = HTTP2SessionLimits.settings(
+      maxConcurrentStreams: core.config.maxConcurrentCallsPerConnection)
+    _ = nghttp2_submit_settings(made, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+    _ = nghttp2_session_set_local_window_size(
+      made, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, HTTP2SessionLimits.connectionWindowSize)
+  }
+
+  var peerHost: String? { stream.peer?.host }
+  var clientCertificateName: String? { stream.verifiedPeerName }
+
+  /// Streams open now (for tests).
+  var openStreamCount: Int { streams.count }
+
+  // MARK: ByteStreamDelegate
+
+  func stream(_ stream: any ByteStream, didReceive bytes: UnsafeRawBufferPointer) {
+    guard let session, !closing, let base = bytes.baseAddress, !bytes.isEmpty else { return }
+    receiving = true
+    let used = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+    receiving = false
+    if used < 0 {
+      // A protocol error: libnghttp2 has queued its GOAWAY where it could.
+      core.logger.warning(
+        "http2 session ended",
+        ["reason": .string(String(cString: nghttp2_strerror(Int32(used)))), "peer": .string(peerDescription)])
+      flush()
+      closeGracefully()
+      return
+    }
+    flush()
+  }
+
+  func streamDidClose(_ stream: any ByteStream, error: (any Error)?) {
+    let open = streams
+    streams.removeAll()
+    for (id, state) in open.sorted(by: { $0.key < $1.key }) {
+      state.handler?.streamClosed(id, errorCode: NGHTTP2_CANCEL.rawValue, session: self)
+    }
+    calls.cancelAll()
+    held.release()
+    if let session {
+      nghttp2_session_del(session)
+      self.session = nil
+    }
+    if let timer = flushRetryTimer {
+      stream.loop.cancelTimer(timer)
+      flushRetryTimer = nil
+    }
+    closing = true
+    registry?.remove(self)
+    core.connectionClosed()
+  }
+
+  private var peerDescription: String { stream.peer?.description ?? "" }
+
+  // MARK: Output
+
+  /// Takes the session's output once, at the end of this loop turn.
+  private func scheduleFlush() {
+    guard !receiving, !flushScheduled, !closing else { return }
+    flushScheduled = true
+    stream.loop.atEndOfIteration { [weak self] in
+      self?.flushScheduled = false
+      self?.flush()
+    }
+  }
+
+  /// Moves what the session has to send into the socket's queue, unless that queue is
+  /// over its high watermark (the peer is not reading): then it waits, and is tried
+  /// again shortly, so the session's own bounds (flow-control windows, the outbound ack
+  /// limit) are what a slow reader can make the server hold.
+  private func flush() {
+    guard let session, stream.isOpen else { return }
+    if stream.readPaused {
+      if flushRetryTimer == nil {
+        flushRetryTimer = stream.loop.schedule(afterNanos: 10_000_000) { [weak self] in
+          self?.flushRetryTimer = nil
+          self?.flush()
+        }
+      }
+      return
+    }
+    while true {
+      var data: UnsafePointer<UInt8>?
+      let count = nghttp2_session_mem_send(session, &data)
+      if count < 0 {
+        closeGracefully()
+        return
+      }
+      guard count > 0, let data else { break }
+      stream.send(bytes: Array(UnsafeBufferPointer(start: data, count: count)))
+    }
+    if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
+      closeGracefully()
+      return
+    }
+    closeIfDone()
+  }
+
+  private func closeGracefully() {
+    guard !closing else { return }
+    closing = true
+    stream.closeGracefully()
+  }
+
+  /// After the final GOAWAY: closes once no stream is open and no call's task runs.
+  private func closeIfDone() {
+    guard finalGoAwaySent, !closing, streams.isEmpty, calls.taken == 0 else { return }
+    closeGracefully()
+  }
+
+  // MARK: Session callbacks (loop thread, inside mem_recv/mem_send)
+
+  func beginHeaders(_ frame: nghttp2_frame) -> Int32 {
+    guard frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+    headerBlockSince = MonotonicClock.now()
+    guard frame.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
+    streams[frame.hd.stream_id] = HTTP2StreamState(id: frame.hd.stream_id)
+    return 0
+  }
+
+  func header(_ frame: nghttp2_frame, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>)
+    -> Int32
+  {
+    guard frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), let state = streams[frame.hd.stream_id],
+      frame.headers.cat == NGHTTP2_HCAT_REQUEST
+    else { return 0 }  // request trailers are dropped
+    guard !state.headersTooLarge else { return 0 }
+    state.headerListBytes += name.count + value.count + 32
+    if state.headerListBytes > HTTP2SessionLimits.maxHeaderListBytes
+      || state.headers.count >= HTTP2SessionLimits.maxHeaderCount
+    {
+      state.headersTooLarge = true
+      state.headers = []
+      return 0
+    }
+    state.headers.append(
+      HTTP2Header(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+    return 0
+  }
+
+  func frameReceived(_ frame: nghttp2_frame) -> Int32 {
+    let id = frame.hd.stream_id
+    let endStream = frame.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+    switch UInt32(frame.hd.type) {
+    case NGHTTP2_SETTINGS.rawValue:
+      prefaceReceived = true
+    case NGHTTP2_HEADERS.rawValue:
+      headerBlockSince = nil
+      guard let state = streams[id] else { return 0 }
+      if frame.headers.cat == NGHTTP2_HCAT_REQUEST {
+        open(state, endStream: endStream)
+      } else if endStream {
+        bodyEnded(state)
+      }
+    case NGHTTP2_DATA.rawValue:
+      if endStream, let state = streams[id] { bodyEnded(state) }
+    default:
+      break
+    }
+    return 0
+  }
+
+  /// A request's header block is complete: chooses its handler.
+  private func open(_ state: HTTP2StreamState, endStream: Bool) {
+    let id = state.id
+    if state.headersTooLarge {
+      sendHeaders(id, [HTTP2Header(":status", "431")], endStream: true)
+      return
+    }
+    let headers = state.headers
+    state.headers = []
+    state.bodySince = endStream ? nil : MonotonicClock.now()
+    let handler = handler(for: headers)
+    state.handler = handler
+    handler.streamOpened(id, headers: headers, endStream: endStream, session: self)
+  }
+
+  private func handler(for headers: [HTTP2Header]) -> any HTTP2StreamHandler {
+    let contentType = headers.first { $0.name == "content-type" }?.value ?? ""
+    guard Self.isGRPC(contentType: contentType) else { return jsonHandler }
+    if let grpcHandler { return grpcHandler }
+    let made: any HTTP2StreamHandler = core.makeGRPCHandler?() ?? HTTP2UnimplementedGRPCHandler()
+    grpcHandler = made
+    return made
+  }
+
+  /// `application/grpc`, or `application/grpc+<codec>`, with any parameters.
+  static func isGRPC(contentType: String) -> Bool {
+    let type = (contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+      .lowercased().filter { $0 != " " && $0 != "\t" }
+    return type == "application/grpc" || type.hasPrefix("application/grpc+")
+  }
+
+  func dataReceived(_ id: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+    guard let session else { return 0 }
+    defer { _ = nghttp2_session_consume(session, id, bytes.count) }
+    guard let state = streams[id], let handler = state.handler, state.bodySince != nil else { return 0 }
+    state.bodyHeld += bytes.count
+    guard held.resize(to: held.charged + bytes.count) else {
+      state.bodyHeld -= bytes.count
+      core.metrics.connectionsOverBufferBudget.add(1, ordering: .relaxed)
+      resetStream(id, errorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+      return 0
+    }
+    state.bodySince = MonotonicClock.now()
+    handler.stream(id, received: bytes, endStream: false, session: self)
+    return 0
+  }
+
+  private func bodyEnded(_ state: HTTP2StreamState) {
+    guard state.bodySince != nil, let handler = state.handler else { return }
+    releaseBody(state)
+    handler.stream(
+      state.id, received: UnsafeRawBufferPointer(start: nil, count: 0), endStream: true, session: self)
+  }
+
+  private func releaseBody(_ state: HTTP2StreamState) {
+    state.bodySince = nil
+    if state.bodyHeld > 0 {
+      _ = held.resize(to: held.charged - state.bodyHeld)
+      state.bodyHeld = 0
+    }
+  }
+
+  func streamClosed(_ id: Int32, errorCode: UInt32) -> Int32 {
+    guard let state = streams.removeValue(forKey: id) else { return 0 }
+    releaseBody(state)
+    state.handler?.streamClosed(id, errorCode: errorCode, session: self)
+    // A draining connection may close now: `flush`, which follows every call into the
+    // session, checks.
+    return 0
+  }
+
+  func readBody(_ id: Int32, into buffer: UnsafeMutableRawBufferPointer, flags: UnsafeMutablePointer<UInt32>)
+    -> Int
+  {
+    guard let state = streams[id] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+    let count = min(buffer.count, state.pendingOutput)
+    if count > 0 {
+      state.output.withUnsafeBytes { source in
+        buffer.copyMemory(
+          from: UnsafeRawBufferPointer(rebasing: source[state.outputOffset..<state.outputOffset + count]))
+      }
+      state.outputOffset += count
+      if state.outputOffset == state.output.count {
+        state.output.removeAll(keepingCapacity: false)
+        state.outputOffset = 0
+      }
+    }
+    if state.pendingOutput == 0 && state.outputEnded {
+      flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+      if let trailers = state.trailers, let session {
+        flags.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
+        state.trailers = nil
+        _ = withHeaderList(trailers) { list, count in nghttp2_submit_trailer(session, id, list, count) }
+      }
+      return count
+    }
+    if count == 0 {
+      state.deferred = true
+      return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+    }
+    return count
+  }
+
+  // MARK: HTTP2StreamSink
+
+  func sendHeaders(_ id: Int32, _ headers: [HTTP2Header], endStream: Bool) {
+    guard let session, let state = streams[id], !state.responseStarted else { return }
+    state.responseStarted = true
+    state.outputEnded = endStream
+    if endStream {
+      _ = withHeaderList(headers) { list, count in nghttp2_submit_response(session, id, list, count, nil) }
+    } else {
+      var provider = nghttp2_data_provider(
+        source: nghttp2_data_source(ptr: nil), read_callback: HTTP2Callbacks.readBody)
+      _ = withHeaderList(headers) { list, count in
+        nghttp2_submit_response(session, id, list, count, &provider)
+      }
+    }
+    scheduleFlush()
+  }
+
+  func sendData(_ id: Int32, _ bytes: [UInt8], endStream: Bool) {
+    guard let state = streams[id], state.responseStarted, !state.outputEnded else { return }
+    state.output.append(contentsOf: bytes)
+    if endStream { state.outputEnded = true }
+    resume(state)
+  }
+
+  func sendTrailers(_ id: Int32, _ trailers: [HTTP2Header]) {
+    guard let state = streams[id], state.responseStarted, !state.outputEnded else { return }
+    state.trailers = trailers
+    state.outputEnded = true
+    resume(state)
+  }
+
+  private func resume(_ state: HTTP2StreamState) {
+    if state.deferred, let session {
+      state.deferred = false
+      _ = nghttp2_session_resume_data(session, state.id)
+    }
+    scheduleFlush()
+  }
+
+  func resetStream(_ id: Int32, errorCode: UInt32) {
+    guard let session, streams[id] != nil else { return }
+    _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, errorCode)
+    scheduleFlush()
+  }
+
+  func pendingBytes(_ id: Int32) -> Int { streams[id]?.pendingOutput ?? 0 }
+
+  // MARK: ServedConnection
+
+  /// Graceful shutdown: a GOAWAY shutdown notice now (the peer stops opening streams),
+  /// the final GOAWAY naming the last stream served a moment later (streams the peer
+  /// opened meanwhile are still served), then close once every stream has ended.
+  func drain() {
+    guard !goingAway, let session else { return }
+    goingAway = true
+    calls.drain()
+    _ = nghttp2_submit_shutdown_notice(session)
+    flush()
+    _ = stream.loop.schedule(afterNanos: 1_000_000_000) { [weak self] in self?.sendFinalGoAway() }
+  }
+
+  private func sendFinalGoAway() {
+    guard let session, !finalGoAwaySent, !closing else { return }
+    finalGoAwaySent = true
+    _ = nghttp2_submit_goaway(
+      session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
+      NGHTTP2_NO_ERROR.rawValue, nil, 0)
+    flush()
+  }
+
+  func closeNow() { stream.close(error: nil) }
+
+  /// Handshake (the client preface), stalled header blocks and request bodies (the
+  /// partial-frame timeout), and idle (no call waiting for its answer): GOAWAY and close.
+  func checkTimeouts(now: UInt64) {
+    guard let session, stream.isOpen, !closing else { return }
+    let config = core.config
+    func age(_ since: UInt64) -> UInt64 { now > since ? now - since : 0 }
+    if !prefaceReceived {
+      if age(startedAt) > config.handshakeTimeoutMs * 1_000_000 { closeGracefully() }
+      return
+    }
+    let partialLimit = config.partialFrameTimeoutMs * 1_000_000
+    if stream.readPaused {
+      // The peer's bytes are not being read: its unfinished requests are not late.
+      if headerBlockSince != nil { headerBlockSince = now }
+      for state in streams.values where state.bodySince != nil { state.bodySince = now }
+    }
+    if let since = headerBlockSince, age(since) > partialLimit {
+      _ = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+      flush()
+      closeGracefully()
+      return
+    }
+    for state in streams.values.sorted(by: { $0.id < $1.id }) {
+      if let since = state.bodySince, age(since) > partialLimit {
+        releaseBody(state)
+        resetStream(state.id, errorCode: NGHTTP2_CANCEL.rawValue)
+      }
+    }
+    if calls.unanswered == 0, age(stream.lastActivity) > config.idleTimeoutMs * 1_000_000 {
+      _ = nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
+      flush()
+      closeGracefully()
+    }
+  }
+}
+
+/// Runs `body` with `headers` as libnghttp2's name/value array; nghttp2 copies them.
+func withHeaderList<R>(_ headers: [HTTP2Header], _ body: (UnsafeMutablePointer<nghttp2_nv>?, Int) -> R) -> R {
+  var storage: [UInt8] = []
+  var spans: [(name: Range<Int>, value: Range<Int>)] = []
+  for header in headers {
+    let nameStart = storage.count
+    storage.append(contentsOf: header.name.utf8)
+    let valueStart = storage.count
+    storage.append(contentsOf: header.value.utf8)
+    spans.append((nameStart..<valueStart, valueStart..<storage.count))
+  }
+  storage.append(0)  // a valid address even when every name and value is empty
+  return storage.withUnsafeMutableBufferPointer { bytes in
+    guard let base = bytes.baseAddress else { return body(nil, 0) }
+    var list = spans.map { span in
+      nghttp2_nv(
+        name: base + span.name.lowerBound, value: base + span.value.lowerBound, namelen: span.name.count,
+        valuelen: span.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+    }
+    return list.withUnsafeMutableBufferPointer { body($0.baseAddress, $0.count) }
+  }
+}
