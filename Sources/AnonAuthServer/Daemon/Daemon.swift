@@ -173,9 +173,11 @@ public enum Daemon {
       api: firebaseAPI,
       processAdminKey: config.rpc.emulatorListen == nil ? nil : try directory.makeProcessAdminKey(),
       isAdminKey: { directory.isAdminKey($0) })
+    // The gRPC methods the transport serves itself (the standard services), by path.
+    let grpcMethods = GRPCLocalMethods()
     let server = RPCServer(
       config: config.rpc, tls: secrets.tls, router: router, logger: logger, metrics: metrics,
-      httpApplication: httpApplication)
+      httpApplication: httpApplication, grpcMethods: grpcMethods)
     let rpcAddress: SocketAddress
     do {
       rpcAddress = try server.start()

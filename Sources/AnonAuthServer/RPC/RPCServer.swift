@@ -24,12 +24,24 @@ public final class RPCServer: Sendable {
 
   /// - Parameter httpApplication: what serves HTTP/1.1 requests (ALPN `http/1.1`, and the
   ///   emulator listener); nil answers every one 404.
-  public init(
+  public convenience init(
     config: RPCServerConfig, tls: TLSContext, router: Router, logger: Logger, metrics: ServerMetrics,
     httpApplication: (any HTTPApplication)? = nil
   ) {
+    self.init(
+      config: config, tls: tls, router: router, logger: logger, metrics: metrics,
+      httpApplication: httpApplication, grpcMethods: GRPCLocalMethods())
+  }
+
+  /// - Parameter grpcMethods: the gRPC methods served besides the router's (the standard
+  ///   services); gRPC streams for any other path go to the router.
+  init(
+    config: RPCServerConfig, tls: TLSContext, router: Router, logger: Logger, metrics: ServerMetrics,
+    httpApplication: (any HTTPApplication)?, grpcMethods: GRPCLocalMethods
+  ) {
     self.core = ServerCore(
-      config: config, router: router, logger: logger, metrics: metrics, httpApplication: httpApplication)
+      config: config, router: router, logger: logger, metrics: metrics, httpApplication: httpApplication,
+      grpcMethods: grpcMethods, makeGRPCHandler: { GRPCStreamHandler() })
     self.tls = TLSContextSlot(tls)
   }
 

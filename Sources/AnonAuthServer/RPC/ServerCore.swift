@@ -12,6 +12,8 @@ final class ServerCore: Sendable {
   let metrics: ServerMetrics
   /// What serves HTTP/1.1 requests; nil: every request is answered 404.
   let httpApplication: (any HTTPApplication)?
+  /// The methods gRPC streams reach besides the router's (health, reflection).
+  let grpcMethods: GRPCLocalMethods
   /// Makes what serves one HTTP/2 connection's gRPC streams (`content-type:
   /// application/grpc...`); called on the connection's loop, once per connection that
   /// has a gRPC stream. nil: every gRPC stream is answered trailers-only with
@@ -32,11 +34,12 @@ final class ServerCore: Sendable {
 
   init(
     config: RPCServerConfig, router: Router, logger: Logger, metrics: ServerMetrics,
-    httpApplication: (any HTTPApplication)? = nil,
+    httpApplication: (any HTTPApplication)? = nil, grpcMethods: GRPCLocalMethods = GRPCLocalMethods(),
     makeGRPCHandler: (@Sendable () -> any HTTP2StreamHandler)? = nil
   ) {
     self.config = config
     self.httpApplication = httpApplication
+    self.grpcMethods = grpcMethods
     self.makeGRPCHandler = makeGRPCHandler
     self.router = router
     self.logger = logger

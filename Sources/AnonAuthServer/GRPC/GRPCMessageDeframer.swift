@@ -1,0 +1,92 @@
+/// One message of a gRPC request body, cut from its length prefix.
+struct GRPCMessage: Equatable, Sendable {
+  /// The prefix's first byte: 0 uncompressed, 1 compressed (by `grpc-encoding`); any
+  /// other value is not gRPC.
+  var flags: UInt8
+  var bytes: [UInt8]
+}
+
+/// Cuts a gRPC request body into messages as its bytes arrive: each message is a
+/// 5-byte prefix (a flag byte, then the length as a big-endian UInt32) and that many
+/// bytes. The length is checked against `limit` as soon as the prefix is complete,
+/// before any of the message is kept, so a peer cannot make the server buffer more
+/// than the limit for one message (the native transport's frame limits,
+/// docs/protocol.md §7).
+struct GRPCMessageDeframer {
+  /// The largest message length accepted; may be raised between calls of `append`
+  /// (an admin-key call passed its check).
+  var limit: Int
+  private var prefix: [UInt8] = []
+  /// The unfinished message: its flags, the bytes so far, and how many are still to come
+  /// (kept apart, so the buffer grows in place).
+  private var inMessage = false
+  private var flags: UInt8 = 0
+  private var body: [UInt8] = []
+  private var remaining = 0
+
+  init(limit: Int) {
+    self.limit = limit
+  }
+
+  /// A message whose prefix announces more than `limit` bytes.
+  struct TooLarge: Error, Equatable {
+    let length: Int
+    let limit: Int
+  }
+
+  /// Whether bytes of an unfinished message (or prefix) are held: a body that ends here
+  /// ended mid-message.
+  var isMidMessage: Bool { !prefix.isEmpty || inMessage }
+
+  /// Takes the next bytes of the body; returns the messages they complete, in order.
+  /// Once it has thrown, the deframer is not used again (the call is answered).
+  mutating func append(_ bytes: UnsafeRawBufferPointer) throws(TooLarge) -> [GRPCMessage] {
+    var messages: [GRPCMessage] = []
+    var index = 0
+    while index < bytes.count {
+      if inMessage {
+        let take = min(remaining, bytes.count - index)
+        body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<index + take]))
+        index += take
+        remaining -= take
+        if remaining == 0 {
+          messages.append(GRPCMessage(flags: flags, bytes: body))
+          body = []
+          inMessage = false
+        }
+        continue
+      }
+      prefix.append(bytes[index])
+      index += 1
+      guard prefix.count == 5 else { continue }
+      let length = Int(prefix[1]) << 24 | Int(prefix[2]) << 16 | Int(prefix[3]) << 8 | Int(prefix[4])
+      let messageFlags = prefix[0]
+      prefix.removeAll(keepingCapacity: true)
+      guard length <= limit else { throw TooLarge(length: length, limit: limit) }
+      if length == 0 {
+        messages.append(GRPCMessage(flags: messageFlags, bytes: []))
+      } else {
+        inMessage = true
+        flags = messageFlags
+        body.reserveCapacity(length)
+        remaining = length
+      }
+    }
+    return messages
+  }
+
+  /// `payload` with its 5-byte prefix (flag 0: not compressed), as a response message
+  /// goes on the wire.
+  static func frame(_ payload: [UInt8]) -> [UInt8] {
+    var framed: [UInt8] = []
+    framed.reserveCapacity(payload.count + 5)
+    let length = UInt32(truncatingIfNeeded: payload.count)
+    framed.append(0)
+    framed.append(UInt8(truncatingIfNeeded: length >> 24))
+    framed.append(UInt8(truncatingIfNeeded: length >> 16))
+    framed.append(UInt8(truncatingIfNeeded: length >> 8))
+    framed.append(UInt8(truncatingIfNeeded: length))
+    framed.append(contentsOf: payload)
+    return framed
+  }
+}

@@ -1,0 +1,292 @@
+import AnonAuthNet
+import AnonAuthService
+import AnonAuthWire
+
+/// Serves the gRPC streams of one HTTP/2 connection (docs/grpc.md): each stream is one
+/// call, to a router method at its native path (unary: one request message, one
+/// response) or to a `GRPCLocalMethod` (the standard services, streaming both ways).
+/// Calls run through the connection's `ConnectionCalls`, so slots, byte budgets,
+/// deadlines, metadata rules, log lines and metrics are the native transport's.
+///
+/// Made once per connection (`ServerCore.makeGRPCHandler`); loop thread only.
+final class GRPCStreamHandler: HTTP2StreamHandler {
+  private var streams: [Int32: GRPCStreamCall] = [:]
+  /// The connection the streams belong to; set on the first stream.
+  private weak var sink: (any HTTP2StreamSink)?
+  /// An admin-key call passed its check on this connection: later messages may be as
+  /// large as `maxFrameSize` (until then `maxUnauthenticatedFrameSize`), as on the
+  /// native transport.
+  private var largeMessages = false
+
+  /// Messages of a local method's client that may wait for it to read them: a client
+  /// that sends faster than the method reads is answered `RESOURCE_EXHAUSTED`.
+  static let maxQueuedMessages = 8
+  /// Response bytes queued on a stream above which a local method's `send` waits for
+  /// the peer to read.
+  static let sendHighWater = 64 * 1024
+
+  init() {}
+
+  // MARK: HTTP2StreamHandler
+
+  func streamOpened(_ stream: Int32, headers: [HTTP2Header], endStream: Bool, session: any HTTP2StreamSink) {
+    sink = session
+    let core = session.calls.core
+    let head = GRPCRequestHead(headers: headers)
+    let call = GRPCStreamCall(
+      id: stream, head: head, requestID: ConnectionCalls.requestID(head.metadata["x-request-id"]),
+      openedAt: MonotonicClock.now(),
+      messageLimit: largeMessages ? core.config.maxFrameSize : core.config.maxUnauthenticatedFrameSize)
+    call.requestEnded = endStream
+    streams[stream] = call
+    // Refusals in grpc-go's order; none carries a reason (they are gRPC's, not AnonAuth's).
+    if head.method != "POST" {
+      finish(call, GRPCStatus(.internalError, "gRPC requests are POST, not \(head.method)"), httpStatus: 405)
+      return
+    }
+    if let value = head.malformedTimeout {
+      finish(call, GRPCStatus(.internalError, "malformed grpc-timeout \"\(value)\""), httpStatus: 400)
+      return
+    }
+    if head.hasUnsupportedEncoding {
+      finish(
+        call,
+        GRPCStatus(
+          .unimplemented,
+          "grpc-encoding \"\(head.encoding ?? "")\" is not supported; messages must be identity"),
+        extra: [HTTP2Header("grpc-accept-encoding", "identity")])
+      return
+    }
+    if let method = core.grpcMethods.method(at: head.path) {
+      startLocal(call, method: method, session: session)
+    } else if !core.router.knows(head.path) {
+      // The router answers an unknown method before it reads the payload (UNKNOWN_METHOD,
+      // code 12 UNIMPLEMENTED, its reason in the details), and logs it like any call: no
+      // need to wait for the request.
+      startUnary(call, payload: [], session: session)
+    } else if endStream {
+      finish(call, GRPCStatus(.internalError, "the request ended without a message"))
+    }
+  }
+
+  func stream(
+    _ stream: Int32, received bytes: UnsafeRawBufferPointer, endStream: Bool, session: any HTTP2StreamSink
+  ) {
+    guard let call = streams[stream] else { return }
+    if endStream { call.requestEnded = true }
+    guard call.phase != .done, call.phase == .receiving || call.incoming != nil else { return }
+    let messages: [GRPCMessage]
+    do {
+      messages = try call.deframer.append(bytes)
+    } catch {
+      refuse(
+        call,
+        GRPCStatus(
+          .resourceExhausted, "a message of \(error.length) bytes is over the limit of \(error.limit)"))
+      return
+    }
+    for message in messages {
+      guard message.flags == 0 else {
+        // No grpc-encoding other than identity gets this far.
+        refuse(
+          call,
+          GRPCStatus(
+            .internalError,
+            message.flags == 1
+              ? "a compressed message without grpc-encoding" : "a message prefix flag of \(message.flags)"))
+        return
+      }
+      if let incoming = call.incoming {
+        if case .dropped = incoming.yield(message.bytes) {
+          refuse(
+            call, GRPCStatus(.resourceExhausted, "more than \(Self.maxQueuedMessages) messages not yet read"))
+          return
+        }
+      } else if call.request == nil {
+        call.request = message.bytes
+      } else {
+        finish(call, GRPCStatus(.internalError, "more than one request message for a unary method"))
+        return
+      }
+    }
+    guard endStream else { return }
+    if call.deframer.isMidMessage {
+      refuse(call, GRPCStatus(.internalError, "the request ended inside a message"))
+    } else if let incoming = call.incoming {
+      incoming.finish()
+    } else if call.phase == .receiving {
+      if let request = call.request {
+        call.request = nil
+        startUnary(call, payload: request, session: session)
+      } else {
+        finish(call, GRPCStatus(.internalError, "the request ended without a message"))
+      }
+    }
+  }
+
+  func streamClosed(_ stream: Int32, errorCode: UInt32, session: any HTTP2StreamSink) {
+    guard let call = streams.removeValue(forKey: stream) else { return }
+    call.incoming?.finish()
+    // A reset by the peer, or the connection's end: the call is cancelled, never
+    // answered. An answered call is no longer in flight, and this does nothing.
+    if call.phase == .running { session.calls.cancel(id: UInt64(stream)) }
+  }
+
+  // MARK: Router calls
+
+  private func startUnary(_ call: GRPCStreamCall, payload: [UInt8], session: any HTTP2StreamSink) {
+    call.phase = .running
+    let id = call.id
+    let bound = LoopBound(self, loop: session.calls.loop)
+    let admission = session.calls.startCall(
+      id: UInt64(id), method: call.head.path, metadata: call.head.metadata, requestID: call.requestID,
+      timeoutMs: remainingMs(call), payload: payload,
+      authenticated: { credential in
+        guard credential == .adminKey else { return }
+        bound.execute { $0.largeMessages = true }
+      },
+      answer: { [weak self] result in self?.answerUnary(id, result) })
+    admitted(call, admission)
+  }
+
+  /// What is left of the client's `grpc-timeout` (its deadline counts from the header
+  /// block, not from the end of the request); 0, the server's default, when it sent none.
+  private func remainingMs(_ call: GRPCStreamCall) -> UInt32 {
+    guard let timeout = call.head.timeoutNanos else { return 0 }
+    let elapsed = MonotonicClock.now() &- call.openedAt
+    return GRPCTimeout.milliseconds(fromNanos: timeout > elapsed ? timeout - elapsed : 0)
+  }
+
+  private func answerUnary(_ id: Int32, _ result: Result<[UInt8], RPCError>) {
+    guard let call = streams[id], call.phase == .running, let sink else { return }
+    switch result {
+    case .success(let payload):
+      call.phase = .done
+      sink.sendHeaders(id, GRPCStatus.responseHeaders(requestID: call.requestID), endStream: false)
+      sink.sendData(id, GRPCMessageDeframer.frame(payload), endStream: false)
+      sink.sendTrailers(id, GRPCStatus.ok.fields)
+    case .failure(let error):
+      finish(call, GRPCStatus(error))
+    }
+  }
+
+  private func admitted(_ call: GRPCStreamCall, _ admission: ConnectionCalls.Admission) {
+    switch admission {
+    case .admitted:
+      break
+    case .idInUse:  // HTTP/2 never reuses a stream id; kept an answer all the same
+      finish(call, GRPCStatus(.internalError, "stream \(call.id) is already in flight"))
+    case .refused(let error):
+      finish(call, GRPCStatus(error))
+    }
+  }
+
+  // MARK: Local methods
+
+  private func startLocal(_ call: GRPCStreamCall, method: any GRPCLocalMethod, session: any HTTP2StreamSink) {
+    call.phase = .running
+    let (requests, incoming) = AsyncStream<[UInt8]>.makeStream(
+      bufferingPolicy: .bufferingOldest(Self.maxQueuedMessages))
+    call.incoming = incoming
+    if call.requestEnded { incoming.finish() }
+    let id = call.id
+    let bound = LoopBound(self, loop: session.calls.loop)
+    let responses = GRPCResponseWriter { message in
+      await Self.send(GRPCMessageDeframer.frame(message), on: id, through: bound)
+    }
+    let config = session.calls.core.config
+    let timeoutNanos: UInt64?
+    if let asked = call.head.timeoutNanos {
+      timeoutNanos = max(asked, config.minCallTimeoutMs * 1_000_000)
+    } else {
+      timeoutNanos = method.hasDefaultDeadline ? config.defaultCallTimeoutMs * 1_000_000 : nil
+    }
+    let admission = session.calls.startTask(
+      id: UInt64(id), payloadBytes: 0, timeoutNanos: timeoutNanos,
+      work: { await method.run(requests: requests, responses: responses) },
+      answer: { [weak self] (status: GRPCFinalStatus) in
+        self?.answerLocal(id, GRPCStatus(status.code, status.message))
+      },
+      expired: { [weak self] in
+        self?.answerLocal(id, GRPCStatus(.deadlineExceeded, "the call's deadline passed"))
+      })
+    admitted(call, admission)
+  }
+
+  private func answerLocal(_ id: Int32, _ status: GRPCStatus) {
+    guard let call = streams[id], call.phase == .running else { return }
+    call.incoming?.finish()
+    finish(call, status)
+  }
+
+  /// Queues one framed response message of a local method (HEADERS first, with the
+  /// first one); the bytes still queued on the stream, or nil when the stream is gone.
+  private func queue(_ framed: [UInt8], on id: Int32) -> Int? {
+    guard let call = streams[id], call.phase == .running, let sink else { return nil }
+    if !call.responseStarted {
+      call.responseStarted = true
+      sink.sendHeaders(id, GRPCStatus.responseHeaders(requestID: call.requestID), endStream: false)
+    }
+    sink.sendData(id, framed, endStream: false)
+    return sink.pendingBytes(id)
+  }
+
+  private func pending(on id: Int32) -> Int? {
+    guard let call = streams[id], call.phase == .running, let sink else { return nil }
+    return sink.pendingBytes(id)
+  }
+
+  /// `GRPCResponseWriter.send`, off the loop: queues the message, then waits while the
+  /// peer's window keeps more than `sendHighWater` bytes queued (checked every 10 ms:
+  /// the sink has no "drained" event). False once the stream is gone or the task is
+  /// cancelled.
+  private static func send(_ framed: [UInt8], on id: Int32, through bound: LoopBound<GRPCStreamHandler>) async
+    -> Bool
+  {
+    guard !Task.isCancelled else { return false }
+    var pending = await onLoop(bound) { $0.queue(framed, on: id) }
+    while let bytes = pending, bytes > sendHighWater {
+      try? await Task.sleep(nanoseconds: 10_000_000)
+      guard !Task.isCancelled else { return false }
+      pending = await onLoop(bound) { $0.pending(on: id) }
+    }
+    return pending != nil
+  }
+
+  private static func onLoop(
+    _ bound: LoopBound<GRPCStreamHandler>, _ body: @escaping @Sendable (GRPCStreamHandler) -> Int?
+  ) async -> Int? {
+    await withCheckedContinuation { continuation in
+      bound.execute { continuation.resume(returning: body($0)) }
+    }
+  }
+
+  // MARK: Answers
+
+  /// Ends the call with `status`: in trailers when response headers went out, else as a
+  /// trailers-only answer; then, if the client is still sending, the stream is reset
+  /// (NO_ERROR, as grpc-go does), so it stops.
+  private func finish(
+    _ call: GRPCStreamCall, _ status: GRPCStatus, httpStatus: Int = 200, extra: [HTTP2Header] = []
+  ) {
+    guard call.phase != .done, let sink else { return }
+    call.phase = .done
+    call.incoming?.finish()
+    if call.responseStarted {
+      sink.sendTrailers(call.id, status.fields)
+      return
+    }
+    sink.sendHeaders(
+      call.id, status.trailersOnly(requestID: call.requestID, httpStatus: httpStatus, extra: extra),
+      endStream: true)
+    if !call.requestEnded { sink.resetStream(call.id, errorCode: 0) }
+  }
+
+  /// The request broke gRPC's framing or a limit while a call may be running: answered,
+  /// and a running call cancelled.
+  private func refuse(_ call: GRPCStreamCall, _ status: GRPCStatus) {
+    let running = call.phase == .running
+    finish(call, status)
+    if running { sink?.calls.cancel(id: UInt64(call.id)) }
+  }
+}
