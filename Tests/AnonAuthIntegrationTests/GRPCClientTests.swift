@@ -32,4 +32,35 @@ import Testing
     let open = metrics.split(separator: "\n").first { $0.hasPrefix("anonauth_connections_open ") }
     #expect(open == "anonauth_connections_open 1", "one HTTP/2 connection carried every call")
   }
+
+  @Test func theGeneratedStubsCallOverGRPCAndErrorsKeepTheirReason() async throws {
+    let daemon = try await DaemonProcess.start()
+    let grpc = try GRPCClient(endpoint: ClientEndpoint(address: daemon.rpc, caFile: daemon.caFile))
+    defer { grpc.close() }
+    let health = try await HealthServiceClient(grpc).check(CheckRequest())
+    #expect(health.status == "SERVING")
+
+    var signUp = SignUpRequest()
+    signUp.kind = .anonymous(AnonymousSignUp())
+    let accounts = AccountServiceClient(grpc)
+    let made = try await accounts.signUp(signUp, metadata: ["x-api-key": daemon.apiKey])
+    #expect(made.localId.count == 28)
+
+    // The same token verified over gRPC and natively gives the same answer.
+    var verify = VerifyIdTokenRequest()
+    verify.idToken = made.idToken
+    let overGRPC = try await TokenServiceClient(grpc).verifyIdToken(
+      verify, metadata: ["x-api-key": daemon.apiKey])
+    let native = try await TokenServiceClient(try daemon.client()).verifyIdToken(
+      verify, metadata: ["x-api-key": daemon.apiKey])
+    #expect(overGRPC.uid == made.localId)
+    #expect(overGRPC == native)
+
+    // The reason travels in grpc-status-details-bin, as the native Status carries it.
+    let error = await #expect(throws: RPCError.self) {
+      _ = try await accounts.signUp(signUp, metadata: ["x-api-key": "nope"])
+    }
+    #expect(error?.code == .unauthenticated)
+    #expect(error?.reason == "API_KEY_INVALID")
+  }
 }
