@@ -75,3 +75,37 @@ def test_metrics_carry_the_standard_process_figures(daemon):
     assert 5 < values["process_open_fds"] < values["process_max_fds"]
     assert values["process_threads"] >= 3
     assert "# TYPE process_cpu_seconds_total counter" in lines
+
+
+@pytest.mark.parametrize("kind", [["signup", "--protocol", "native,grpc"], ["health", "--protocol", "native,grpc"]])
+def test_grpc_legs_run_beside_native_and_report_the_ratio(daemon, kind):
+    """The gRPC client (HTTP/2, ALPN h2) drives the same workload as native in alternating
+    rounds; the report carries both legs and the daemon's CPU ratio per round."""
+    report = bench(daemon, *kind, "--rounds", "2", "--connections", "2", "--concurrency", "4")
+    assert report["bench"] == kind[0] and report["protocol"] == "native,grpc", report
+    for leg in ("native", "grpc"):
+        assert report[leg]["calls"] > 0 and report[leg]["failures"] == 0, report
+        assert report[leg]["server_cpu_us_per_call"] > 0, report
+    assert report["grpc"]["connections"] == 2 and report["grpc"]["concurrency"] == 4
+    assert report["cpu_ratio_grpc_native"] > 0
+    assert len(report["cpu_ratio_grpc_native_by_round"]) == 2
+    assert report["goal_ratio"] == (1.15 if kind[0] == "signup" else 1.5)
+
+
+def test_grpc_signup_alone_runs(daemon):
+    report = bench(daemon, "signup", "--protocol", "grpc", "--connections", "2", "--concurrency", "2")
+    assert report["grpc"]["calls"] > 0 and report["grpc"]["failures"] == 0, report
+    assert "cpu_ratio_grpc_native" not in report
+
+
+def test_idle_holds_native_and_grpc_connections_and_compares_their_memory(daemon):
+    result = subprocess.run(
+        [CLI, "bench", "idle", "--protocol", "native,grpc", "--connections", "20", "--hold-seconds", "1",
+         "--json", "--data-dir", daemon.dir],
+        capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    for leg in ("native", "grpc"):
+        assert report[leg]["held"] == 20 and report[leg]["failed"] == 0, report
+        assert report[leg]["rss_after"] > 0
+    assert "memory_ratio_grpc_native" in report and report["goal_ratio"] == 2.0
