@@ -4,6 +4,7 @@ from `make bench`, never from tests."""
 
 import json
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -109,3 +110,15 @@ def test_idle_holds_native_and_grpc_connections_and_compares_their_memory(daemon
         assert report[leg]["held"] == 20 and report[leg]["failed"] == 0, report
         assert report[leg]["rss_after"] > 0
     assert "memory_ratio_grpc_native" in report and report["goal_ratio"] == 2.0
+
+
+@pytest.mark.skipif(shutil.which("h2load") is None, reason="h2load (nghttp2-client) not installed")
+def test_h2load_sends_grpc_sign_ups_the_daemon_counts(daemon):
+    """h2load, which shares no code with AnonAuth, makes real sign-ups over gRPC: the
+    daemon counts them, answers none with an error but the few h2load cuts at its end."""
+    import h2load_grpc
+    report = h2load_grpc.run(daemon.dir, clients=2, streams=2, seconds=1, rsa=1000, cli=CLI)
+    assert report["sign_ups"] > 0 and report["succeeded"] > 0, report
+    assert report["grpc_failures"] <= 2 * 2, report
+    assert report["quota_refusals"] == 0, report
+    assert report["server_cpu_us_per_call"] > 0, report
