@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""gRPC anonymous sign-ups from h2load (Debian's nghttp2-client), a load generator that
-shares no code with AnonAuth: it writes the length-prefixed SignUp request body, lifts
-the project's per-IP sign-up quota (every h2load call comes from one address and carries
-the same headers), runs h2load over TLS with ALPN h2 against the daemon, and reports the
-daemon's sign-ups per second and CPU per call from its /metrics before and after.
+"""gRPC calls from h2load (Debian's nghttp2-client), a load generator that shares no code
+with AnonAuth: it writes the length-prefixed request body (an anonymous SignUp, or a
+HealthService Check), for sign-ups lifts the project's per-IP sign-up quota (every
+h2load call comes from one address and carries the same headers), runs h2load over TLS
+with ALPN h2 against the daemon, and reports the daemon's calls per second and CPU per
+call from its /metrics before and after.
 
-    python3 Scripts/h2load_grpc.py --data-dir DIR [--clients 64] [--streams 4] [--seconds 10]
-        [--rsa-signs-per-second R] [--json]
+    python3 Scripts/h2load_grpc.py --data-dir DIR [--method signup|health] [--clients 64]
+        [--streams 4] [--seconds 10] [--rsa-signs-per-second R] [--json]
 
 DIR holds the daemon's client.json (rpc, ops, api_key, as `anonauthd --dev` writes it).
 h2load counts an HTTP 200 as a success whatever its grpc-status says, so the calls that
-count are the daemon's own: anonauth_sign_ups_total, and SignUp calls answered with any
-other status (grpc_failures). Start the daemon as `make bench` does (bench.py's
+count are the daemon's own: the method's calls answered OK and with any other status
+(grpc_failures) in anonauth_rpc_calls_total, and for sign-ups anonauth_sign_ups_total.
+Every sign-up counts against one address's quota window, which the daemon reads on each
+one, so h2load's sign-ups cost the daemon more than the bench's (each from an address of
+its own); the health check has no such difference. Start the daemon as `make bench` does (bench.py's
 ONE_SOURCE_FLAGS), or fair admission's per-IP write rate refuses most of them."""
 
 import argparse
@@ -26,9 +30,12 @@ import time
 import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-METHOD = "/anonauth.v1.AccountService/SignUp"
-# SignUpRequest{anonymous: AnonymousSignUp{}}: field 1, length-delimited, empty.
-SIGN_UP = bytes([0x0A, 0x00])
+# What h2load can send: each method's path and request message. SignUpRequest{anonymous:
+# AnonymousSignUp{}} is field 1, length-delimited, empty; CheckRequest has no fields.
+METHODS = {
+    "signup": ("/anonauth.v1.AccountService/SignUp", bytes([0x0A, 0x00])),
+    "health": ("/anonauth.v1.HealthService/Check", b""),
+}
 
 
 def grpc_message(message: bytes) -> bytes:
@@ -46,19 +53,26 @@ def metric(ops, name):
     return total
 
 
-def failed_sign_ups(ops):
-    """SignUp calls the daemon answered with any status but OK."""
+def calls_by_outcome(ops, path):
+    """Calls to `path` the daemon answered: (OK, any other status)."""
     with urllib.request.urlopen(f"http://{ops}/metrics", timeout=10) as response:
         text = response.read().decode()
-    prefix = 'anonauth_rpc_calls_total{method="' + METHOD + '",code="'
-    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-               if line.startswith(prefix) and not line.startswith(prefix + 'OK"'))
+    prefix = 'anonauth_rpc_calls_total{method="' + path + '",code="'
+    ok = failed = 0.0
+    for line in text.splitlines():
+        if line.startswith(prefix):
+            value = float(line.rsplit(" ", 1)[1])
+            if line.startswith(prefix + 'OK"'):
+                ok += value
+            else:
+                failed += value
+    return ok, failed
 
 
-def snapshot(ops):
+def snapshot(ops, path):
     values = {name: metric(ops, name) for name in (
         "process_cpu_seconds_total", "anonauth_sign_ups_total", "anonauth_sign_up_quota_refusals_total")}
-    values["failed"] = failed_sign_ups(ops)
+    values["ok"], values["failed"] = calls_by_outcome(ops, path)
     return values
 
 
@@ -88,24 +102,26 @@ def parse_h2load(text):
     return out
 
 
-def run(data_dir, clients=64, streams=4, seconds=10, rsa=None, cli=None):
+def run(data_dir, clients=64, streams=4, seconds=10, rsa=None, cli=None, method="signup"):
     cli = cli or os.environ.get("ANONAUTH_CLI") or str(ROOT / ".build" / "release" / "anonauth")
     with open(os.path.join(data_dir, "client.json")) as f:
         client = json.load(f)
-    lift_quota(cli, data_dir)
-    with tempfile.NamedTemporaryFile(prefix="grpc-signup-", suffix=".bin", delete=False) as f:
-        f.write(grpc_message(SIGN_UP))
+    path, message = METHODS[method]
+    if method == "signup":
+        lift_quota(cli, data_dir)
+    with tempfile.NamedTemporaryFile(prefix="grpc-request-", suffix=".bin", delete=False) as f:
+        f.write(grpc_message(message))
         body = f.name
     command = [
         "h2load", "--npn-list=h2", "-c", str(clients), "-m", str(streams), "-D", str(seconds),
         "-d", body, "-H", "content-type: application/grpc", "-H", "te: trailers",
-        "-H", f"x-api-key: {client['api_key']}", f"https://{client['rpc']}{METHOD}"]
+        "-H", f"x-api-key: {client['api_key']}", f"https://{client['rpc']}{path}"]
     try:
-        before = snapshot(client["ops"])
+        before = snapshot(client["ops"], path)
         started = time.monotonic()
         result = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 120)
         wall = time.monotonic() - started
-        after = snapshot(client["ops"])
+        after = snapshot(client["ops"], path)
     finally:
         os.remove(body)
     if result.returncode != 0:
@@ -113,16 +129,20 @@ def run(data_dir, clients=64, streams=4, seconds=10, rsa=None, cli=None):
     report = parse_h2load(result.stdout)
     sign_ups = after["anonauth_sign_ups_total"] - before["anonauth_sign_ups_total"]
     refused = after["anonauth_sign_up_quota_refusals_total"] - before["anonauth_sign_up_quota_refusals_total"]
+    ok = after["ok"] - before["ok"]
     failed = after["failed"] - before["failed"]
     cpu = after["process_cpu_seconds_total"] - before["process_cpu_seconds_total"]
     duration = report.get("h2load_seconds") or wall
-    report.update(bench="h2load grpc signup", clients=clients, streams=streams, sign_ups=int(sign_ups),
-                  quota_refusals=int(refused), grpc_failures=int(failed), sign_ups_per_second=round(sign_ups / duration, 1),
+    report.update(bench=f"h2load grpc {method}", clients=clients, streams=streams, calls_ok=int(ok),
+                  grpc_failures=int(failed), calls_per_second=round(ok / duration, 1),
                   command=" ".join(command[:command.index("-d")]) + " -d BODY ... " + command[-1])
-    if sign_ups > 0:
-        report["server_cpu_us_per_call"] = round(cpu / sign_ups * 1e6, 1)
+    if method == "signup":
+        report.update(sign_ups=int(sign_ups), quota_refusals=int(refused),
+                      sign_ups_per_second=round(sign_ups / duration, 1))
+    if ok > 0:
+        report["server_cpu_us_per_call"] = round(cpu / ok * 1e6, 1)
         if rsa:
-            report["server_cpu_per_call_rsa2048_signs"] = round(cpu / sign_ups * rsa, 3)
+            report["server_cpu_per_call_rsa2048_signs"] = round(cpu / ok * rsa, 3)
     return report
 
 
@@ -132,18 +152,20 @@ def main():
     parser.add_argument("--clients", type=int, default=64)
     parser.add_argument("--streams", type=int, default=4, help="concurrent streams per connection (h2load -m)")
     parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--method", choices=sorted(METHODS), default="signup")
     parser.add_argument("--rsa-signs-per-second", type=float)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    report = run(args.data_dir, args.clients, args.streams, args.seconds, args.rsa_signs_per_second)
+    report = run(args.data_dir, args.clients, args.streams, args.seconds, args.rsa_signs_per_second,
+                 method=args.method)
     if args.json:
         print(json.dumps(report))
         return
-    print(f"h2load gRPC sign-up ({args.clients} connections x {args.streams} streams, {args.seconds} s): "
-          f"{report['sign_ups_per_second']:,}/s sign-ups ({report.get('h2load_requests_per_second', 0):,} req/s "
-          f"by h2load, {report.get('succeeded', 0)} succeeded, {report['grpc_failures']} answered with an error)")
+    print(f"h2load gRPC {args.method} ({args.clients} connections x {args.streams} streams, {args.seconds} s): "
+          f"{report['calls_per_second']:,}/s answered OK ({report.get('h2load_requests_per_second', 0):,} req/s "
+          f"by h2load, {report['grpc_failures']} answered with an error)")
     if "server_cpu_us_per_call" in report:
-        print(f"  daemon CPU per sign-up: {report['server_cpu_us_per_call']} us")
+        print(f"  daemon CPU per call: {report['server_cpu_us_per_call']} us")
 
 
 if __name__ == "__main__":

@@ -37,6 +37,11 @@ final class GRPCConnection: TLSConnectionDelegate, ByteStreamDelegate {
   private var ready = false
   private var goingAway = false
   private var closed = false
+  /// The connection keeps itself alive until its TLS connection has closed: the client
+  /// drops its handle to a connection that is going away while other calls may still be
+  /// in flight on it, and the TLS connection holds its delegates weakly, so without this
+  /// those calls would never complete. Cleared when the close is reported.
+  private var keepAlive: GRPCConnection?
 
   init(tls: TLSConnection, authority: String, flags: ConnectionFlags, maxMessageSize: Int) {
     self.tls = tls
@@ -71,6 +76,7 @@ final class GRPCConnection: TLSConnectionDelegate, ByteStreamDelegate {
       return false
     }
     _ = nghttp2_session_set_local_window_size(made, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 1 << 24)
+    keepAlive = self
     return true
   }
 
@@ -176,6 +182,7 @@ final class GRPCConnection: TLSConnectionDelegate, ByteStreamDelegate {
   private func failAll(_ why: String) {
     closed = true
     flags.markUnusable()
+    defer { keepAlive = nil }
     for id in streams.keys.sorted() {
       // Before the connection was ready no request left: another connection may take it.
       finish(
