@@ -78,10 +78,11 @@ let package = Package(
         "CShims", "CNghttp2",
       ],
       swiftSettings: swiftSettings),
-    // The native client (anonauth/1 over the epoll loop and OpenSSL): the CLI, its bench
-    // and the integration tests use it. Linux only, like the daemon.
+    // The native client (anonauth/1 over the epoll loop and OpenSSL) and the gRPC one (h2
+    // through libnghttp2's client session on the same loop): the CLI, its bench and the
+    // integration tests use them. Linux only, like the daemon.
     .target(
-      name: "AnonAuthRPCClient", dependencies: ["AnonAuthNet", "AnonAuthWire"],
+      name: "AnonAuthRPCClient", dependencies: ["AnonAuthNet", "AnonAuthWire", "CNghttp2"],
       swiftSettings: swiftSettings),
     // The app library: Foundation (URLSession, Codable) over Firebase's JSON API and
     // nothing else, so it builds for iOS, macOS and Linux. `make check-client-graph`

@@ -2,7 +2,7 @@
 """Instructions per call, counted by valgrind's callgrind: a figure that does not move
 with the machine's noise, for comparing two builds of a hot path.
 
-    python3 Scripts/callgrind_calls.py [KIND] [--seconds S] [--top N] [--json] [--protocol http]
+    python3 Scripts/callgrind_calls.py [KIND] [--seconds S] [--top N] [--json] [--protocol http|grpc]
 
 Runs the release `anonauthd --dev` under `valgrind --tool=callgrind` (all threads; a
 copy without DWARF, which valgrind 3.19 cannot read from this toolchain), warms up
@@ -14,7 +14,8 @@ RS256 sign of the token);
 everything else, also as a fraction of the signature; the instructions by library
 (self cost); and the N functions outside libcrypto with the most. `--protocol http`
 passes itself to the bench (`signup` only): the sign-up over HTTPS/JSON instead of the
-native transport, so the two can be compared instruction by instruction.
+native transport, so the two can be compared instruction by instruction; `--protocol
+grpc` likewise over gRPC (HTTP/2), for `signup` and `health`.
 
 Instructions are not time: the kernel's work (syscalls, page copies, context switches)
 is not counted at all, and valgrind's CPU has no AVX-512, so OpenSSL takes its AVX2
@@ -114,7 +115,7 @@ def measure(args, binary, data, out, work):
         run = subprocess.run(bench + ["--seconds", str(args.seconds)], check=True, capture_output=True, text=True)
         subprocess.run(["callgrind_control", "-d", str(daemon.pid)], check=True, capture_output=True)
         report = json.loads(run.stdout.strip().splitlines()[-1])
-        # `--protocol http` reports each transport's figures under its name.
+        # `--protocol http` or `grpc` reports each transport's figures under its name.
         return report.get(args.protocol, report)
     finally:
         daemon.send_signal(signal.SIGTERM)
@@ -131,7 +132,7 @@ def main():
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--protocol", choices=("native", "http"), default="native")
+    parser.add_argument("--protocol", choices=("native", "http", "grpc"), default="native")
     args = parser.parse_args()
     if not shutil.which("valgrind"):
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")

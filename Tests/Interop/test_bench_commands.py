@@ -4,6 +4,7 @@ from `make bench`, never from tests."""
 
 import json
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -75,3 +76,51 @@ def test_metrics_carry_the_standard_process_figures(daemon):
     assert 5 < values["process_open_fds"] < values["process_max_fds"]
     assert values["process_threads"] >= 3
     assert "# TYPE process_cpu_seconds_total counter" in lines
+
+
+@pytest.mark.parametrize("kind", [["signup", "--protocol", "native,grpc"], ["health", "--protocol", "native,grpc"]])
+def test_grpc_legs_run_beside_native_and_report_the_ratio(daemon, kind):
+    """The gRPC client (HTTP/2, ALPN h2) drives the same workload as native in alternating
+    rounds; the report carries both legs and the daemon's CPU ratio per round."""
+    report = bench(daemon, *kind, "--rounds", "2", "--connections", "2", "--concurrency", "4")
+    assert report["bench"] == kind[0] and report["protocol"] == "native,grpc", report
+    for leg in ("native", "grpc"):
+        assert report[leg]["calls"] > 0 and report[leg]["failures"] == 0, report
+        assert report[leg]["server_cpu_us_per_call"] > 0, report
+    assert report["grpc"]["connections"] == 2 and report["grpc"]["concurrency"] == 4
+    assert report["cpu_ratio_grpc_native"] > 0
+    assert len(report["cpu_ratio_grpc_native_by_round"]) == 2
+    assert report["goal_ratio"] == (1.15 if kind[0] == "signup" else 1.5)
+
+
+def test_grpc_signup_alone_runs(daemon):
+    report = bench(daemon, "signup", "--protocol", "grpc", "--connections", "2", "--concurrency", "2")
+    assert report["grpc"]["calls"] > 0 and report["grpc"]["failures"] == 0, report
+    assert "cpu_ratio_grpc_native" not in report
+
+
+def test_idle_holds_native_and_grpc_connections_and_compares_their_memory(daemon):
+    result = subprocess.run(
+        [CLI, "bench", "idle", "--protocol", "native,grpc", "--connections", "20", "--hold-seconds", "1",
+         "--json", "--data-dir", daemon.dir],
+        capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    for leg in ("native", "grpc"):
+        assert report[leg]["held"] == 20 and report[leg]["failed"] == 0, report
+        assert report[leg]["rss_after"] > 0
+    assert "memory_ratio_grpc_native" in report and report["goal_ratio"] == 2.0
+
+
+@pytest.mark.skipif(shutil.which("h2load") is None, reason="h2load (nghttp2-client) not installed")
+@pytest.mark.parametrize("method", ["signup", "health"])
+def test_h2load_sends_grpc_calls_the_daemon_counts(daemon, method):
+    """h2load, which shares no code with AnonAuth, makes real calls over gRPC: the daemon
+    answers them OK, none with an error but the few h2load cuts at its end."""
+    import h2load_grpc
+    report = h2load_grpc.run(daemon.dir, clients=2, streams=2, seconds=1, rsa=1000, cli=CLI, method=method)
+    assert report["calls_ok"] > 0 and report["succeeded"] > 0, report
+    assert report["grpc_failures"] <= 2 * 2, report
+    assert report["server_cpu_us_per_call"] > 0, report
+    if method == "signup":
+        assert report["sign_ups"] >= report["calls_ok"] and report["quota_refusals"] == 0, report

@@ -11,14 +11,17 @@ enum BenchCommand {
     Usage: anonauth bench KIND [--connections N] [--concurrency C | --rate R] [--seconds S] [options]
 
     Kinds (default connections x concurrency in brackets):
-      health        HealthService/Check [64 x 8]
+      health        HealthService/Check [64 x 8]; --protocol native (default), grpc, or
+                    native,grpc: alternating rounds as for signup, ratio grpc / native
       signup        anonymous SignUp, each from an end-user IP of its own (x-end-user-ip
                     with the admin key: the per-IP quota is exercised, never the limit) [64 x 4]
                     --protocol native (default), http (POST /v1/accounts:signUp over
                     HTTPS/JSON, ALPN http/1.1, keep-alive: one connection per call in
-                    flight, N x C of them), or both: the two alternate in --rounds R
-                    (default 3) of --seconds S each, and the report gives the ratio
-                    http / native of the daemon's CPU per call
+                    flight, N x C of them), grpc (HTTP/2, ALPN h2: C streams on each
+                    of N connections), or a list (both = native,http; native,grpc;
+                    native,http,grpc): they alternate in --rounds R (default 3) of
+                    --seconds S each [64 x 4], and the report gives each one's ratio to
+                    native of the daemon's CPU per call
       refresh       RefreshToken, each task rotating token families of its own [64 x 4]
       verify        VerifyIdToken (--check-revoked: also reads the account) [64 x 8]
       account-info  GetAccountInfo [64 x 8]
@@ -31,7 +34,10 @@ enum BenchCommand {
       link-oidc     LinkWithCredential of an ES256 OIDC token to --accounts 4000 new
                     anonymous accounts; stops when they run out [16 x 4]
       idle          opens --connections 10000 TLS connections, one call each, holds them
-                    --hold-seconds 5: prints the daemon's resident bytes per connection
+                    --hold-seconds 5: prints the daemon's resident bytes per connection;
+                    --protocol grpc: HTTP/2 connections (preface and SETTINGS exchanged);
+                    native,grpc: both sets, each measured on top of the one before and
+                    all held together (the daemon needs --max-connections for both)
       decode        no daemon: decodes maximum-size frames and payloads of hostile shapes
                     in this process, against a plain frame (--size, --seconds 0.5)
 
@@ -61,7 +67,7 @@ enum BenchCommand {
     switch arguments.positionals.first {
     case "health": try await health(arguments)
     case "signup": try await SignUpBench.run(arguments)
-    case "idle": try await idle(arguments)
+    case "idle": try await IdleBench.run(arguments)
     case "password": try await CredentialBench.password(arguments)
     case "link-oidc": try await CredentialBench.linkOIDC(arguments)
     case "refresh": try await TokenBenches.refresh(arguments)
@@ -85,11 +91,23 @@ enum BenchCommand {
     return value
   }
 
+  /// The issue's goal for the daemon's CPU per health check over gRPC, as a multiple of
+  /// the native one.
+  static let healthGoalRatio = 1.5
+
   static func health(_ arguments: Arguments) async throws(CLIError) {
     let payload = CheckRequest().serializedBytes()
-    try await measure(arguments, name: "health", defaultConcurrency: 8) {
+    let workload: BenchWorkload = {
       BenchCall(method: HealthServiceMethods.check.path, payload: payload, metadata: [:])
     }
+    let transports = try BenchTransport.parse(arguments["protocol"], allowed: [.native, .grpc])
+    if transports == [.native] {
+      try await measure(arguments, name: "health", defaultConcurrency: 8, workload: workload)
+      return
+    }
+    try await TransportRounds.run(
+      arguments, try Connection(arguments),
+      .init(name: "health", goalRatio: healthGoalRatio, transports: transports, workload: workload))
   }
 
   /// Runs `workload` as the options say (closed loop, or open loop with `--rate`), with
@@ -149,72 +167,5 @@ enum BenchCommand {
     private let value = Atomic<Int>(0)
     func next() -> Int { value.add(1, ordering: .relaxed).newValue }
     func add(_ delta: Int) { value.add(delta, ordering: .relaxed) }
-  }
-
-  static func idle(_ arguments: Arguments) async throws(CLIError) {
-    let count = try int(arguments, "connections", 10_000)
-    let hold = try int(arguments, "hold-seconds", 5)
-    let base = try Connection(arguments)
-    guard let ops = arguments["ops"] ?? base.file["ops"] else {
-      throw .usage("bench idle needs the daemon's ops address: --ops HOST:PORT")
-    }
-    let rssName = "process_resident_memory_bytes"
-    let connName = "anonauth_connections_open"
-    guard let before = OpsScrape.metric(rssName, ops: ops),
-      let openBefore = OpsScrape.metric(connName, ops: ops)
-    else {
-      throw .failed("cannot read \(rssName) from http://\(ops)/metrics")
-    }
-    let method = HealthServiceMethods.check.path
-    let payload = CheckRequest().serializedBytes()
-    var clients: [RPCClient] = []
-    clients.reserveCapacity(count)
-    for _ in 0..<count {
-      do {
-        clients.append(try RPCClient(endpoint: base.client.endpoint, defaultTimeoutMs: 60_000))
-      } catch {
-        throw .usage(error.description)
-      }
-    }
-    // Open in waves so the daemon's accept backlog is never the limit.
-    var failed = 0
-    let wave = 200
-    var index = 0
-    while index < clients.count {
-      let slice = clients[index..<min(index + wave, clients.count)]
-      failed += await withTaskGroup(of: Int.self) { group in
-        for client in slice {
-          group.addTask {
-            do {
-              _ = try await client.callRaw(method, payload: payload)
-              return 0
-            } catch {
-              return 1
-            }
-          }
-        }
-        return await group.reduce(0, +)
-      }
-      index += wave
-    }
-    try? await Task.sleep(for: .seconds(hold))
-    guard let after = OpsScrape.metric(rssName, ops: ops),
-      let openAfter = OpsScrape.metric(connName, ops: ops)
-    else {
-      throw .failed("cannot read \(rssName) from http://\(ops)/metrics")
-    }
-    let held = Int(openAfter - openBefore)
-    let perConnection = held > 0 ? (after - before) / Double(held) : 0
-    if arguments.has("json") {
-      print(
-        "{\"bench\":\"idle\",\"requested\":\(count),\"held\":\(held),\"failed\":\(failed),"
-          + "\"rss_before\":\(Int(before)),\"rss_after\":\(Int(after)),\"bytes_per_connection\":\(Int(perConnection))}"
-      )
-    } else {
-      print("idle: \(held) connections held open (\(failed) failed to open)")
-      print("  daemon RSS: \(Int(before) / 1024) KiB -> \(Int(after) / 1024) KiB")
-      print("  per connection: \(String(format: "%.1f", perConnection / 1024)) KiB")
-    }
-    for client in clients { client.close() }
   }
 }

@@ -40,20 +40,41 @@ enum LoadRunner {
         throw .usage(error.description)
       }
     }
+    try await warmUp(clients)
+    return clients
+  }
+
+  /// The same over gRPC: `count` HTTP/2 connections, each warmed up by one call.
+  static func connectGRPC(_ base: Connection, count: Int) async throws(CLIError) -> [GRPCClient] {
+    var clients: [GRPCClient] = []
+    for _ in 0..<count {
+      do {
+        clients.append(
+          try GRPCClient(endpoint: base.client.endpoint, defaultTimeoutMs: ProtocolDefaults.callTimeoutMs))
+      } catch {
+        throw .usage(error.description)
+      }
+    }
+    try await warmUp(clients)
+    return clients
+  }
+
+  private static func warmUp(_ clients: [any BenchClient]) async throws(CLIError) {
     let warmUp = CheckRequest().serializedBytes()
     for client in clients {
       do {
-        _ = try await client.callRaw(HealthServiceMethods.check.path, payload: warmUp)
+        _ = try await client.callRaw(
+          HealthServiceMethods.check.path, payload: warmUp, metadata: [:], timeoutMs: nil)
       } catch {
         throw .failed("warm-up call failed: \(error)")
       }
     }
-    return clients
   }
 
   /// Runs until `seconds` have passed or the workload runs out; returns the wall time.
   static func run(
-    _ options: Options, clients: [RPCClient], workload: @escaping BenchWorkload, recorder: LatencyRecorder
+    _ options: Options, clients: [any BenchClient], workload: @escaping BenchWorkload,
+    recorder: LatencyRecorder
   ) async -> Double {
     let clock = ContinuousClock()
     let started = clock.now
@@ -76,7 +97,8 @@ enum LoadRunner {
   }
 
   private static func closedLoop(
-    _ options: Options, clients: [RPCClient], workload: @escaping BenchWorkload, recorder: LatencyRecorder
+    _ options: Options, clients: [any BenchClient], workload: @escaping BenchWorkload,
+    recorder: LatencyRecorder
   ) async {
     let clock = ContinuousClock()
     let end = clock.now + .seconds(options.seconds)
@@ -98,7 +120,7 @@ enum LoadRunner {
   /// its scheduled instant. Calls more than `rate` × 10 s behind are not sent but counted
   /// as `CLIENT_BEHIND` failures: the machine running the bench is the limit then.
   private static func openLoop(
-    rate: Int, seconds: Int, clients: [RPCClient], workload: @escaping BenchWorkload,
+    rate: Int, seconds: Int, clients: [any BenchClient], workload: @escaping BenchWorkload,
     recorder: LatencyRecorder
   ) async {
     let clock = ContinuousClock()
@@ -133,10 +155,12 @@ enum LoadRunner {
   }
 
   private static func perform(
-    _ call: BenchCall, on client: RPCClient, from start: ContinuousClock.Instant, recorder: LatencyRecorder
+    _ call: BenchCall, on client: any BenchClient, from start: ContinuousClock.Instant,
+    recorder: LatencyRecorder
   ) async {
     do {
-      let reply = try await client.callRaw(call.method, payload: call.payload, metadata: call.metadata)
+      let reply = try await client.callRaw(
+        call.method, payload: call.payload, metadata: call.metadata, timeoutMs: nil)
       recorder.record(nanos: nanos(ContinuousClock.now - start), kind: call.kind)
       call.onSuccess?(reply)
     } catch {

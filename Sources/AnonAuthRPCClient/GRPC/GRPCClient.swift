@@ -1,0 +1,154 @@
+import AnonAuthNet
+import AnonAuthWire
+import Glibc
+import Synchronization
+
+/// A gRPC client of AnonAuth: HTTP/2 (ALPN `h2`) over one TLS connection on the shared
+/// client event loop, every call a stream of it, made on first use and made again after
+/// the server's GOAWAY or a lost connection. It conforms to `RPCTransport`, so the
+/// generated stubs call over it as over the native `RPCClient`:
+/// `AccountServiceClient(grpc).signUp(request, metadata: ["x-api-key": key])`.
+/// The bench compares the daemon's cost per call over both transports with it.
+public final class GRPCClient: Sendable {
+  private struct Handle: Sendable {
+    let bound: LoopBound<GRPCConnection>
+    let flags: ConnectionFlags
+  }
+
+  public let endpoint: ClientEndpoint
+  /// The deadline of calls that give none.
+  public let defaultTimeoutMs: UInt32
+  private let context: TLSContext
+  private let address: SocketAddress
+  private let authority: String
+  private let current = Mutex<Handle?>(nil)
+
+  /// - Throws: `RPCClientError` for a bad address or an unusable CA file.
+  public init(endpoint: ClientEndpoint, defaultTimeoutMs: UInt32 = ProtocolDefaults.callTimeoutMs)
+    throws(RPCClientError)
+  {
+    self.endpoint = endpoint
+    self.defaultTimeoutMs = defaultTimeoutMs
+    do {
+      address = try SocketAddress(host: endpoint.host, port: endpoint.port)
+    } catch {
+      throw .badAddress("\(endpoint.host):\(endpoint.port)")
+    }
+    authority =
+      endpoint.host.contains(":")
+      ? "[\(endpoint.host)]:\(endpoint.port)" : "\(endpoint.host):\(endpoint.port)"
+    context = try ClientTLSContexts.context(
+      caFile: endpoint.caFile, insecure: endpoint.insecure,
+      applicationProtocol: GRPCConnection.applicationProtocol)
+    signal(SIGPIPE, SIG_IGN)
+  }
+
+  /// Calls `method` with a typed request and decodes the typed response.
+  public func call<Request: ProtoMessage, Response: ProtoMessage>(
+    _ method: String, _ request: Request, metadata: [String: String] = [:], timeoutMs: UInt32? = nil,
+    as: Response.Type = Response.self
+  ) async throws(RPCError) -> Response {
+    let payload = try await callRaw(
+      method, payload: request.serializedBytes(), metadata: metadata, timeoutMs: timeoutMs)
+    do {
+      return try Response(serializedBytes: payload)
+    } catch {
+      throw RPCError(
+        code: .internalError, reason: "INTERNAL", message: "the response is not a \(Response.self)")
+    }
+  }
+
+  /// Calls with raw message bytes. A call the server never processed (refused stream,
+  /// GOAWAY, a connection lost before the request left) is sent again on a new
+  /// connection, three attempts in all, within the one deadline.
+  /// - Throws: `RPCError` with the server's status (reason and details from
+  ///   `grpc-status-details-bin`), or a local `UNAVAILABLE` / `DEADLINE_EXCEEDED`.
+  public func callRaw(
+    _ method: String, payload: [UInt8], metadata: [String: String] = [:], timeoutMs: UInt32? = nil
+  ) async throws(RPCError) -> [UInt8] {
+    let timeout = timeoutMs ?? defaultTimeoutMs
+    let clock = ContinuousClock()
+    let deadline = clock.now + .milliseconds(Int(timeout))
+    var attempt = 0
+    while true {
+      attempt += 1
+      let left = deadline - clock.now
+      let leftMs = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+      guard leftMs > 0 else { throw RPCError(.deadlineExceeded, "no reply within \(timeout) ms") }
+      let handle: Handle
+      do {
+        handle = try connection()
+      } catch {
+        if attempt < 3 { continue }
+        throw RPCError(code: .unavailable, reason: "UNAVAILABLE", message: "\(error)")
+      }
+      let result: Result<[UInt8], GRPCCallFailure> = await withCheckedContinuation { continuation in
+        handle.bound.execute { connection in
+          connection.start(
+            path: method, message: payload, metadata: metadata, timeoutMs: UInt32(clamping: leftMs)
+          ) {
+            continuation.resume(returning: $0)
+          }
+        }
+      }
+      switch result {
+      case .success(let message): return message
+      case .failure(.failed(let error)): throw error
+      case .failure(.notProcessed(let why)):
+        forget(handle)
+        if attempt >= 3 { throw RPCError(code: .unavailable, reason: "UNAVAILABLE", message: why) }
+      }
+    }
+  }
+
+  /// Closes the connection; calls in flight fail with `UNAVAILABLE`.
+  public func close() {
+    let handle = current.withLock { current -> Handle? in
+      defer { current = nil }
+      return current
+    }
+    handle?.bound.execute { $0.close() }
+  }
+
+  private func forget(_ handle: Handle) {
+    current.withLock { current in
+      if current?.bound.id == handle.bound.id { current = nil }
+    }
+  }
+
+  private func connection() throws -> Handle {
+    try current.withLock { current in
+      if let existing = current, existing.flags.isUsable { return existing }
+      let loop = try ClientEventLoop.get()
+      Socket.raiseDescriptorLimit()
+      let fd = try Socket.connect(to: address)
+      let tls = try TLSConnection(
+        fd: fd, context: context, loop: loop, peer: address, maxFrameSize: endpoint.maxFrameSize,
+        connecting: true, serverName: endpoint.serverName ?? endpoint.host)
+      let flags = ConnectionFlags()
+      let connection = GRPCConnection(
+        tls: tls, authority: authority, flags: flags, maxMessageSize: endpoint.maxFrameSize)
+      tls.delegate = connection
+      let handle = Handle(bound: LoopBound(connection, loop: loop), flags: flags)
+      handle.bound.execute { connection in
+        guard connection.setUp() else {
+          connection.tls.close(error: GRPCConnectionError("nghttp2 session set-up failed"))
+          return
+        }
+        connection.tls.start()
+      }
+      current = handle
+      return handle
+    }
+  }
+}
+
+/// The generated stubs call through the gRPC client as through the native one.
+extension GRPCClient: RPCTransport {
+  public func unary<Request: ProtoMessage, Response: ProtoMessage>(
+    _ method: MethodDescriptor<Request, Response>, _ request: Request, metadata: [String: String],
+    timeoutMs: UInt32?
+  ) async throws(RPCError) -> Response {
+    try await call(method.path, request, metadata: metadata, timeoutMs: timeoutMs, as: Response.self)
+  }
+}
