@@ -26,6 +26,7 @@ public struct FrameReader {
   private let charge: (any ReceiveCharge)?
   /// The connection's monotonic clock, in nanoseconds.
   private let clock: () -> UInt64
+  private let largeBodyBytes: Int
 
   /// When the frame now being received began, if one is unfinished and `next` last
   /// said `needMore`: complete frames waiting for their turn are not late.
@@ -35,11 +36,13 @@ public struct FrameReader {
   ///   - frameLimit: the largest frame accepted until it is raised (default `maxFrameSize`).
   ///   - charge: the budget the held bytes are charged to.
   ///   - clock: monotonic nanoseconds, for `partialFrameSince`.
+  ///   - largeBodyBytes: the decoder's large-body threshold; a fuzz target lowers it.
   public init(
     maxFrameSize: Int, frameLimit: Int? = nil, charge: (any ReceiveCharge)? = nil,
-    clock: @escaping () -> UInt64
+    clock: @escaping () -> UInt64, largeBodyBytes: Int = FrameDecoder.largeBodyBytes
   ) {
-    decoder = FrameDecoder(maxFrameSize: maxFrameSize, frameLimit: frameLimit)
+    decoder = FrameDecoder(maxFrameSize: maxFrameSize, frameLimit: frameLimit, largeBodyBytes: largeBodyBytes)
+    self.largeBodyBytes = largeBodyBytes
     self.charge = charge
     self.clock = clock
   }
@@ -98,7 +101,8 @@ public struct FrameReader {
 
   /// Drops what is held and gives the charge back (the connection closed or failed).
   public mutating func reset() {
-    decoder = FrameDecoder(maxFrameSize: decoder.maxFrameSize, frameLimit: decoder.frameLimit)
+    decoder = FrameDecoder(
+      maxFrameSize: decoder.maxFrameSize, frameLimit: decoder.frameLimit, largeBodyBytes: largeBodyBytes)
     partialFrameSince = nil
     _ = charge?.resize(to: 0)
   }
