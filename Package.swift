@@ -53,9 +53,10 @@ let package = Package(
     .target(
       name: "AnonAuthCrypto", dependencies: ["COpenSSL", "CShims", "CCrypt"],
       swiftSettings: swiftSettings),
-    // The epoll event loop and TLS connections, shared by server and client.
+    // The epoll event loop and TLS connections, shared by server and client: bytes and
+    // TLS, nothing of what the bytes mean (the frame codec is AnonAuthWire's).
     .target(
-      name: "AnonAuthNet", dependencies: ["AnonAuthWire", "COpenSSL", "CShims"],
+      name: "AnonAuthNet", dependencies: ["COpenSSL", "CShims"],
       swiftSettings: swiftSettings),
     // dqlite: the embedded node and a client of its wire protocol, for the replicated store.
     .target(

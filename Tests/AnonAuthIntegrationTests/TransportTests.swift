@@ -36,49 +36,9 @@ import Testing
     for i in 0..<1000 { #expect(results[i] == "req-\(i)") }
   }
 
-  @Test func unknownMethodIsUnimplemented() async throws {
-    let daemon = try await DaemonProcess.start()
-    let client = try daemon.client()
-    let error = await #expect(throws: RPCError.self) {
-      _ = try await client.callRaw("/anonauth.v1.NoSuchService/Nope", payload: [])
-    }
-    #expect(error?.code == .unimplemented)
-    #expect(error?.reason == "UNKNOWN_METHOD")
-  }
-
-  @Test func malformedPayloadIsInvalidArgument() async throws {
-    let daemon = try await DaemonProcess.start()
-    let client = try daemon.client()
-    let error = await #expect(throws: RPCError.self) {
-      _ = try await client.callRaw(Self.check, payload: [0xff, 0xff, 0xff])
-    }
-    #expect(error?.code == .invalidArgument)
-    #expect(error?.reason == "MALFORMED_REQUEST")
-    // The connection and the server are fine afterwards.
-    let response = try await client.call(Self.check, CheckRequest(), as: CheckResponse.self)
-    #expect(response.status == "SERVING")
-  }
-
-  @Test func requestIDIsEchoedOrMade() async throws {
-    let daemon = try await DaemonProcess.start()
-    let client = try daemon.client()
-    let given = try await client.send(
-      Self.check, payload: [], metadata: ["x-request-id": "abc-123"], timeoutMs: 5000)
-    #expect(given.metadata["x-request-id"] == "abc-123")
-    let made = try await client.send(Self.check, payload: [], metadata: [:], timeoutMs: 5000)
-    #expect(made.metadata["x-request-id"]?.count == 16)
-  }
-
-  @Test func callPastItsDeadlineGetsDeadlineExceeded() async throws {
-    let daemon = try await DaemonProcess.start(["--test-hooks"])
-    let client = try daemon.client()
-    let error = await #expect(throws: RPCError.self) {
-      _ = try await client.callRaw(
-        "/anonauth.test.TestService/Sleep", payload: [], metadata: ["x-sleep-ms": "2000"], timeoutMs: 200)
-    }
-    #expect(error?.code == .deadlineExceeded)
-    #expect(error?.reason == "DEADLINE_EXCEEDED")
-  }
+  // The unknown method, a malformed payload, request ids and the deadline are the core's
+  // rules, the same on every transport: AnonAuthServerTests' InProcessCoreTests test
+  // them without a socket.
 
   @Test func sigtermLetsCallsInFlightFinishThenExitsZero() async throws {
     let daemon = try await DaemonProcess.start(["--test-hooks"])

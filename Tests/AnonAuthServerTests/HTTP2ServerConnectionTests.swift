@@ -178,6 +178,8 @@ import Testing
       }
       #expect(await h.eventually { $0.client.responses[id]?.headers[":status"] != nil })
       #expect(await h.onLoop { $0.client.responses[id]?.headers[":status"] } == "413")
+      // The body bytes that follow the answer are dropped, not charged.
+      #expect(await h.onLoop { $0.core.receiveBudget.totalBytes } == 0)
     }
   }
 

@@ -120,7 +120,12 @@ public final class PlainConnection: EventHandler, ByteStream {
   private func readAvailable() {
     let buffer = loop.scratch
     var bytesRead = 0
+    var delivered = 0
     while state == .open && !readingHeld && !readPaused {
+      if let delegate, !delegate.streamDeliverBuffered(self, delivered: &delivered) {
+        if state == .open && !readPaused && !readingHeld { scheduleRead() }
+        return
+      }
       if bytesRead >= TLSConnection.readBudgetBytes {
         scheduleRead()
         return

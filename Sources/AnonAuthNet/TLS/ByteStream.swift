@@ -1,5 +1,5 @@
-/// A connection seen as a stream of bytes, for protocols that do their own framing
-/// (HTTP/1.1): a TLS connection in byte mode, or a plain TCP connection. Everything here
+/// A connection seen as a stream of bytes, for the protocols that frame them (native
+/// `anonauth/1` frames, HTTP/1.1, HTTP/2): a TLS connection, or a plain TCP connection. Everything here
 /// runs on the connection's loop thread.
 public protocol ByteStream: AnyObject {
   var loop: EventLoop { get }
@@ -33,4 +33,14 @@ public protocol ByteStreamDelegate: AnyObject {
   /// Bytes as they came; valid only during the call.
   func stream(_ stream: any ByteStream, didReceive bytes: UnsafeRawBufferPointer)
   func streamDidClose(_ stream: any ByteStream, error: (any Error)?)
+  /// Called before each read of a turn of the loop: an owner that decodes units (frames)
+  /// from the bytes and delivers them with a per-turn budget delivers what it holds,
+  /// counting in `delivered` (0 at the start of each turn). Returns false when it stopped
+  /// with units left (budget spent, or `readPaused`): the stream then reads nothing more
+  /// this turn and calls again on the next one. The default delivers nothing.
+  func streamDeliverBuffered(_ stream: any ByteStream, delivered: inout Int) -> Bool
+}
+
+extension ByteStreamDelegate {
+  public func streamDeliverBuffered(_ stream: any ByteStream, delivered: inout Int) -> Bool { true }
 }

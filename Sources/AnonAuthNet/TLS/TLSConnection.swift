@@ -1,21 +1,20 @@
-import AnonAuthWire
 import COpenSSL
 import CShims
 import Glibc
 
-/// What a `TLSConnection` reports to its owner; called on the connection's loop thread.
-public protocol TLSConnectionDelegate: AnyObject {
+/// Hears that a `TLSConnection`'s handshake is done (the ALPN choice is known), on the
+/// connection's loop thread, before any of its bytes are delivered.
+public protocol TLSHandshakeDelegate: AnyObject {
   func connectionDidHandshake(_ connection: TLSConnection)
-  func connection(_ connection: TLSConnection, didReceive frame: Frame)
-  /// The byte stream stopped being frames; the owner decides whether to say `GoAway`.
-  func connection(_ connection: TLSConnection, didFailWith error: FrameError)
-  func connectionDidClose(_ connection: TLSConnection, error: (any Error)?)
 }
 
-/// One non-blocking TLS connection driven by an `EventLoop`: handshake, frame reading
-/// and buffered frame writing; or, after `switchToBytes`, decrypted bytes in and raw
-/// bytes out for a protocol that frames itself (HTTP/1.1). Everything here runs on the
-/// loop's thread.
+/// One non-blocking TLS connection driven by an `EventLoop`: the handshake, then
+/// decrypted bytes in (to `delegate`) and buffered bytes out. It knows nothing of what
+/// the bytes mean: the owner (native frames, HTTP/1.1, HTTP/2) decodes them. What it does
+/// for fairness and safety it does for every owner: a read budget per turn of the loop,
+/// reads paused while queued output is over `outputHighWater`, and the owner's own
+/// per-turn budget (`ByteStreamDelegate.streamDeliverBuffered`). Everything here runs on
+/// the loop's thread.
 public final class TLSConnection: EventHandler, ByteStream {
   public enum State: Sendable {
     case connecting, handshaking, open, closing, closed
@@ -24,12 +23,12 @@ public final class TLSConnection: EventHandler, ByteStream {
   public let loop: EventLoop
   public let peer: SocketAddress?
   public private(set) var state: State
-  public weak var delegate: (any TLSConnectionDelegate)?
-  /// Set by `switchToBytes`: gets the decrypted bytes and the close instead of `delegate`.
-  public private(set) weak var byteDelegate: (any ByteStreamDelegate)?
-  /// Whether the connection delivers bytes (`switchToBytes`) rather than frames.
-  public private(set) var deliversBytes = false
-  /// Set by a byte-mode owner that wants no more input for now (a request in flight).
+  /// Gets the decrypted bytes and the close. An owner that hands the connection to
+  /// another transport (the ALPN choice) replaces it.
+  public weak var delegate: (any ByteStreamDelegate)?
+  /// Hears the end of the handshake.
+  public weak var handshakeDelegate: (any TLSHandshakeDelegate)?
+  /// Set by an owner that wants no more input for now (a request in flight).
   public var readingHeld = false {
     didSet {
       guard oldValue != readingHeld, state == .open else { return }
@@ -37,18 +36,15 @@ public final class TLSConnection: EventHandler, ByteStream {
       updateInterest()
     }
   }
-  /// Monotonic time of the last frame in or out: the idle timeout counts from it.
+  /// Monotonic time of the last bytes in or out: the idle timeout counts from it.
   public private(set) var lastActivity: UInt64
   /// When the handshake (or the TCP connect) began.
   public let startedAt: UInt64
   private let isServer: Bool
-  /// When the frame now being received began, if one is unfinished.
-  public private(set) var partialFrameSince: UInt64?
 
   private let fd: Int32
   private var ssl: OpaquePointer?
   private var registration: UInt64 = 0
-  private var decoder: FrameDecoder
   private var output: [UInt8] = []
   private var outputIndex = 0
   private var interestWritable = false
@@ -56,19 +52,9 @@ public final class TLSConnection: EventHandler, ByteStream {
   private var sslWantsWritable = false
   private var lingerTimer: UInt64?
 
-  /// Where the memory the frame decoder holds is charged; nil: nowhere. A growth the
-  /// charge refuses fails the connection with `FrameError.overBudget`.
-  public var receiveCharge: (any ReceiveCharge)?
-
-  /// The largest frame the peer may send now (at most the `maxFrameSize` it was made
-  /// with); raising it takes effect from the next length prefix read.
-  public var frameLimit: Int {
-    get { decoder.frameLimit }
-    set { decoder.frameLimit = newValue }
-  }
-
-  /// Set while queued output is over `outputHighWater`: the connection then reads and
-  /// decodes nothing until the peer has taken enough to bring it under `outputLowWater`.
+  /// Set while queued output is over `outputHighWater`: the connection then reads nothing
+  /// (and its owner decodes nothing) until the peer has taken enough to bring it under
+  /// `outputLowWater`.
   public private(set) var readPaused = false
   /// Set while a yielded turn waits in the loop's next iteration.
   private var continuationScheduled = false
@@ -76,7 +62,7 @@ public final class TLSConnection: EventHandler, ByteStream {
   /// How long a closing connection waits for the peer's end before it is cut.
   public static let lingerNanos: UInt64 = 2_000_000_000
   /// How much a closing connection decrypts and drops while it waits: enough for the
-  /// frames a peer had in flight when the `GoAway` left, so that it reads the `GoAway`
+  /// bytes a peer had in flight when the last reply left, so that it reads that reply
   /// instead of losing it to a reset. A peer still sending past this is not listening
   /// (one that pipelined 150 calls of 1 MiB kept the loop decrypting for the whole
   /// linger), and is cut.
@@ -90,19 +76,16 @@ public final class TLSConnection: EventHandler, ByteStream {
   public static let outputLowWater = 256 * 1024
   /// Bytes one connection may read in one turn of the loop before it yields.
   public static let readBudgetBytes = 256 * 1024
-  /// Frames one connection may decode in one turn of the loop before it yields.
-  public static let frameBudget = 64
 
   /// A connection over an accepted or connecting socket. Takes ownership of `fd`.
   /// - Parameter serverName: for clients, the name or IP the certificate must match.
   public init(
     fd: Int32, context: TLSContext, loop: EventLoop, peer: SocketAddress?,
-    maxFrameSize: Int, frameLimit: Int? = nil, connecting: Bool = false, serverName: String? = nil
+    connecting: Bool = false, serverName: String? = nil
   ) throws(OpenSSLError) {
     self.fd = fd
     self.loop = loop
     self.peer = peer
-    self.decoder = FrameDecoder(maxFrameSize: maxFrameSize, frameLimit: frameLimit)
     self.state = connecting ? .connecting : .handshaking
     self.isServer = context.isServer
     let now = MonotonicClock.now()
@@ -175,20 +158,7 @@ public final class TLSConnection: EventHandler, ByteStream {
 
   public var isOpen: Bool { state == .open }
 
-  /// From now on, decrypted bytes go to `delegate` as they come, unframed, and the
-  /// frame delegate hears nothing more (not even the close). Called by the frame
-  /// delegate when the handshake chose a protocol that frames itself; the receive
-  /// budget, output high watermark and read yielding stay as they are, and the new
-  /// owner charges what it keeps of the bytes itself.
-  public func switchToBytes(delegate: any ByteStreamDelegate) {
-    deliversBytes = true
-    byteDelegate = delegate
-    self.delegate = nil
-    decoder = FrameDecoder(maxFrameSize: decoder.maxFrameSize, frameLimit: decoder.frameLimit)
-    partialFrameSince = nil
-  }
-
-  /// Whether the decoded output has not yet all reached the socket.
+  /// Whether the queued output has not yet all reached the socket.
   public var hasPendingOutput: Bool { outputIndex < output.count }
 
   /// Bytes queued and not yet handed to TLS.
@@ -196,19 +166,11 @@ public final class TLSConnection: EventHandler, ByteStream {
 
   // MARK: Writing
 
-  /// Queues one frame; it is written at the end of the loop's iteration, together with
-  /// every other frame queued in it.
-  public func send(_ frame: Frame) {
-    guard state == .open || state == .handshaking || state == .connecting else { return }
-    let body = frame.serializedBytes()
-    if output.isEmpty { output.reserveCapacity(body.count + 4) }
-    output.append(contentsOf: FrameEncoder.frame(body))
-    queued()
-  }
-
-  /// Queues raw bytes (byte mode); written like frames, at the end of the iteration.
+  /// Queues bytes; they are written at the end of the loop's iteration, together with
+  /// everything else queued in it. A client may queue before the handshake is done
+  /// (they go out once it is).
   public func send(bytes: [UInt8]) {
-    guard state == .open else { return }
+    guard state == .open || state == .handshaking || state == .connecting else { return }
     if output.isEmpty { output.reserveCapacity(bytes.count) }
     output.append(contentsOf: bytes)
     queued()
@@ -230,7 +192,7 @@ public final class TLSConnection: EventHandler, ByteStream {
   private var flushScheduled = false
 
   /// Sends what is queued, then ends TLS and the TCP write side, and closes once the
-  /// peer has closed too (or after `lingerNanos`), so the last frame (a `GoAway`) is read
+  /// peer has closed too (or after `lingerNanos`), so the last bytes (a `GoAway`) are read
   /// by the peer rather than lost to a reset.
   public func closeGracefully() {
     switch state {
@@ -317,7 +279,7 @@ public final class TLSConnection: EventHandler, ByteStream {
       state = .open
       lastActivity = MonotonicClock.now()
       readVerifiedPeerName()
-      delegate?.connectionDidHandshake(self)
+      handshakeDelegate?.connectionDidHandshake(self)
       guard state == .open else { return }
       flush()
       readAvailable()
@@ -336,18 +298,19 @@ public final class TLSConnection: EventHandler, ByteStream {
     }
   }
 
-  /// Delivers frames already decoded, then reads more, until TLS has nothing more, the
-  /// output is over its cap (reading resumes when the peer reads) or this turn's budget
-  /// is spent (the rest runs on the loop's next iteration).
+  /// Lets the owner deliver what it already decoded, then reads more, until TLS has
+  /// nothing more, the output is over its cap (reading resumes when the peer reads), the
+  /// owner holds reading, or this turn's budget (bytes, or the owner's units) is spent
+  /// (the rest runs on the loop's next iteration).
   private func readAvailable() {
     guard let ssl else { return }
     let buffer = loop.scratch
     var bytesRead = 0
-    var frames = 0
+    var delivered = 0
     while state == .open {
       if readPaused || readingHeld { return }
-      if !deliversBytes, !deliverFrames(budget: &frames) {
-        if state == .open && !readPaused { yieldTurn() }
+      if let delegate, !delegate.streamDeliverBuffered(self, delivered: &delivered) {
+        if state == .open && !readPaused && !readingHeld { yieldTurn() }
         return
       }
       if bytesRead >= Self.readBudgetBytes {
@@ -358,14 +321,8 @@ public final class TLSConnection: EventHandler, ByteStream {
       let n = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
       if n > 0 {
         bytesRead += Int(n)
-        let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<Int(n)])
-        if deliversBytes {
-          lastActivity = MonotonicClock.now()
-          byteDelegate?.stream(self, didReceive: bytes)
-          continue
-        }
-        decoder.append(bytes)
-        guard chargeHeldBytes() else { return }
+        lastActivity = MonotonicClock.now()
+        delegate?.stream(self, didReceive: UnsafeRawBufferPointer(rebasing: buffer[0..<Int(n)]))
         continue
       }
       switch SSL_get_error(ssl, n) {
@@ -383,72 +340,6 @@ public final class TLSConnection: EventHandler, ByteStream {
         return
       }
     }
-  }
-
-  /// Delivers decoded frames while the connection is open, unpaused and `frames` is under
-  /// the budget. Returns false when it stopped with frames possibly left in the decoder.
-  ///
-  /// The partial-frame timeout runs only while the decoder waits for the rest of a frame
-  /// (it said "need more" with bytes held), not while complete frames wait for this
-  /// connection's turn or for its output to drain: docs/protocol.md §2 times an unfinished frame.
-  private func deliverFrames(budget frames: inout Int) -> Bool {
-    var needsMoreBytes = false
-    defer {
-      _ = chargeHeldBytes()
-      if needsMoreBytes && decoder.hasPartialFrame {
-        if partialFrameSince == nil { partialFrameSince = MonotonicClock.now() }
-      } else {
-        partialFrameSince = nil
-      }
-    }
-    while state == .open {
-      if readPaused || frames >= Self.frameBudget { return false }
-      let body: [UInt8]?
-      do {
-        body = try decoder.next()
-      } catch {
-        delegate?.connection(self, didFailWith: error)
-        return false
-      }
-      guard let body else {
-        needsMoreBytes = true
-        return true
-      }
-      // The frame leaves the decoder's charge before the owner charges what it keeps of
-      // it (a call's payload), so that the same bytes are never counted twice.
-      _ = chargeHeldBytes()
-      frames += 1
-      lastActivity = MonotonicClock.now()
-      guard let frame = try? Frame(serializedBytes: body) else {
-        delegate?.connection(self, didFailWith: .malformed("frame does not parse"))
-        return false
-      }
-      if case .ping(let ping) = frame.kind {
-        // Liveness is the transport's business: either side answers a Ping here, with
-        // the same nonce, and the owner never sees it.
-        var pong = Pong()
-        pong.nonce = ping.nonce
-        var out = Frame()
-        out.kind = .pong(pong)
-        send(out)
-        continue
-      }
-      delegate?.connection(self, didReceive: frame)
-    }
-    return false
-  }
-
-  /// Charges what the decoder holds now. When the charge refuses, the decoder's bytes
-  /// are dropped at once (they were never going to be served) and the owner hears
-  /// `overBudget`; returns false then.
-  private func chargeHeldBytes() -> Bool {
-    guard let receiveCharge, state == .open else { return true }
-    if receiveCharge.resize(to: decoder.heldBytes) { return true }
-    decoder = FrameDecoder(maxFrameSize: decoder.maxFrameSize, frameLimit: decoder.frameLimit)
-    partialFrameSince = nil
-    _ = receiveCharge.resize(to: 0)
-    delegate?.connection(self, didFailWith: .overBudget)
-    return false
   }
 
   private func flush() {
@@ -494,7 +385,7 @@ public final class TLSConnection: EventHandler, ByteStream {
   }
 
   /// Reads again once a paused connection's output is under the low watermark; what
-  /// TLS or the decoder already holds is picked up on the next iteration.
+  /// TLS or the owner already holds is picked up on the next iteration.
   private func resumeIfDrained() {
     guard readPaused, pendingOutputBytes <= Self.outputLowWater else { return }
     readPaused = false
@@ -624,13 +515,6 @@ public final class TLSConnection: EventHandler, ByteStream {
     Socket.close(fd)
     output = []
     outputIndex = 0
-    decoder = FrameDecoder(maxFrameSize: decoder.maxFrameSize)
-    _ = receiveCharge?.resize(to: 0)
-    partialFrameSince = nil
-    if deliversBytes {
-      byteDelegate?.streamDidClose(self, error: error)
-    } else {
-      delegate?.connectionDidClose(self, error: error)
-    }
+    delegate?.streamDidClose(self, error: error)
   }
 }

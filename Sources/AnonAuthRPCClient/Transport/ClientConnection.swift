@@ -2,8 +2,9 @@ import AnonAuthNet
 import AnonAuthWire
 
 /// The client side of one connection: numbers calls, matches replies by id, enforces
-/// each call's deadline, and after a `GoAway` takes no new calls. Loop-confined.
-final class ClientConnection: TLSConnectionDelegate {
+/// each call's deadline, and after a `GoAway` takes no new calls. The frames come from the
+/// bytes through a `FrameReader`, as on the server (which answers Pings). Loop-confined.
+final class ClientConnection: TLSHandshakeDelegate, ByteStreamDelegate {
   typealias Completion = @Sendable (Result<Reply, CallFailure>) -> Void
 
   /// Why a call got no reply.
@@ -26,10 +27,12 @@ final class ClientConnection: TLSConnectionDelegate {
   private(set) var closed = false
   private var handshaken = false
   private let flags: ConnectionFlags
+  private var reader: FrameReader
 
-  init(tls: TLSConnection, flags: ConnectionFlags) {
+  init(tls: TLSConnection, flags: ConnectionFlags, maxFrameSize: Int) {
     self.tls = tls
     self.flags = flags
+    reader = FrameReader(maxFrameSize: maxFrameSize, clock: MonotonicClock.now)
   }
 
   var usable: Bool { !goingAway && !closed }
@@ -57,7 +60,7 @@ final class ClientConnection: TLSConnectionDelegate {
       self?.finish(id, .failure(.failed(RPCError(.deadlineExceeded, "no reply within \(timeoutMs) ms"))))
     }
     pending[id] = Pending(completion: completion, timer: timer)
-    tls.send(frame)
+    tls.send(bytes: FrameReader.encode(frame))
   }
 
   /// Sends a Ping; the Pong only counts as activity.
@@ -66,7 +69,7 @@ final class ClientConnection: TLSConnectionDelegate {
     ping.nonce = nonce
     var frame = Frame()
     frame.kind = .ping(ping)
-    tls.send(frame)
+    tls.send(bytes: FrameReader.encode(frame))
   }
 
   func close() { tls.closeGracefully() }
@@ -77,13 +80,33 @@ final class ClientConnection: TLSConnectionDelegate {
     call.completion(result)
   }
 
-  // MARK: TLSConnectionDelegate
+  // MARK: TLSHandshakeDelegate, ByteStreamDelegate
 
   func connectionDidHandshake(_ connection: TLSConnection) {
     handshaken = true
   }
 
-  func connection(_ connection: TLSConnection, didReceive frame: Frame) {
+  func stream(_ stream: any ByteStream, didReceive bytes: UnsafeRawBufferPointer) {
+    _ = reader.append(bytes)  // no budget on the client: never refused
+  }
+
+  /// Delivers the frames the reader holds, within the turn's budget.
+  func streamDeliverBuffered(_ stream: any ByteStream, delivered: inout Int) -> Bool {
+    while tls.state == .open {
+      if tls.readPaused { return false }
+      switch reader.next(delivered: &delivered, send: { tls.send(bytes: $0) }) {
+      case .frame(let frame): received(frame)
+      case .needMore: return true
+      case .turnSpent: return false
+      case .failed(let error):
+        tls.close(error: error)
+        return false
+      }
+    }
+    return false
+  }
+
+  private func received(_ frame: Frame) {
     switch frame.kind {
     case .reply(let reply):
       finish(reply.id, .success(reply))
@@ -95,17 +118,14 @@ final class ClientConnection: TLSConnectionDelegate {
         finish(id, .failure(.notProcessed("server sent GoAway \(goAway.reason)")))
       }
       if pending.isEmpty { tls.closeGracefully() }
-    case .ping, .pong, .call, nil:  // Ping is answered by the connection itself
+    case .ping, .pong, .call, nil:  // Ping is answered by the reader
       break
     }
     if goingAway && pending.isEmpty && tls.state == .open { tls.closeGracefully() }
   }
 
-  func connection(_ connection: TLSConnection, didFailWith error: FrameError) {
-    tls.close(error: error)
-  }
-
-  func connectionDidClose(_ connection: TLSConnection, error: (any Error)?) {
+  func streamDidClose(_ stream: any ByteStream, error: (any Error)?) {
+    reader.reset()
     closed = true
     flags.markUnusable()
     let why = error.map { "\($0)" } ?? "connection closed"

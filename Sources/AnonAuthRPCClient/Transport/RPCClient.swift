@@ -167,11 +167,12 @@ public final class RPCClient: Sendable {
         throw error
       }
       let tls = try TLSConnection(
-        fd: fd, context: context, loop: loop, peer: address, maxFrameSize: endpoint.maxFrameSize,
-        connecting: true, serverName: endpoint.serverName ?? endpoint.host)
+        fd: fd, context: context, loop: loop, peer: address, connecting: true,
+        serverName: endpoint.serverName ?? endpoint.host)
       let flags = ConnectionFlags()
-      let connection = ClientConnection(tls: tls, flags: flags)
+      let connection = ClientConnection(tls: tls, flags: flags, maxFrameSize: endpoint.maxFrameSize)
       tls.delegate = connection
+      tls.handshakeDelegate = connection
       let bound = ConnectionHandle(bound: LoopBound(connection, loop: loop), flags: flags)
       bound.execute { $0.tls.start() }
       current.handle = bound

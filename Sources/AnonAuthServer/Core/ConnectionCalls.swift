@@ -172,11 +172,13 @@ final class ConnectionCalls {
   }
 
   /// The deadline passed: answered now, the task cancelled; the slot stays taken until
-  /// the task returns.
+  /// the task returns. Answered (and its log line claimed) before the cancel: a handler
+  /// woken by the cancel returns at once, and its task would otherwise log its own
+  /// result for a call the client saw expire.
   private func expire(_ id: UInt64, sequence: UInt64) {
     guard let running = slots.expire(id, sequence: sequence) else { return }
-    running.task.cancel()
     running.expired()
+    running.task.cancel()
   }
 
   /// The peer gave up on call `id` (an HTTP/2 stream reset): its task is cancelled and it

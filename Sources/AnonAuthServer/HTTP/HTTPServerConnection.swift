@@ -38,7 +38,8 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
     self.registry = registry
     held = core.receiveBudget.account(for: stream.peer?.host)
     calls = ConnectionCalls(
-      core: core, loop: stream.loop, peerHost: stream.peer?.host, clientCertificateName: stream.verifiedPeerName)
+      core: core, loop: stream.loop, peerHost: stream.peer?.host,
+      clientCertificateName: stream.verifiedPeerName)
   }
 
   var peerHost: String? { stream.peer?.host }
@@ -158,7 +159,8 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
       // Only when expired requests' tasks still hold every slot, or the address's bytes
       // in flight are over the budget (`draining` is answered above).
       send(
-        HTTPReplyEncoder.errorReply(status: error.reason == Reason.shuttingDown.name ? 503 : 429, message: error.message),
+        HTTPReplyEncoder.errorReply(
+          status: error.reason == Reason.shuttingDown.name ? 503 : 429, message: error.message),
         requestID: requestID, keepAlive: keepAlive, omitBody: omitBody)
     }
   }

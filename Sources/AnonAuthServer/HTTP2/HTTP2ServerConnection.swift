@@ -262,6 +262,11 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
     guard let session else { return 0 }
     defer { _ = nghttp2_session_consume(session, id, bytes.count) }
     guard let state = streams[id], let handler = state.handler, state.bodySince != nil else { return 0 }
+    // Answered already (413...): the rest of the body is dropped as it comes, not held.
+    guard !state.outputEnded else {
+      state.bodySince = MonotonicClock.now()
+      return 0
+    }
     state.bodyHeld += bytes.count
     guard held.resize(to: held.charged + bytes.count) else {
       state.bodyHeld -= bytes.count

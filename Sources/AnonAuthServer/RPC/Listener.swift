@@ -61,16 +61,14 @@ final class Listener {
       }
       return
     }
-    let maxFrame = core.config.maxFrameSize
     let limiter = self.limiter
     target.execute { registry in
       do {
-        let tls = try TLSConnection(
-          fd: fd, context: context, loop: registry.loop, peer: peer, maxFrameSize: maxFrame,
-          frameLimit: core.config.maxUnauthenticatedFrameSize)
-        tls.receiveCharge = core.receiveBudget.account(for: peer?.host)
+        let tls = try TLSConnection(fd: fd, context: context, loop: registry.loop, peer: peer)
+        // Native frames until the handshake's ALPN choice says otherwise (`TransportSwitch`).
         let connection = ServerConnection(connection: tls, core: core, registry: registry)
         tls.delegate = connection
+        tls.handshakeDelegate = connection
         registry.add(connection)
         tls.start()
         if registry.isDraining { connection.drain() }

@@ -1,5 +1,6 @@
 import AnonAuthNet
 import AnonAuthService
+import AnonAuthWire
 import Synchronization
 
 /// The budgets for bytes of partly received frames: one for the whole process and one

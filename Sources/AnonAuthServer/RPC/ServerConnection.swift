@@ -5,10 +5,15 @@ import AnonAuthWire
 /// The server side of one `anonauth/1` connection: turns `Call` frames into calls of the
 /// connection's `ConnectionCalls` (slots, budgets, deadline, log line, metrics: the rules
 /// every transport shares) and their answers into `Reply` frames, and says `GoAway` when
-/// the peer breaks the framing or the server drains. Lives on its connection's loop.
-final class ServerConnection: TLSConnectionDelegate, ServedConnection {
+/// the peer breaks the framing or the server drains. The frames come from the bytes
+/// through a `FrameReader` (size limit, partial-frame clock, receive charge, Pings).
+/// Lives on its connection's loop.
+final class ServerConnection: TLSHandshakeDelegate, ByteStreamDelegate, ServedConnection {
   let connection: TLSConnection
   private let core: ServerCore
+  /// The frames in the bytes; what it holds is charged to the process's and the peer's
+  /// budget of partly received bytes.
+  private var reader: FrameReader
   private unowned let registry: ConnectionRegistry
   /// The calls in flight and the slots they hold; their payloads are charged to the
   /// process's and the peer's byte budget until their tasks return.
@@ -22,6 +27,9 @@ final class ServerConnection: TLSConnectionDelegate, ServedConnection {
     self.registry = registry
     calls = ConnectionCalls(
       core: core, loop: connection.loop, peerHost: connection.peer?.host, clientCertificateName: nil)
+    reader = FrameReader(
+      maxFrameSize: core.config.maxFrameSize, frameLimit: core.config.maxUnauthenticatedFrameSize,
+      charge: core.receiveBudget.account(for: connection.peer?.host), clock: MonotonicClock.now)
     calls.onAllEnded = { [weak self] in
       guard let self, goingAway else { return }
       connection.closeGracefully()
@@ -33,7 +41,7 @@ final class ServerConnection: TLSConnectionDelegate, ServedConnection {
   /// Handler tasks of this connection that have not returned: what the limit counts.
   var slotsTaken: Int { calls.taken }
 
-  // MARK: TLSConnectionDelegate
+  // MARK: TLSHandshakeDelegate, ByteStreamDelegate
 
   /// The handshake chose the protocol (`TransportSwitch`): a byte-level transport
   /// (HTTP/1.1, HTTP/2) takes this one's place in the registry and gets the stream's
@@ -46,7 +54,7 @@ final class ServerConnection: TLSConnectionDelegate, ServedConnection {
         choice, stream: connection, core: core, registry: registry)
     else { return }
     registry.replace(self, with: transport)
-    connection.switchToBytes(delegate: transport)
+    connection.delegate = transport
     if goingAway { transport.drain() }
   }
 
@@ -54,11 +62,32 @@ final class ServerConnection: TLSConnectionDelegate, ServedConnection {
 
   func closeNow() { connection.close() }
 
-  func connection(_ connection: TLSConnection, didReceive frame: Frame) {
+  func stream(_ stream: any ByteStream, didReceive bytes: UnsafeRawBufferPointer) {
+    if !reader.append(bytes) { fail(.overBudget) }
+  }
+
+  /// Delivers the frames the reader holds, within the turn's budget and while the peer
+  /// reads its answers (`readPaused`: not while output is over the high watermark).
+  func streamDeliverBuffered(_ stream: any ByteStream, delivered: inout Int) -> Bool {
+    while connection.state == .open {
+      if connection.readPaused { return false }
+      switch reader.next(delivered: &delivered, send: { connection.send(bytes: $0) }) {
+      case .frame(let frame): received(frame)
+      case .needMore: return true
+      case .turnSpent: return false
+      case .failed(let error):
+        fail(error)
+        return false
+      }
+    }
+    return false
+  }
+
+  private func received(_ frame: Frame) {
     switch frame.kind {
     case .call(let call):
       handle(call)
-    case .ping, .pong:  // Ping is answered by the connection itself
+    case .ping, .pong:  // Ping is answered by the reader
       break
     case .reply, .goAway:
       fail(.malformed("a client may not send Reply or GoAway"))
@@ -67,12 +96,9 @@ final class ServerConnection: TLSConnectionDelegate, ServedConnection {
     }
   }
 
-  func connection(_ connection: TLSConnection, didFailWith error: FrameError) {
-    fail(error)
-  }
-
-  func connectionDidClose(_ connection: TLSConnection, error: (any Error)?) {
+  func streamDidClose(_ stream: any ByteStream, error: (any Error)?) {
     // Expired calls were cancelled when they expired; nothing is left to answer.
+    reader.reset()
     calls.cancelAll()
     registry.remove(self)
     core.connectionClosed()
@@ -124,13 +150,13 @@ final class ServerConnection: TLSConnectionDelegate, ServedConnection {
     reply.status = status
     var frame = Frame()
     frame.kind = .reply(reply)
-    connection.send(frame)
+    connection.send(bytes: FrameReader.encode(frame))
   }
 
   /// An admin-key call passed its check: from the next frame on, the connection may
   /// send frames up to the configured maximum (until then, `maxUnauthenticatedFrameSize`).
   private func allowLargeFrames() {
-    connection.frameLimit = core.config.maxFrameSize
+    reader.frameLimit = core.config.maxFrameSize
   }
 
   // MARK: Connection-level endings
@@ -170,7 +196,7 @@ final class ServerConnection: TLSConnectionDelegate, ServedConnection {
         connection.close()
       }
     case .open:
-      if let since = connection.partialFrameSince, age(since) > config.partialFrameTimeoutMs * 1_000_000 {
+      if let since = reader.partialFrameSince, age(since) > config.partialFrameTimeoutMs * 1_000_000 {
         connection.close()
       } else if slotsTaken == 0, !goingAway,
         age(connection.lastActivity) > config.idleTimeoutMs * 1_000_000
@@ -191,6 +217,6 @@ final class ServerConnection: TLSConnectionDelegate, ServedConnection {
     goAway.reason = reason.name
     var frame = Frame()
     frame.kind = .goAway(goAway)
-    connection.send(frame)
+    connection.send(bytes: FrameReader.encode(frame))
   }
 }
