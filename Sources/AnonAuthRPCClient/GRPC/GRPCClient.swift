@@ -123,12 +123,13 @@ public final class GRPCClient: Sendable {
       Socket.raiseDescriptorLimit()
       let fd = try Socket.connect(to: address)
       let tls = try TLSConnection(
-        fd: fd, context: context, loop: loop, peer: address, maxFrameSize: endpoint.maxFrameSize,
+        fd: fd, context: context, loop: loop, peer: address,
         connecting: true, serverName: endpoint.serverName ?? endpoint.host)
       let flags = ConnectionFlags()
       let connection = GRPCConnection(
         tls: tls, authority: authority, flags: flags, maxMessageSize: endpoint.maxFrameSize)
       tls.delegate = connection
+      tls.handshakeDelegate = connection
       let handle = Handle(bound: LoopBound(connection, loop: loop), flags: flags)
       handle.bound.execute { connection in
         guard connection.setUp() else {

@@ -6,7 +6,7 @@ import CNghttp2
 /// libnghttp2 client session driven through its memory API on the client's event loop,
 /// so many calls share the connection as concurrent streams with no thread of their own.
 /// Loop-confined: every method runs on `tls.loop`.
-final class GRPCConnection: TLSConnectionDelegate, ByteStreamDelegate {
+final class GRPCConnection: TLSHandshakeDelegate, ByteStreamDelegate {
   typealias Completion = @Sendable (Result<[UInt8], GRPCCallFailure>) -> Void
 
   /// One call in flight.
@@ -194,7 +194,7 @@ final class GRPCConnection: TLSConnectionDelegate, ByteStreamDelegate {
     }
   }
 
-  // MARK: TLSConnectionDelegate (until the handshake)
+  // MARK: TLSHandshakeDelegate
 
   func connectionDidHandshake(_ connection: TLSConnection) {
     guard connection.negotiatedProtocol == Self.applicationProtocol else {
@@ -203,22 +203,11 @@ final class GRPCConnection: TLSConnectionDelegate, ByteStreamDelegate {
       connection.close(error: GRPCConnectionError("ALPN chose \(chosen), not h2"))
       return
     }
-    connection.switchToBytes(delegate: self)
     ready = true
     flush()
   }
 
-  func connection(_ connection: TLSConnection, didReceive frame: Frame) {}
-
-  func connection(_ connection: TLSConnection, didFailWith error: FrameError) {
-    connection.close(error: error)
-  }
-
-  func connectionDidClose(_ connection: TLSConnection, error: (any Error)?) {
-    failAll(error.map { "\($0)" } ?? "connection closed")
-  }
-
-  // MARK: ByteStreamDelegate (after it)
+  // MARK: ByteStreamDelegate
 
   func stream(_ stream: any ByteStream, didReceive bytes: UnsafeRawBufferPointer) {
     guard let session, let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
