@@ -31,7 +31,8 @@ enum HTTP2SessionLimits {
   static let resetBurst: UInt64 = 200
   static let resetRate: UInt64 = 33
   /// CVE-2024-28182: the most CONTINUATION frames after one HEADERS frame; past it the
-  /// session ends (GOAWAY). A 16 KiB header list needs at most one.
+  /// connection is closed (libnghttp2 sends no GOAWAY then). A 16 KiB header list needs
+  /// at most one.
   static let maxContinuations = 8
   /// Entries in one SETTINGS frame (there are 7 defined settings): a SETTINGS frame of
   /// thousands of entries ends the session.
