@@ -89,10 +89,21 @@ def test_stalled_handshake_is_cut_off(daemon):
     raw.close()
 
 
-def test_h2_only_client_fails_with_no_application_protocol(daemon, pb):
+def test_unknown_application_protocol_fails_with_no_application_protocol(daemon, pb):
+    # Since h2 is served, a client offering only protocols the server does not speak
+    # (here HTTP/3's token and an old SPDY one) is what gets the alert.
     with pytest.raises(ssl.SSLError) as info:
-        daemon.connect(alpn=("h2",))
+        daemon.connect(alpn=("h3", "spdy/3.1"))
     assert "ALERT NO APPLICATION PROTOCOL" in str(info.value).upper()
+    still_served(daemon, pb)
+
+
+def test_h2_only_client_gets_h2(daemon, pb):
+    conn = daemon.connect(alpn=("h2",))
+    try:
+        assert conn.selected_alpn_protocol() == "h2"
+    finally:
+        conn.close()
     still_served(daemon, pb)
 
 
