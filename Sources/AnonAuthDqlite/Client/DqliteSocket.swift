@@ -40,6 +40,8 @@ final class DqliteSocket {
         lastError = "socket: \(String(cString: strerror(errno)))"
         continue
       }
+      // From the node's own address when it listens on one (`OutgoingSource`).
+      if let destination = current.pointee.ai_addr { OutgoingSource.bind(candidate, towards: destination) }
       if let failure = connect(candidate, current.pointee.ai_addr, current.pointee.ai_addrlen, timeoutMs) {
         lastError = failure
         Glibc.close(candidate)

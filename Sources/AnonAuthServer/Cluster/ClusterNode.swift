@@ -35,6 +35,8 @@ public final class ClusterNode: Sendable {
     } catch {
       throw ConfigError("cluster: cannot make \(directory): \(error.localizedDescription)")
     }
+    // Raft and store connections leave from the address this node listens on.
+    OutgoingSource.use(listenAddress: config.listen)
     try ClusterMembership.refuseSecondBootstrap(config, directory: directory)
     let restarted = ClusterMembership.hasRaftState(directory)
     let node: DqliteNode
