@@ -1,4 +1,6 @@
 internal import CDqlite
+import Dispatch
+import Foundation
 import Glibc
 import Synchronization
 
@@ -11,6 +13,8 @@ public final class DqliteNode: Sendable {
   public let id: UInt64
   /// The address other nodes and clients use to reach this one.
   public let address: String
+  /// Where it listens (`address` unless told otherwise): named when listening fails.
+  public let bindAddress: String
   private let handle: Mutex<Handle>
 
   /// The node, and whether its thread runs: `dqlite_node_stop` joins that thread, so it
@@ -18,6 +22,8 @@ public final class DqliteNode: Sendable {
   private struct Handle: ~Copyable {
     var node: OpaquePointer?
     var started = false
+    /// `start` runs on another thread; the node is neither started again nor freed.
+    var starting = false
   }
 
   /// libdqlite 1.11.1 names each node's SQLite VFS "dqlite-<serial>" from a counter it
@@ -80,6 +86,7 @@ public final class DqliteNode: Sendable {
       }, nil)
     self.id = id
     self.address = address
+    self.bindAddress = bindAddress ?? address
     handle = Mutex(Handle(node: node))
   }
 
@@ -88,21 +95,73 @@ public final class DqliteNode: Sendable {
   /// SIGPIPE is ignored process-wide first: libraft writes to peer sockets without
   /// MSG_NOSIGNAL, so a follower whose connection to a dead leader breaks would otherwise
   /// be killed by the signal.
-  public func start() throws(DqliteError) {
+  ///
+  /// libdqlite 1.11.1's `dqlite_node_start` waits for ever when its thread fails to listen
+  /// (`ListenCheck` tells most such failures beforehand): the start runs on a thread of its
+  /// own and is given up after `seconds`. A node given up on is abandoned, never freed (its
+  /// thread may still use it), and the caller is expected to exit.
+  public func start(within seconds: Double = DqliteTimeouts.nodeStartSeconds) throws(DqliteError) {
     signal(SIGPIPE, SIG_IGN)
-    let rc = handle.withLock { handle in
-      guard let node = handle.node, !handle.started else { return Int32(-1) }
-      let rc = dqlite_node_start(node)
-      handle.started = rc == 0
-      return rc
+    let claimed: StartingNode? = handle.withLock { handle in
+      guard let node = handle.node, !handle.started, !handle.starting else { return nil }
+      handle.starting = true
+      return StartingNode(node: node)
     }
-    guard rc == 0 else { throw .io("dqlite_node_start failed (\(rc))") }
+    guard let claimed else { throw .io("dqlite_node_start: the node was stopped or started before") }
+    let outcome = StartOutcome()
+    let thread = Thread {
+      outcome.finish(dqlite_node_start(claimed.node))
+    }
+    thread.name = "dqlite-node-start"
+    thread.start()
+    guard let rc = outcome.wait(seconds: seconds) else {
+      handle.withLock { handle in
+        handle.node = nil
+        handle.starting = false
+      }
+      throw .io(
+        "dqlite_node_start did not return within \(Int(seconds)) s (the node cannot listen on \(bindAddress)?)"
+      )
+    }
+    handle.withLock { handle in
+      handle.starting = false
+      handle.started = rc == 0
+    }
+    guard rc == 0 else { throw .io("dqlite_node_start failed (\(rc)) on \(bindAddress)") }
+  }
+
+  /// A node handed to the thread that starts it.
+  ///
+  /// `@unchecked Sendable`: the pointer is used by that thread alone while `starting` is
+  /// set under `handle`'s lock, and nothing frees the node meanwhile (`stop` leaves a
+  /// starting node alone and a node given up on is never freed).
+  private struct StartingNode: @unchecked Sendable {
+    let node: OpaquePointer
+  }
+
+  /// What the starting thread returned, once it did.
+  private final class StartOutcome: Sendable {
+    private let code = Mutex<Int32?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func finish(_ rc: Int32) {
+      code.withLock { $0 = rc }
+      done.signal()
+    }
+
+    /// The start's return code, or nil if it has not returned within `seconds`.
+    func wait(seconds: Double) -> Int32? {
+      guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+      return code.withLock { $0 }
+    }
   }
 
   /// Stops serving and frees the node. Idempotent; the node cannot start again.
   public func stop() {
     handle.withLock { handle in
-      guard let node = handle.node else { return }
+      // A start still running on its thread keeps the node: freeing it under that thread
+      // would be worse than leaving it to the process's exit.
+      guard let node = handle.node, !handle.starting else { return }
       if handle.started { dqlite_node_stop(node) }
       dqlite_node_destroy(node)
       handle.node = nil

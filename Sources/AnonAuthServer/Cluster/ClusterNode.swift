@@ -41,6 +41,7 @@ public final class ClusterNode: Sendable {
     let restarted = ClusterMembership.hasRaftState(directory)
     let node: DqliteNode
     do {
+      try ListenCheck.check(config.listen)
       node = try DqliteNode(
         id: config.id, address: config.advertise, bindAddress: config.listen, directory: directory)
       try node.start()
