@@ -14,6 +14,7 @@ import time
 
 import dqlite_wire
 from conftest import Daemon, call
+from partition_proxy import Network, NodeProxy
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "Scripts"))
 from bench import ONE_SOURCE_FLAGS  # noqa: E402
@@ -27,7 +28,7 @@ UNAVAILABLE = 14
 _handed_out = set()
 
 
-def free_port():
+def free_port(host="127.0.0.1"):
     """A free loopback port below the kernel's ephemeral range: a node restarted on its
     address needs the port back, and one from that range can be taken meanwhile as an
     outgoing connection's source port, even by the other nodes' own reconnects to it (a
@@ -46,24 +47,39 @@ def free_port():
         _handed_out.add(port)
         with socket.socket() as s:
             try:
-                s.bind(("127.0.0.1", port))
+                s.bind((host, port))
             except OSError:
                 continue
             return port
     raise OSError(f"no free port below {low}")
 
 
+def split(address):
+    host, port = address.rsplit(":", 1)
+    return host, int(port)
+
+
 class Cluster:
     """Nodes 1..3; node 1 bootstraps and the others join it."""
 
-    def __init__(self, size=3, extra=()):
+    def __init__(self, size=3, extra=(), proxied=False):
+        """proxied: each node on its own loopback address behind a proxy the test
+        controls (`self.network`, partition_proxy.py), which it advertises."""
         self.root = tempfile.mkdtemp(prefix="anonauth-cluster-")
         self.master_key = os.path.join(self.root, "master.key")
         with open(self.master_key, "wb") as f:
             f.write(os.urandom(32))
         os.chmod(self.master_key, 0o600)
         self.extra = list(extra)
-        self.addresses = {i: f"127.0.0.1:{free_port()}" for i in range(1, size + 1)}
+        self.listens, self.network = {}, None
+        if proxied:
+            hosts = {i: f"127.0.0.{10 + i}" for i in range(1, size + 1)}
+            self.listens = {i: f"{h}:{free_port(h)}" for i, h in hosts.items()}
+            self.addresses = {i: f"{h}:{free_port(h)}" for i, h in hosts.items()}
+            self.network = Network(hosts, {
+                i: NodeProxy(split(self.addresses[i]), split(self.listens[i])) for i in hosts})
+        else:
+            self.addresses = {i: f"127.0.0.1:{free_port()}" for i in range(1, size + 1)}
         self.dirs = {i: os.path.join(self.root, f"node-{i}") for i in self.addresses}
         self.daemons = {}
         for i in self.addresses:
@@ -77,7 +93,9 @@ class Cluster:
             os.replace(log, f"{log}.{int(time.time() * 1000)}")
         others = [a for j, a in self.addresses.items() if j != i]
         self.daemons[i] = Daemon(data_dir=self.dirs[i], extra=[
-            "--master-key-file", self.master_key, "--cluster-id", str(i), "--cluster-listen", self.addresses[i],
+            "--master-key-file", self.master_key, "--cluster-id", str(i),
+            *(["--cluster-listen", self.listens[i], "--cluster-advertise", self.addresses[i]] if self.listens
+              else ["--cluster-listen", self.addresses[i]]),
             "--cluster-join", ",".join(others),
             # The load comes from one address: what is measured is the store, not admission.
             *ONE_SOURCE_FLAGS, *self.extra])
@@ -94,6 +112,8 @@ class Cluster:
 
     def stop_all(self):
         codes = [self.stop(i) for i in sorted(self.daemons)]
+        if self.network:
+            self.network.close()
         return codes
 
     def leader(self, within=15):
