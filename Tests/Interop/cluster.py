@@ -59,7 +59,7 @@ class Cluster:
     mutual TLS with certificates from a CA of the test's own (tls="files"); tls="dev"
     leaves them to --dev, tls="insecure" runs --cluster-insecure."""
 
-    def __init__(self, size=3, extra=(), tls="files"):
+    def __init__(self, size=3, extra=(), tls="files", listen=None):
         self.root = tempfile.mkdtemp(prefix="anonauth-cluster-")
         self.tls = tls
         if tls == "files":
@@ -75,6 +75,8 @@ class Cluster:
         os.chmod(self.master_key, 0o600)
         self.extra = list(extra)
         self.addresses = {i: f"127.0.0.1:{free_port()}" for i in range(1, size + 1)}
+        # Node i listens on listen[i] and advertises addresses[i] (a test's proxy in front).
+        self.listen = dict(listen or {})
         self.dirs = {i: os.path.join(self.root, f"node-{i}") for i in self.addresses}
         self.daemons = {}
         for i in self.addresses:
@@ -88,7 +90,8 @@ class Cluster:
             os.replace(log, f"{log}.{int(time.time() * 1000)}")
         others = [a for j, a in self.addresses.items() if j != i]
         self.daemons[i] = Daemon(data_dir=self.dirs[i], extra=[
-            "--master-key-file", self.master_key, "--cluster-id", str(i), "--cluster-listen", self.addresses[i],
+            "--master-key-file", self.master_key, "--cluster-id", str(i),
+            "--cluster-listen", self.listen.get(i, self.addresses[i]), "--cluster-advertise", self.addresses[i],
             "--cluster-join", ",".join(others), *self.tls_flags(i),
             # The load comes from one address: what is measured is the store, not admission.
             *ONE_SOURCE_FLAGS, *self.extra])
