@@ -65,7 +65,7 @@ class Cluster:
     mutual TLS with certificates from a CA of the test's own (tls="files"); tls="dev"
     leaves them to --dev, tls="insecure" runs --cluster-insecure."""
 
-    def __init__(self, size=3, extra=(), tls="files", proxied=False):
+    def __init__(self, size=3, extra=(), tls="files", listen=None, proxied=False):
         """proxied: each node on its own loopback address behind a proxy the test
         controls (`self.network`, partition_proxy.py), which it advertises."""
         self.root = tempfile.mkdtemp(prefix="anonauth-cluster-")
@@ -82,13 +82,14 @@ class Cluster:
             f.write(os.urandom(32))
         os.chmod(self.master_key, 0o600)
         self.extra = list(extra)
-        self.listens, self.network = {}, None
+        # Node i listens on listen[i] and advertises addresses[i] (a test's proxy in front).
+        self.listen, self.network = dict(listen or {}), None
         if proxied:
             hosts = {i: f"127.0.0.{10 + i}" for i in range(1, size + 1)}
-            self.listens = {i: f"{h}:{free_port(h)}" for i, h in hosts.items()}
+            self.listen = {i: f"{h}:{free_port(h)}" for i, h in hosts.items()}
             self.addresses = {i: f"{h}:{free_port(h)}" for i, h in hosts.items()}
             self.network = Network(hosts, {
-                i: NodeProxy(split(self.addresses[i]), split(self.listens[i])) for i in hosts})
+                i: NodeProxy(split(self.addresses[i]), split(self.listen[i])) for i in hosts})
         else:
             self.addresses = {i: f"127.0.0.1:{free_port()}" for i in range(1, size + 1)}
         self.dirs = {i: os.path.join(self.root, f"node-{i}") for i in self.addresses}
@@ -105,8 +106,7 @@ class Cluster:
         others = [a for j, a in self.addresses.items() if j != i]
         self.daemons[i] = Daemon(data_dir=self.dirs[i], extra=[
             "--master-key-file", self.master_key, "--cluster-id", str(i),
-            *(["--cluster-listen", self.listens[i], "--cluster-advertise", self.addresses[i]] if self.listens
-              else ["--cluster-listen", self.addresses[i]]),
+            "--cluster-listen", self.listen.get(i, self.addresses[i]), "--cluster-advertise", self.addresses[i],
             "--cluster-join", ",".join(others), *self.tls_flags(i),
             # The load comes from one address: what is measured is the store, not admission.
             *ONE_SOURCE_FLAGS, *self.extra])

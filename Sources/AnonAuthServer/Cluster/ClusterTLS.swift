@@ -88,7 +88,8 @@ enum ClusterTLS {
       FileManager.default.createFile(
         atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: mode])
     else { throw ConfigError("cannot write \(temporary)") }
-    _ = try FileManager.default.replaceItemAt(
-      URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
+    guard rename(temporary, path) == 0 else {
+      throw ConfigError("cannot rename \(temporary) to \(path) (errno \(errno))")
+    }
   }
 }
