@@ -2,7 +2,8 @@
 proxy the test controls (partition_proxy.py), links between nodes cut while the RPC
 ports stay open to clients.
 
-- A node cut from the other two (the leader, the hardest case) refuses writes with
+- A node cut from the other two (the leader, the hardest case; its links reset, or
+  blackholed so that only timeouts tell) refuses writes with
   STORE_UNAVAILABLE and its /readyz says 503, while the other two keep serving; an email
   linked on both sides at once is acknowledged on one side only; after healing every node
   holds every acknowledged sign-up and answers reads of the others' writes.
@@ -15,9 +16,11 @@ Waits are on conditions, with generous bounds that only stop a hang."""
 
 import time
 
+import pytest
+
 from cluster import ACCOUNT, PROJECT, UNAVAILABLE, Cluster, Load, RetryingClient
 from conftest import call
-from partition_proxy import Flapper
+from partition_proxy import BLACKHOLE, CUT, Flapper
 from test_cluster import get
 
 
@@ -73,7 +76,10 @@ def listed_accounts(cluster, pb, i):
         client.close()
 
 
-def test_a_node_cut_from_the_others_refuses_writes_and_the_majority_serves(pb):
+@pytest.mark.parametrize("mode", [CUT, BLACKHOLE])
+def test_a_node_cut_from_the_others_refuses_writes_and_the_majority_serves(pb, mode):
+    """cut: its links reset; blackhole: its links go silent (nothing is refused, every
+    byte is held), so only timeouts tell the sides that the other is gone."""
     cluster = Cluster(proxied=True)
     try:
         acked = []
@@ -86,7 +92,7 @@ def test_a_node_cut_from_the_others_refuses_writes_and_the_majority_serves(pb):
         assert status.code == 0, status
         acked += [on_minority.local_id, on_majority.local_id]
 
-        cluster.network.isolate(minority)
+        cluster.network.isolate(minority, mode)
 
         # The minority side: its writes fail with STORE_UNAVAILABLE (once the old leader
         # stepped down; anything acknowledged before that must have been committed and is
