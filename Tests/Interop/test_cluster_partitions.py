@@ -93,6 +93,7 @@ def test_a_node_cut_from_the_others_refuses_writes_and_the_majority_serves(pb, m
         acked += [on_minority.local_id, on_majority.local_id]
 
         cluster.network.isolate(minority, mode)
+        cut_at = time.monotonic()
 
         # The minority side: its writes fail with STORE_UNAVAILABLE (once the old leader
         # stepped down; anything acknowledged before that must have been committed and is
@@ -107,6 +108,7 @@ def test_a_node_cut_from_the_others_refuses_writes_and_the_majority_serves(pb, m
             refused.append(status)
             return True
         wait_for(refuses, 60, "the cut node refuses a sign-up")
+        refused_after = time.monotonic() - cut_at
         assert refused[-1].code == UNAVAILABLE and refused[-1].reason == "STORE_UNAVAILABLE", refused[-1]
         # 503 at once ("store not writable" after a failed write), then the watcher finds
         # no leader in reach.
@@ -116,14 +118,18 @@ def test_a_node_cut_from_the_others_refuses_writes_and_the_majority_serves(pb, m
 
         # The majority side elects a leader and serves sign-ups.
         client = RetryingClient(Only(cluster, majority), pb)
+        served_after = None
         try:
             for _ in range(20):
                 status, reply = client.account("SignUp", pb.account.SignUpRequest(
                     anonymous=pb.account.AnonymousSignUp()))
                 assert status.code == 0, status
                 acked.append(reply.local_id)
+                served_after = served_after or time.monotonic() - cut_at
         finally:
             client.close()
+        print(f"\n{mode} leader {minority}: its first refusal {refused_after:.1f} s after the cut, "
+              f"the majority's first sign-up {served_after:.1f} s after")
         for i in majority:
             # A write that failed during the election leaves "store not writable" until the
             # probe that a /readyz starts succeeds.
