@@ -221,3 +221,37 @@ def test_dev_mode_makes_a_three_node_cluster_with_its_own_certificates(pb):
     finally:
         for i in list(cluster.daemons):
             cluster.kill(i)
+
+
+def test_sighup_reloads_the_cluster_files_and_a_bad_file_keeps_the_old_ones(pb):
+    """The CA rotation's first step, live: a bundle with a second CA lets that CA's
+    certificates in after SIGHUP; a broken certificate file then keeps what was loaded."""
+    import signal
+    cluster = Cluster(size=1)
+    try:
+        daemon = cluster.daemons[1]
+        address = cluster.addresses[1]
+        ca_file = cluster.authority.ca_file
+        with open(ca_file, "rb") as f:
+            old_ca = f.read()
+        new = cluster_certs.Authority(os.path.join(cluster.root, "new-ca"), name="new cluster CA")
+        newcomer = cluster_certs.client_context(ca_file, *new.node("newcomer"))
+        assert refused(address, newcomer)
+        with open(ca_file, "wb") as f:
+            f.write(old_ca + open(new.ca_file, "rb").read())
+        daemon.proc.send_signal(signal.SIGHUP)
+        wait_for(lambda: "cluster tls reloaded" in daemon.log_lines_text(), what="the reload")
+        node = dqlite_wire.Node(address, tls=newcomer)
+        try:
+            assert node.leader()[1] == address
+        finally:
+            node.close()
+        cert_file = cluster.node_certs[1][0]
+        with open(cert_file, "w") as f:
+            f.write("not a certificate\n")
+        daemon.proc.send_signal(signal.SIGHUP)
+        wait_for(lambda: "cluster tls reload failed" in daemon.log_lines_text(), what="the failed reload")
+        assert cluster.leader() == 1  # the harness's client of the old CA still gets in
+    finally:
+        for i in list(cluster.daemons):
+            cluster.kill(i)
