@@ -255,3 +255,26 @@ def test_sighup_reloads_the_cluster_files_and_a_bad_file_keeps_the_old_ones(pb):
     finally:
         for i in list(cluster.daemons):
             cluster.kill(i)
+
+
+def test_node_1_on_an_empty_directory_sees_the_existing_cluster_through_tls(pb):
+    """The check against a second bootstrap asks the --cluster-join nodes for a leader:
+    through TLS like every other connection (in plaintext it would find none behind the
+    gateways, and bootstrap a second, diverging cluster)."""
+    import shutil
+    cluster = Cluster()
+    try:
+        cluster.leader()
+        cluster.stop(1)
+        shutil.rmtree(os.path.join(cluster.dirs[1], "cluster"))
+        others = ",".join(cluster.addresses[i] for i in (2, 3))
+        result = subprocess.run(
+            [ANONAUTHD, "--dev", "--data-dir", cluster.dirs[1], "--listen", "127.0.0.1:0",
+             "--ops-listen", "127.0.0.1:0", "--master-key-file", cluster.master_key, "--cluster-id", "1",
+             "--cluster-listen", cluster.addresses[1], "--cluster-join", others, *cluster.tls_flags(1)],
+            capture_output=True, text=True, timeout=120)
+        assert result.returncode == 2, result.stderr
+        assert "the cluster it would join exists" in result.stderr
+    finally:
+        for i in list(cluster.daemons):
+            cluster.kill(i)
