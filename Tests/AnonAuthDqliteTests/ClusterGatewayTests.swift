@@ -131,4 +131,32 @@ import Testing
     let other = try TestAuthority("dev-c", directory: directory, development: Array(repeating: 8, count: 32))
     #expect(other.authority.certificatePEM != first.authority.certificatePEM)
   }
+
+  @Test func peersThatSayNothingCannotHoldMoreThanTheHandshakeLimit() async throws {
+    let node = try EchoNode()
+    let gateway = try ClusterGateway(
+      listen: "127.0.0.1:\(try LoopbackNodes.freePort())", nodeSocket: node.name,
+      tls: ClusterTLSSlot(try ca.context("node-1")), handshakeTimeoutMs: 60_000, maxHandshakes: 1)
+    gateway.start()
+    defer { gateway.stop() }
+    let silent = try TestSockets.tcp(gateway.port)
+    try await LoopbackNodes.eventually {
+      guard gateway.pendingHandshakes == 1 else { throw DqliteError.io("not accepted yet") }
+    }
+    // Over the limit: closed at once, without a thread.
+    let excess = try TestSockets.tcp(gateway.port)
+    #expect(TestSockets.roundTrip(excess, [1]).isEmpty)
+    close(excess)
+    #expect(gateway.refusedHandshakes == 1)
+    // The silent one gone, a member gets in.
+    close(silent)
+    try await LoopbackNodes.eventually {
+      guard gateway.pendingHandshakes == 0 else { throw DqliteError.io("still pending") }
+    }
+    let fd = try ClusterDialer.secure(
+      try TestSockets.tcp(gateway.port), address: "node-1", context: try ca.context("node-2"),
+      timeoutMs: 5_000)
+    #expect(TestSockets.roundTrip(fd, [4, 5, 6]) == [4, 5, 6])
+    close(fd)
+  }
 }

@@ -221,3 +221,60 @@ def test_dev_mode_makes_a_three_node_cluster_with_its_own_certificates(pb):
     finally:
         for i in list(cluster.daemons):
             cluster.kill(i)
+
+
+def test_sighup_reloads_the_cluster_files_and_a_bad_file_keeps_the_old_ones(pb):
+    """The CA rotation's first step, live: a bundle with a second CA lets that CA's
+    certificates in after SIGHUP; a broken certificate file then keeps what was loaded."""
+    import signal
+    cluster = Cluster(size=1)
+    try:
+        daemon = cluster.daemons[1]
+        address = cluster.addresses[1]
+        ca_file = cluster.authority.ca_file
+        with open(ca_file, "rb") as f:
+            old_ca = f.read()
+        new = cluster_certs.Authority(os.path.join(cluster.root, "new-ca"), name="new cluster CA")
+        newcomer = cluster_certs.client_context(ca_file, *new.node("newcomer"))
+        assert refused(address, newcomer)
+        with open(ca_file, "wb") as f:
+            f.write(old_ca + open(new.ca_file, "rb").read())
+        daemon.proc.send_signal(signal.SIGHUP)
+        wait_for(lambda: "cluster tls reloaded" in daemon.log_lines_text(), what="the reload")
+        node = dqlite_wire.Node(address, tls=newcomer)
+        try:
+            assert node.leader()[1] == address
+        finally:
+            node.close()
+        cert_file = cluster.node_certs[1][0]
+        with open(cert_file, "w") as f:
+            f.write("not a certificate\n")
+        daemon.proc.send_signal(signal.SIGHUP)
+        wait_for(lambda: "cluster tls reload failed" in daemon.log_lines_text(), what="the failed reload")
+        assert cluster.leader() == 1  # the harness's client of the old CA still gets in
+    finally:
+        for i in list(cluster.daemons):
+            cluster.kill(i)
+
+
+def test_node_1_on_an_empty_directory_sees_the_existing_cluster_through_tls(pb):
+    """The check against a second bootstrap asks the --cluster-join nodes for a leader:
+    through TLS like every other connection (in plaintext it would find none behind the
+    gateways, and bootstrap a second, diverging cluster)."""
+    import shutil
+    cluster = Cluster()
+    try:
+        cluster.leader()
+        cluster.stop(1)
+        shutil.rmtree(os.path.join(cluster.dirs[1], "cluster"))
+        others = ",".join(cluster.addresses[i] for i in (2, 3))
+        result = subprocess.run(
+            [ANONAUTHD, "--dev", "--data-dir", cluster.dirs[1], "--listen", "127.0.0.1:0",
+             "--ops-listen", "127.0.0.1:0", "--master-key-file", cluster.master_key, "--cluster-id", "1",
+             "--cluster-listen", cluster.addresses[1], "--cluster-join", others, *cluster.tls_flags(1)],
+            capture_output=True, text=True, timeout=120)
+        assert result.returncode == 2, result.stderr
+        assert "the cluster it would join exists" in result.stderr
+    finally:
+        for i in list(cluster.daemons):
+            cluster.kill(i)

@@ -11,8 +11,9 @@ import Synchronization
 /// handshake; the node never sees a byte from it.
 ///
 /// One thread accepts; each connection gets a thread for its handshake (bounded by
-/// `handshakeTimeoutMs`) and then its pump. Cluster connections are few and long-lived
-/// (each peer's Raft link, each daemon's store links), so threads are cheap enough here.
+/// `handshakeTimeoutMs`, and at most `maxHandshakes` at once) and then its pump. Cluster
+/// connections are few and long-lived (each peer's Raft link, each daemon's store
+/// links), so threads are cheap enough here.
 public final class ClusterGateway: Sendable {
   /// The port bound.
   public let port: Int
@@ -21,16 +22,26 @@ public final class ClusterGateway: Sendable {
   private let tls: ClusterTLSSlot
   private let handshakeTimeoutMs: Int
   private let stopped = Atomic<Bool>(false)
+  private let started = Atomic<Bool>(false)
+  /// Handshakes under way, and how many may be: beyond it a new connection is closed at
+  /// once, so that peers that connect and say nothing cannot hold a thread each.
+  private let handshakes = Atomic<Int>(0)
+  private let maxHandshakes: Int
   private let refused = Atomic<Int>(0)
   private let onRefused: @Sendable (String) -> Void
 
-  /// Handshakes refused since start (no certificate, another CA, expired, not TLS).
+  /// Handshakes refused since start (no certificate, another CA, expired, not TLS, or
+  /// too many under way).
   public var refusedHandshakes: Int { refused.load(ordering: .relaxed) }
+
+  /// Handshakes under way now.
+  var pendingHandshakes: Int { handshakes.load(ordering: .relaxed) }
 
   /// Binds `listen` ("host:port", IPv4 or IPv6, names resolved) and listens; `start`
   /// begins accepting.
   public init(
     listen: String, nodeSocket: String, tls: ClusterTLSSlot, handshakeTimeoutMs: Int = 10_000,
+    maxHandshakes: Int = 64,
     onRefused: @escaping @Sendable (String) -> Void = { _ in }
   ) throws(DqliteError) {
     let (host, portText) = try DqliteSocket.split(listen)
@@ -70,10 +81,12 @@ public final class ClusterGateway: Sendable {
     self.nodeSocket = nodeSocket
     self.tls = tls
     self.handshakeTimeoutMs = handshakeTimeoutMs
+    self.maxHandshakes = maxHandshakes
     self.onRefused = onRefused
   }
 
   public func start() {
+    guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
     let thread = Thread { [self] in acceptLoop() }
     thread.name = "cluster-gateway"
     thread.start()
@@ -84,6 +97,8 @@ public final class ClusterGateway: Sendable {
     guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
     // shutdown wakes the thread blocked in accept; it closes the descriptor as it leaves.
     _ = shutdown(listener, Int32(SHUT_RDWR))
+    // Never started: no accept loop to close it.
+    if !started.exchange(true, ordering: .acquiringAndReleasing) { Glibc.close(listener) }
   }
 
   deinit { stop() }
@@ -99,6 +114,12 @@ public final class ClusterGateway: Sendable {
         usleep(50_000)
         continue
       }
+      guard handshakes.add(1, ordering: .relaxed).newValue <= maxHandshakes else {
+        handshakes.subtract(1, ordering: .relaxed)
+        refused.add(1, ordering: .relaxed)
+        Glibc.close(fd)
+        continue
+      }
       let thread = Thread { [self] in serve(fd) }
       thread.name = "cluster-gateway-conn"
       thread.stackSize = 256 * 1024
@@ -107,24 +128,7 @@ public final class ClusterGateway: Sendable {
   }
 
   private func serve(_ fd: Int32) {
-    var timeout = timeval(tv_sec: handshakeTimeoutMs / 1000, tv_usec: (handshakeTimeoutMs % 1000) * 1000)
-    _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var one: Int32 = 1
-    _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-    ERR_clear_error()
-    guard let ssl = SSL_new(tls.context.server) else {
-      Glibc.close(fd)
-      return
-    }
-    guard SSL_set_fd(ssl, fd) == 1, SSL_accept(ssl) == 1 else {
-      let error = ClusterTLSContext.error("handshake refused from \(Self.peer(fd))")
-      SSL_free(ssl)
-      Glibc.close(fd)
-      refused.add(1, ordering: .relaxed)
-      onRefused("\(error)")
-      return
-    }
+    guard let ssl = handshake(fd) else { return }
     let node: Int32
     do {
       node = try AbstractSocket.connect(nodeSocket)
@@ -134,6 +138,31 @@ public final class ClusterGateway: Sendable {
       return
     }
     TLSPump.run(ssl: ssl, tls: fd, plain: node)
+  }
+
+  /// The server side of the handshake, counted in `handshakes` while it runs; nil (and
+  /// `fd` closed) when it fails.
+  private func handshake(_ fd: Int32) -> OpaquePointer? {
+    defer { handshakes.subtract(1, ordering: .relaxed) }
+    var timeout = timeval(tv_sec: handshakeTimeoutMs / 1000, tv_usec: (handshakeTimeoutMs % 1000) * 1000)
+    _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var one: Int32 = 1
+    _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    ERR_clear_error()
+    guard let ssl = SSL_new(tls.context.server) else {
+      Glibc.close(fd)
+      return nil
+    }
+    guard SSL_set_fd(ssl, fd) == 1, SSL_accept(ssl) == 1 else {
+      let error = ClusterTLSContext.error("handshake refused from \(Self.peer(fd))")
+      SSL_free(ssl)
+      Glibc.close(fd)
+      refused.add(1, ordering: .relaxed)
+      onRefused("\(error)")
+      return nil
+    }
+    return ssl
   }
 
   /// "address:port" of the connection's peer, for the log.

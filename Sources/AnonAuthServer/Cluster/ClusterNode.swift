@@ -45,9 +45,8 @@ public final class ClusterNode: Sendable {
     }
     // Raft and store connections leave from the address this node listens on.
     OutgoingSource.use(listenAddress: config.listen)
-    try ClusterMembership.refuseSecondBootstrap(config, directory: directory)
-    let restarted = ClusterMembership.hasRaftState(directory)
-    // The identity is checked before the store (a join) is asked anything.
+    // The identity first: every connection to another node, the check for a second
+    // bootstrap's included, goes out through it.
     var slot: ClusterTLSSlot?
     if config.tls == .insecure {
       logger.warning(
@@ -58,6 +57,8 @@ public final class ClusterNode: Sendable {
         try ClusterTLS.load(config.tls, id: config.id, dataDir: dataDir, masterKey: masterKey))
     }
     ClusterDialer.shared.useTLS(slot)
+    try ClusterMembership.refuseSecondBootstrap(config, directory: directory)
+    let restarted = ClusterMembership.hasRaftState(directory)
     let node: DqliteNode
     var gateway: ClusterGateway?
     do {

@@ -73,7 +73,9 @@ extension Setting {
       "replicated store: this node's id in the dqlite cluster, for ever (1 bootstraps a new cluster); "
         + "unset, the store is the single file", section: .cluster),
     Setting(
-      "cluster-listen", nil, "replicated store: HOST:PORT this node's dqlite listens on", section: .cluster),
+      "cluster-listen", nil,
+      "replicated store: HOST:PORT of the cluster port (mutual TLS in front of this node's dqlite)",
+      section: .cluster),
     Setting(
       "cluster-advertise", nil,
       "replicated store: HOST:PORT other nodes reach this one on (default: --cluster-listen)",
