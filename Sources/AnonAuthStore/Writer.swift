@@ -230,6 +230,7 @@ final class Writer: @unchecked Sendable {
       batchSize: jobs.count, committed: done.count, nanoseconds: end &- start,
       waitedNanoseconds: done.map { end &- $0.job.submittedAt })
     counters.recordFailures(failed)
+    counters.recordRoundTrips(database.roundTrips)
     for entry in done { entry.acknowledge() }
   }
 
@@ -238,6 +239,8 @@ final class Writer: @unchecked Sendable {
   private func run(_ job: WriteJob) -> Result<@Sendable () -> Void, any Error> {
     do {
       let acknowledge = try job.perform(database)
+      // Its pipelined statements are its own: their failure fails it, not the batch.
+      try database.settle()
       if database.hasDeferredForeignKeyViolations { throw StoreError.deferredForeignKey }
       return .success(acknowledge)
     } catch {
@@ -259,6 +262,7 @@ final class Writer: @unchecked Sendable {
 
   private func fail(_ jobs: [WriteJob], _ error: any Error) {
     counters.recordFailures(jobs.count)
+    counters.recordRoundTrips(database.roundTrips)
     for job in jobs { job.fail(error) }
   }
 

@@ -40,7 +40,7 @@ public enum RefreshTokensRepository {
     let family = Array(r.tokenHash.prefix(familyIDBytes))
     // A key of an older form (tests and tools write them) is found by legacy_key.
     let legacy: SQLValue = r.tokenHash.count == keyBytes ? .null : .blob(r.tokenHash)
-    try db.execute(
+    try db.executePipelined(
       """
       INSERT INTO refresh_sessions (family_id, project_id, local_id, token_hash, issued_at_ms, auth_time,
         sign_in_provider, legacy_key) VALUES (?,?,?,?,?,?,?,?)
