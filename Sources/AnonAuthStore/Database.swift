@@ -61,6 +61,9 @@ public final class Database {
   /// file): the latency a write job pays, counted.
   public var roundTrips: Int { connection.roundTrips }
 
+  /// Requests this connection sent to the leader, pipelined or not (0 on the single file).
+  public var requestsSent: Int { connection.requestsSent }
+
   /// Transaction control statements (no arguments) in order, stopping at the first that
   /// fails: the writer's savepoints and commits, which the replicated engine sends as one
   /// request instead of one each.

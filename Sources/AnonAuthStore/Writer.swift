@@ -230,7 +230,7 @@ final class Writer: @unchecked Sendable {
       batchSize: jobs.count, committed: done.count, nanoseconds: end &- start,
       waitedNanoseconds: done.map { end &- $0.job.submittedAt })
     counters.recordFailures(failed)
-    counters.recordRoundTrips(database.roundTrips)
+    counters.recordRoundTrips(database.roundTrips, requests: database.requestsSent)
     for entry in done { entry.acknowledge() }
   }
 
@@ -262,7 +262,7 @@ final class Writer: @unchecked Sendable {
 
   private func fail(_ jobs: [WriteJob], _ error: any Error) {
     counters.recordFailures(jobs.count)
-    counters.recordRoundTrips(database.roundTrips)
+    counters.recordRoundTrips(database.roundTrips, requests: database.requestsSent)
     for job in jobs { job.fail(error) }
   }
 

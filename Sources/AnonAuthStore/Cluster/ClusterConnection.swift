@@ -26,8 +26,9 @@ final class ClusterConnection: SQLConnection {
   /// The SQL of each statement pipelined and not yet claimed, oldest first: the
   /// connection's outcomes for them come back in the same order.
   private var pipelined: [String] = []
-  /// Round trips of the links before this one.
+  /// Round trips and requests of the links before this one.
   private var pastRoundTrips = 0
+  private var pastRequests = 0
 
   /// Past this many distinct SQL strings the statement cache starts over, as on the
   /// single-file engine.
@@ -99,6 +100,8 @@ final class ClusterConnection: SQLConnection {
   }
 
   var roundTrips: Int { pastRoundTrips + (link?.connection.roundTrips ?? 0) }
+
+  var requestsSent: Int { pastRequests + (link?.connection.requestsSent ?? 0) }
 
   func query(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [Row] {
     try claimingPipelined { () throws(StoreError) in try queryNow(sql, arguments) }
@@ -271,6 +274,7 @@ final class ClusterConnection: SQLConnection {
 
   private func drop() {
     pastRoundTrips += link?.connection.roundTrips ?? 0
+    pastRequests += link?.connection.requestsSent ?? 0
     link?.connection.close()
     link = nil
     statements = [:]

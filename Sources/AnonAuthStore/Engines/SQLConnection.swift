@@ -19,6 +19,9 @@ protocol SQLConnection: AnyObject {
   func settle() throws(StoreError)
   /// Times the connection waited for an answer from the leader (0 on the single file).
   var roundTrips: Int { get }
+  /// Requests sent to the leader, pipelined or not (0 on the single file): without
+  /// pipelining each would have been a round trip.
+  var requestsSent: Int { get }
   /// Statements without arguments (transaction control: BEGIN, SAVEPOINT, RELEASE,
   /// COMMIT), in order, stopping at the first failure; one round trip on the replicated
   /// engine.

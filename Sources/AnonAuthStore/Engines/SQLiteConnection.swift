@@ -123,6 +123,8 @@ final class SQLiteConnection: SQLConnection {
 
   var roundTrips: Int { 0 }
 
+  var requestsSent: Int { 0 }
+
   func executeControl(_ statements: [String]) throws(StoreError) {
     for statement in statements { try execute(statement, []) }
   }

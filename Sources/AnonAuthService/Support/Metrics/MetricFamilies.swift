@@ -121,6 +121,11 @@ public enum MetricFamilies {
     help:
       "Times the writer waited for the replicated store's leader (0 on the single file); per write job: divide by anonauth_store_writes_total."
   )
+  public static let storeWriterRequests = MetricFamily(
+    "anonauth_store_writer_requests_total", .counter, .store,
+    help:
+      "Requests the writer sent to the replicated store's leader, pipelined or not (0 on the single file): its round trips if each waited."
+  )
   public static let storeQueuedWrites = MetricFamily(
     "anonauth_store_queued_writes", .gauge, .store, help: "Write jobs waiting for the writer.")
   public static let storeCommitSeconds = MetricFamily(
@@ -152,7 +157,8 @@ public enum MetricFamilies {
     signUps, links, signUpQuotaRefusals, overloadRefusals, signInThrottled, admissionRefusals,
     accounts, cleanupPasses, cleanedUpAccounts,
     storeTransactions, storeWrites, storeWriteFailures, storeWritesDropped, storeBatchSizeAverage,
-    storeHeldBatches, storeWriterRoundTrips, storeQueuedWrites, storeCommitSeconds, storeCheckpoints,
+    storeHeldBatches, storeWriterRoundTrips, storeWriterRequests, storeQueuedWrites, storeCommitSeconds,
+    storeCheckpoints,
     storeWriterCheckpoints,
     storeWALLimitCheckpoints, storeBatchSize, storeCommitDuration, storeWriteDuration,
   ]
