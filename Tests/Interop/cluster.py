@@ -12,6 +12,7 @@ import tempfile
 import threading
 import time
 
+import cluster_certs
 import dqlite_wire
 from conftest import Daemon, call
 
@@ -54,16 +55,28 @@ def free_port():
 
 
 class Cluster:
-    """Nodes 1..3; node 1 bootstraps and the others join it."""
+    """Nodes 1..3; node 1 bootstraps and the others join it. The cluster port speaks
+    mutual TLS with certificates from a CA of the test's own (tls="files"); tls="dev"
+    leaves them to --dev, tls="insecure" runs --cluster-insecure."""
 
-    def __init__(self, size=3, extra=()):
+    def __init__(self, size=3, extra=(), tls="files", listen=None):
         self.root = tempfile.mkdtemp(prefix="anonauth-cluster-")
+        self.tls = tls
+        if tls == "files":
+            self.authority = cluster_certs.Authority(os.path.join(self.root, "cluster-ca"))
+            self.node_certs = {}
+            cert, key = self.authority.node("test-client")
+            dqlite_wire.TLS = cluster_certs.client_context(self.authority.ca_file, cert, key)
+        else:
+            dqlite_wire.TLS = None
         self.master_key = os.path.join(self.root, "master.key")
         with open(self.master_key, "wb") as f:
             f.write(os.urandom(32))
         os.chmod(self.master_key, 0o600)
         self.extra = list(extra)
         self.addresses = {i: f"127.0.0.1:{free_port()}" for i in range(1, size + 1)}
+        # Node i listens on listen[i] and advertises addresses[i] (a test's proxy in front).
+        self.listen = dict(listen or {})
         self.dirs = {i: os.path.join(self.root, f"node-{i}") for i in self.addresses}
         self.daemons = {}
         for i in self.addresses:
@@ -77,11 +90,28 @@ class Cluster:
             os.replace(log, f"{log}.{int(time.time() * 1000)}")
         others = [a for j, a in self.addresses.items() if j != i]
         self.daemons[i] = Daemon(data_dir=self.dirs[i], extra=[
-            "--master-key-file", self.master_key, "--cluster-id", str(i), "--cluster-listen", self.addresses[i],
-            "--cluster-join", ",".join(others),
+            "--master-key-file", self.master_key, "--cluster-id", str(i),
+            "--cluster-listen", self.listen.get(i, self.addresses[i]), "--cluster-advertise", self.addresses[i],
+            "--cluster-join", ",".join(others), *self.tls_flags(i),
             # The load comes from one address: what is measured is the store, not admission.
             *ONE_SOURCE_FLAGS, *self.extra])
+        if self.tls == "dev" and dqlite_wire.TLS is None:
+            # --dev wrote its cluster CA and node certificate: the harness's client uses them.
+            tls_dir = os.path.join(self.dirs[i], "dev-cluster-tls")
+            dqlite_wire.TLS = cluster_certs.client_context(
+                os.path.join(tls_dir, "ca.crt"), os.path.join(tls_dir, "node.crt"), os.path.join(tls_dir, "node.key"))
         return self.daemons[i]
+
+    def tls_flags(self, i):
+        """The cluster TLS flags node i starts with."""
+        if self.tls == "insecure":
+            return ["--cluster-insecure"]
+        if self.tls != "files":
+            return []
+        if i not in self.node_certs:
+            self.node_certs[i] = self.authority.node(f"node-{i}")
+        cert, key = self.node_certs[i]
+        return ["--cluster-ca-file", self.authority.ca_file, "--cluster-cert-file", cert, "--cluster-key-file", key]
 
     def kill(self, i):
         daemon = self.daemons.pop(i)

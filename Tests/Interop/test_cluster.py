@@ -126,7 +126,7 @@ def test_recovery_after_losing_the_majority_keeps_the_survivors_data(pb):
             cluster.kill(i)
         recovered = subprocess.run(
             [ANONAUTHD, "--dev", "--data-dir", cluster.dirs[1], "--master-key-file", cluster.master_key,
-             "--cluster-id", "1", "--cluster-listen", cluster.addresses[1],
+             "--cluster-id", "1", "--cluster-listen", cluster.addresses[1], *cluster.tls_flags(1),
              "--cluster-recover", f"1={cluster.addresses[1]}"],
             capture_output=True, text=True, timeout=60)
         assert recovered.returncode == 0, recovered.stderr
@@ -157,7 +157,7 @@ def test_a_member_whose_data_is_gone_is_refused_and_rejoins_under_a_new_id(pb):
         others = ",".join(cluster.addresses[i] for i in (1, 2))
         flags = ["--dev", "--data-dir", cluster.dirs[3], "--listen", "127.0.0.1:0", "--ops-listen", "127.0.0.1:0",
                  "--master-key-file", cluster.master_key, "--cluster-listen", cluster.addresses[3],
-                 "--cluster-join", others]
+                 "--cluster-join", others, *cluster.tls_flags(3)]
         refused = subprocess.run([ANONAUTHD, *flags, "--cluster-id", "3"], capture_output=True, text=True,
                                  timeout=60)
         assert refused.returncode == 2, refused.stderr

@@ -16,10 +16,17 @@ final class DqliteSocket {
     _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
   }
 
-  /// A blocking, close-on-exec TCP socket connected to `address`, which may name a host:
-  /// also what the embedded node's Raft transport connects with (libdqlite's own takes
-  /// numeric addresses only).
+  /// A blocking, close-on-exec stream socket to the node at `address`, which may name a
+  /// host: also what the embedded node's Raft transport connects with (libdqlite's own
+  /// takes numeric addresses only). `ClusterDialer` picks the way: this process's own
+  /// node directly, others over TLS (or plain TCP with `--cluster-insecure`).
   static func connectedDescriptor(to address: String, timeoutMs: Int) throws(DqliteError) -> Int32 {
+    try ClusterDialer.shared.connect(to: address, timeoutMs: timeoutMs)
+  }
+
+  /// A blocking, close-on-exec TCP socket connected to `address` (names resolved, each
+  /// of their addresses tried in turn).
+  static func tcpDescriptor(to address: String, timeoutMs: Int) throws(DqliteError) -> Int32 {
     let (host, port) = try split(address)
     var hints = addrinfo()
     hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

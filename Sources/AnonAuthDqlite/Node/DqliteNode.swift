@@ -11,6 +11,8 @@ public final class DqliteNode: Sendable {
   public let id: UInt64
   /// The address other nodes and clients use to reach this one.
   public let address: String
+  /// The abstract socket ("@...") it listens on behind the TLS gateway, if it does.
+  public let localSocket: String?
   private let handle: Mutex<Handle>
 
   /// The node, and whether its thread runs: `dqlite_node_stop` joins that thread, so it
@@ -40,7 +42,8 @@ public final class DqliteNode: Sendable {
   ///   - id: this node's id in the cluster, for ever (the node that bootstraps is 1).
   ///   - address: "host:port" that others reach this node on.
   ///   - bindAddress: where to listen, when it differs from `address` (0.0.0.0:port in a
-  ///     container whose address others know by name).
+  ///     container whose address others know by name; "@name", an abstract unix socket
+  ///     only this process reaches, behind the cluster's TLS gateway).
   ///   - directory: where the Raft log and snapshots live; must exist.
   ///   - networkLatencyMs: one-way latency the heartbeat and election timers scale from.
   public init(
@@ -62,6 +65,14 @@ public final class DqliteNode: Sendable {
     }
     if let port = try? DqliteSocket.split(bindAddress ?? address).port, let number = UInt16(port) {
       OpenDescriptors.closeOnExec(socketsOnPort: number)
+    }
+    // Behind the TLS gateway the node listens on an abstract socket: this process's own
+    // connections to it go there directly.
+    if let bindAddress, bindAddress.hasPrefix("@") {
+      ClusterDialer.shared.registerLocal(address: address, socket: bindAddress)
+      localSocket = bindAddress
+    } else {
+      localSocket = nil
     }
     if let networkLatencyMs {
       _ = dqlite_node_set_network_latency_ms(node, networkLatencyMs)
@@ -106,6 +117,7 @@ public final class DqliteNode: Sendable {
       if handle.started { dqlite_node_stop(node) }
       dqlite_node_destroy(node)
       handle.node = nil
+      if localSocket != nil { ClusterDialer.shared.unregisterLocal(address: address) }
     }
   }
 

@@ -82,6 +82,20 @@ extension Setting {
       "cluster-join", "", "replicated store: comma-separated HOST:PORT of nodes already in the cluster",
       section: .cluster),
     Setting(
+      "cluster-ca-file", nil,
+      "replicated store: PEM cluster CA(s); a peer whose certificate chains to one is a member (mutual TLS "
+        + "on --cluster-listen); in --dev one is derived from the master key", section: .cluster),
+    Setting(
+      "cluster-cert-file", nil,
+      "replicated store: PEM certificate this node presents to the others (and as client)",
+      section: .cluster),
+    Setting(
+      "cluster-key-file", nil, "replicated store: PEM private key of --cluster-cert-file", section: .cluster),
+    Setting(
+      "cluster-insecure", "false",
+      "replicated store: no TLS on --cluster-listen (plaintext, no authentication; logs a warning at every "
+        + "start)", section: .cluster, isSwitch: true),
+    Setting(
       "cluster-recover", nil,
       "recovery after a lost majority: ID=HOST:PORT,... the surviving members; rewrites this node's "
         + "membership to them and exits (every node stopped first; see docs/replicated-store.md, Runbook)",
