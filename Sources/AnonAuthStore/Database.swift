@@ -57,6 +57,16 @@ public final class Database {
     try connection.settle()
   }
 
+  /// Sends `control` (a statement without arguments) behind the pipelined statements and
+  /// waits for them all: one round trip. A failure among them, `control`'s included, is
+  /// thrown as `settle` throws it.
+  func settle(thenExecuting control: String) throws(StoreError) {
+    try connection.settle(thenExecuting: control)
+  }
+
+  /// True on the replicated store, whose statements can go without waiting.
+  var pipelinesStatements: Bool { connection.pipelinesStatements }
+
   /// Times this connection waited for the replicated store's leader (0 on the single
   /// file): the latency a write job pays, counted.
   public var roundTrips: Int { connection.roundTrips }

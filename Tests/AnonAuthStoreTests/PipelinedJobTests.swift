@@ -39,6 +39,24 @@ struct PipelinedJobTests {
     }
   }
 
+  @Test("in a batch, the next job's savepoint travels with a job's statements: one round trip a job")
+  func oneRoundTripPerJobInABatch() async throws {
+    try await withStore(engine: .cluster) { store, _ in
+      try await store.write { database in try database.execute(Self.insert, [.text("warm")]) }
+      let before = store.metrics.writerRoundTrips
+      let names = ["a", "b", "c", "d"]
+      let batch = try await GroupCommitTests().runAsOneBatch(
+        store, names.map { name in { database in try database.executePipelined(Self.insert, [.text(name)]) } }
+      )
+      #expect(batch.size == names.count)
+      #expect(batch.outcomes.allSatisfy { $0 == nil })
+      // The batch that held the writer: BEGIN, COMMIT. This one: BEGIN, one wait a job
+      // (its statements with the next SAVEPOINT), COMMIT.
+      #expect(store.metrics.writerRoundTrips - before == 2 + (1 + UInt64(names.count) + 1))
+      #expect(try await store.itemNames() == Set(["warm"] + names))
+    }
+  }
+
   @Test("a query travels with the pipelined statements before it and sees what they did")
   func queryAfterPipelinedStatements() async throws {
     try await withStore(engine: .cluster) { store, _ in

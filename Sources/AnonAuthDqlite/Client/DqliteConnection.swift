@@ -123,6 +123,12 @@ public final class DqliteConnection {
     unanswered += 1
   }
 
+  /// Sends an `EXEC_SQL` without waiting for its answer, as `send` does an `EXEC`.
+  public func send(database: UInt32, sql: String, parameters: [DqliteValue] = []) throws(DqliteError) {
+    try write(.execSQL(database: database, sql: sql, parameters: parameters))
+    unanswered += 1
+  }
+
   /// Whether pipelined answers are still unread or unclaimed.
   public var hasPipelined: Bool { unanswered > 0 || !settled.isEmpty }
 

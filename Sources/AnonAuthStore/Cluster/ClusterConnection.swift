@@ -99,6 +99,24 @@ final class ClusterConnection: SQLConnection {
     try claim(outcomes)
   }
 
+  /// Sends `control` pipelined behind the job's statements, then waits for all of them.
+  /// Without pipelined statements (or outside a transaction) it is `executeControl`.
+  func settle(thenExecuting control: String) throws(StoreError) {
+    guard !pipelined.isEmpty, transactionOpen, !transactionUncertain, let (connection, database) = link else {
+      try settle()
+      return try executeControl([control])
+    }
+    do {
+      try connection.send(database: database, sql: control)
+    } catch {
+      throw failed(error, sql: control)
+    }
+    pipelined.append(control)
+    try settle()
+  }
+
+  var pipelinesStatements: Bool { true }
+
   var roundTrips: Int { pastRoundTrips + (link?.connection.roundTrips ?? 0) }
 
   var requestsSent: Int { pastRequests + (link?.connection.requestsSent ?? 0) }

@@ -17,6 +17,10 @@ protocol SQLConnection: AnyObject {
   func executePipelined(_ sql: String, _ arguments: [SQLValue]) throws(StoreError)
   /// Waits for every pipelined statement; throws the first one's failure.
   func settle() throws(StoreError)
+  /// `settle`, with `control` sent behind the pipelined statements in the same flight.
+  func settle(thenExecuting control: String) throws(StoreError)
+  /// Whether `executePipelined` can send without waiting (the replicated engine).
+  var pipelinesStatements: Bool { get }
   /// Times the connection waited for an answer from the leader (0 on the single file).
   var roundTrips: Int { get }
   /// Requests sent to the leader, pipelined or not (0 on the single file): without

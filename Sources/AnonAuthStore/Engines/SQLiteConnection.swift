@@ -121,6 +121,12 @@ final class SQLiteConnection: SQLConnection {
 
   func settle() throws(StoreError) {}
 
+  func settle(thenExecuting control: String) throws(StoreError) {
+    try executeControl([control])
+  }
+
+  var pipelinesStatements: Bool { false }
+
   var roundTrips: Int { 0 }
 
   var requestsSent: Int { 0 }
