@@ -91,6 +91,7 @@ final class DqliteSocket {
 
   func receive(_ count: Int) throws(DqliteError) -> [UInt8] {
     guard fd >= 0 else { throw .io("connection closed") }
+    acknowledgeAtOnce()
     var bytes = [UInt8](repeating: 0, count: count)
     var received = 0
     while received < count {
@@ -108,8 +109,21 @@ final class DqliteSocket {
         throw .io(reason)
       }
       received += n
+      acknowledgeAtOnce()
     }
     return bytes
+  }
+
+  /// Asks the kernel to acknowledge what has arrived at once instead of delaying the ACK,
+  /// before and after every read (Linux falls back to delayed ACKs by itself).
+  ///
+  /// libdqlite 1.11 leaves Nagle's algorithm on for the connections it accepts: when
+  /// pipelined requests are answered one after another, it holds each answer back until
+  /// the one before is acknowledged, and a delayed ACK made every such wait about 40 ms
+  /// (measured: 134 ms per sign-up at 5 sign-ups/s on an idle three-node cluster).
+  private func acknowledgeAtOnce() {
+    var one: Int32 = 1
+    _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_QUICKACK, &one, socklen_t(MemoryLayout<Int32>.size))
   }
 
   /// "host:port" or "[v6 literal]:port" as getaddrinfo's two arguments.
