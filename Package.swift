@@ -58,9 +58,10 @@ let package = Package(
     .target(
       name: "AnonAuthNet", dependencies: ["COpenSSL", "CShims"],
       swiftSettings: swiftSettings),
-    // dqlite: the embedded node and a client of its wire protocol, for the replicated store.
+    // dqlite: the embedded node and a client of its wire protocol, for the replicated store;
+    // the mutual TLS that carries both between machines (blocking OpenSSL, own threads).
     .target(
-      name: "AnonAuthDqlite", dependencies: ["CDqlite"],
+      name: "AnonAuthDqlite", dependencies: ["CDqlite", "COpenSSL", "CShims"],
       swiftSettings: swiftSettings),
     // SQLite: connections, migrations, the group-committing writer, readers, backup.
     // Knows SQL, not protobuf or accounts.
@@ -126,7 +127,7 @@ let package = Package(
       name: "AnonAuthNetTests", dependencies: ["AnonAuthNet"],
       swiftSettings: swiftSettings),
     .testTarget(
-      name: "AnonAuthDqliteTests", dependencies: ["AnonAuthDqlite", "CSQLite"],
+      name: "AnonAuthDqliteTests", dependencies: ["AnonAuthDqlite", "AnonAuthCrypto", "CSQLite"],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthStoreTests", dependencies: ["AnonAuthStore", "AnonAuthDqlite", "AnonAuthTestSupport"],

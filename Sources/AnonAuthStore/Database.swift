@@ -42,6 +42,38 @@ public final class Database {
     try connection.executeScript(sql)
   }
 
+  /// Runs a statement whose outcome the job does not read, not even `changes` or
+  /// `lastInsertRowID`. The replicated engine sends it inside the writer's transaction
+  /// without waiting for the leader's answer; the answer travels back with the job's next
+  /// query, or at its end. A failure is thrown there instead of here, and the job's later
+  /// statements have run all the same: use it only where any failure fails the whole job
+  /// (the writer then rolls the job's savepoint back). Runs at once on the single file.
+  public func executePipelined(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) {
+    try connection.executePipelined(sql, arguments)
+  }
+
+  /// Waits for the job's pipelined statements; throws the first one's failure.
+  func settle() throws(StoreError) {
+    try connection.settle()
+  }
+
+  /// Sends `control` (a statement without arguments) behind the pipelined statements and
+  /// waits for them all: one round trip. A failure among them, `control`'s included, is
+  /// thrown as `settle` throws it.
+  func settle(thenExecuting control: String) throws(StoreError) {
+    try connection.settle(thenExecuting: control)
+  }
+
+  /// True on the replicated store, whose statements can go without waiting.
+  var pipelinesStatements: Bool { connection.pipelinesStatements }
+
+  /// Times this connection waited for the replicated store's leader (0 on the single
+  /// file): the latency a write job pays, counted.
+  public var roundTrips: Int { connection.roundTrips }
+
+  /// Requests this connection sent to the leader, pipelined or not (0 on the single file).
+  public var requestsSent: Int { connection.requestsSent }
+
   /// Transaction control statements (no arguments) in order, stopping at the first that
   /// fails: the writer's savepoints and commits, which the replicated engine sends as one
   /// request instead of one each.

@@ -19,6 +19,12 @@ public struct StoreMetrics: Sendable, Hashable {
   /// Write jobs dropped, never run, because their task (a call past its deadline or
   /// whose connection closed) was cancelled before the writer took them.
   public var writesDropped: UInt64 = 0
+  /// Times the writer's connection waited for the replicated store's leader, since the
+  /// store opened (0 on the single file): divided by `writesCommitted`, round trips per job.
+  public var writerRoundTrips: UInt64 = 0
+  /// Requests the writer's connection sent to the leader, pipelined or not: what its round
+  /// trips would be if each request waited for its answer.
+  public var writerRequests: UInt64 = 0
   /// Writes waiting for the writer right now: a queue that keeps growing means the disk
   /// cannot keep up.
   public var queuedWrites: Int = 0
@@ -52,6 +58,8 @@ final class StoreCounters: Sendable {
   private let commitNanoseconds = Atomic<UInt64>(0)
   private let heldBatches = Atomic<UInt64>(0)
   private let writesDropped = Atomic<UInt64>(0)
+  private let writerRoundTrips = Atomic<UInt64>(0)
+  private let writerRequests = Atomic<UInt64>(0)
   private let batchSizes = LockedHistogram(bounds: StoreCounters.batchSizeBounds)
   private let commitSeconds = LockedHistogram(bounds: StoreCounters.secondsBounds)
   private let writeSeconds = LockedHistogram(bounds: StoreCounters.secondsBounds)
@@ -94,6 +102,12 @@ final class StoreCounters: Sendable {
     writable.store(false, ordering: .relaxed)
   }
 
+  /// The writer connection's running total (it counts; this publishes it).
+  func recordRoundTrips(_ total: Int, requests: Int) {
+    writerRoundTrips.store(UInt64(max(0, total)), ordering: .relaxed)
+    writerRequests.store(UInt64(max(0, requests)), ordering: .relaxed)
+  }
+
   func recordFailures(_ count: Int) {
     writesFailed.wrappingAdd(UInt64(count), ordering: .relaxed)
   }
@@ -107,6 +121,8 @@ final class StoreCounters: Sendable {
       commitNanoseconds: commitNanoseconds.load(ordering: .relaxed),
       heldBatches: heldBatches.load(ordering: .relaxed),
       writesDropped: writesDropped.load(ordering: .relaxed),
+      writerRoundTrips: writerRoundTrips.load(ordering: .relaxed),
+      writerRequests: writerRequests.load(ordering: .relaxed),
       batchSizes: batchSizes.snapshot(), commitSeconds: commitSeconds.snapshot(),
       writeSeconds: writeSeconds.snapshot())
   }

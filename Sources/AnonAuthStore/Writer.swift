@@ -178,9 +178,19 @@ final class Writer: @unchecked Sendable {
   /// The control statements between two jobs go together (`RELEASE` with the next
   /// `SAVEPOINT`, the last `RELEASE` with `COMMIT`): on the replicated store each request
   /// is a round trip to the leader. If such a pair fails, nothing of the batch is kept.
+  ///
+  /// On the replicated store (`Database.pipelinesStatements`) each job's savepoint stays
+  /// open, nested, until COMMIT, and has a name of its own: the next job's `SAVEPOINT`
+  /// then travels with the job's pipelined statements instead of waiting for them, and a
+  /// job that failed is taken back with `ROLLBACK TO` its own savepoint (which takes back
+  /// the next one's too, sent or not). One round trip a job less.
   private func commit(_ jobs: [WriteJob]) {
+    let nested = database.pipelinesStatements
+    func savepoint(_ index: Int) -> String {
+      nested ? "SAVEPOINT \(Self.savepoint)_\(index)" : "SAVEPOINT \(Self.savepoint)"
+    }
     do {
-      try database.executeControl("BEGIN IMMEDIATE", "SAVEPOINT \(Self.savepoint)")
+      try database.executeControl("BEGIN IMMEDIATE", savepoint(0))
     } catch {
       if database.isInTransaction { try? database.execute("ROLLBACK") }
       counters.recordTransactionFailure()
@@ -193,13 +203,17 @@ final class Writer: @unchecked Sendable {
     var start = DispatchTime.now().uptimeNanoseconds
     for (index, job) in jobs.enumerated() {
       let isLast = index == jobs.count - 1
-      let next = isLast ? "COMMIT" : "SAVEPOINT \(Self.savepoint)"
-      let outcome = run(job)
+      let next = isLast ? "COMMIT" : savepoint(index + 1)
+      let outcome = run(job, thenOpening: nested && !isLast ? next : nil)
       if isLast { start = DispatchTime.now().uptimeNanoseconds }
       switch outcome {
       case .success(let acknowledge):
         do {
-          try database.executeControl("RELEASE \(Self.savepoint)", next)
+          if !nested {
+            try database.executeControl("RELEASE \(Self.savepoint)", next)
+          } else if isLast {
+            try database.executeControl(next)
+          }
         } catch {
           abandon(done.map(\.job) + [job], failed: failed, error, requeue: jobs[(index + 1)...])
           return
@@ -209,7 +223,11 @@ final class Writer: @unchecked Sendable {
         job.fail(error)
         failed += 1
         do {
-          try database.executeControl("ROLLBACK TO \(Self.savepoint)", "RELEASE \(Self.savepoint)", next)
+          if nested {
+            try database.executeControl("ROLLBACK TO \(Self.savepoint)_\(index)", next)
+          } else {
+            try database.executeControl("ROLLBACK TO \(Self.savepoint)", "RELEASE \(Self.savepoint)", next)
+          }
         } catch {
           // The job's changes could not be taken back alone: take back the whole batch
           // rather than commit half a job.
@@ -230,14 +248,22 @@ final class Writer: @unchecked Sendable {
       batchSize: jobs.count, committed: done.count, nanoseconds: end &- start,
       waitedNanoseconds: done.map { end &- $0.job.submittedAt })
     counters.recordFailures(failed)
+    counters.recordRoundTrips(database.roundTrips, requests: database.requestsSent)
     for entry in done { entry.acknowledge() }
   }
 
   /// Runs a job inside the open savepoint; it succeeds only without a deferred
   /// foreign-key violation left behind.
-  private func run(_ job: WriteJob) -> Result<@Sendable () -> Void, any Error> {
+  /// `thenOpening` is the next job's savepoint, sent behind the job's statements.
+  private func run(_ job: WriteJob, thenOpening next: String?) -> Result<@Sendable () -> Void, any Error> {
     do {
       let acknowledge = try job.perform(database)
+      // Its pipelined statements are its own: their failure fails it, not the batch.
+      if let next {
+        try database.settle(thenExecuting: next)
+      } else {
+        try database.settle()
+      }
       if database.hasDeferredForeignKeyViolations { throw StoreError.deferredForeignKey }
       return .success(acknowledge)
     } catch {
@@ -259,6 +285,7 @@ final class Writer: @unchecked Sendable {
 
   private func fail(_ jobs: [WriteJob], _ error: any Error) {
     counters.recordFailures(jobs.count)
+    counters.recordRoundTrips(database.roundTrips, requests: database.requestsSent)
     for job in jobs { job.fail(error) }
   }
 

@@ -12,8 +12,10 @@ import tempfile
 import threading
 import time
 
+import cluster_certs
 import dqlite_wire
 from conftest import Daemon, call
+from partition_proxy import Network, NodeProxy
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "Scripts"))
 from bench import ONE_SOURCE_FLAGS  # noqa: E402
@@ -27,7 +29,7 @@ UNAVAILABLE = 14
 _handed_out = set()
 
 
-def free_port():
+def free_port(host="127.0.0.1"):
     """A free loopback port below the kernel's ephemeral range: a node restarted on its
     address needs the port back, and one from that range can be taken meanwhile as an
     outgoing connection's source port, even by the other nodes' own reconnects to it (a
@@ -46,24 +48,50 @@ def free_port():
         _handed_out.add(port)
         with socket.socket() as s:
             try:
-                s.bind(("127.0.0.1", port))
+                s.bind((host, port))
             except OSError:
                 continue
             return port
     raise OSError(f"no free port below {low}")
 
 
-class Cluster:
-    """Nodes 1..3; node 1 bootstraps and the others join it."""
+def split(address):
+    host, port = address.rsplit(":", 1)
+    return host, int(port)
 
-    def __init__(self, size=3, extra=()):
+
+class Cluster:
+    """Nodes 1..3; node 1 bootstraps and the others join it. The cluster port speaks
+    mutual TLS with certificates from a CA of the test's own (tls="files"); tls="dev"
+    leaves them to --dev, tls="insecure" runs --cluster-insecure."""
+
+    def __init__(self, size=3, extra=(), tls="files", listen=None, proxied=False):
+        """proxied: each node on its own loopback address behind a proxy the test
+        controls (`self.network`, partition_proxy.py), which it advertises."""
         self.root = tempfile.mkdtemp(prefix="anonauth-cluster-")
+        self.tls = tls
+        if tls == "files":
+            self.authority = cluster_certs.Authority(os.path.join(self.root, "cluster-ca"))
+            self.node_certs = {}
+            cert, key = self.authority.node("test-client")
+            dqlite_wire.TLS = cluster_certs.client_context(self.authority.ca_file, cert, key)
+        else:
+            dqlite_wire.TLS = None
         self.master_key = os.path.join(self.root, "master.key")
         with open(self.master_key, "wb") as f:
             f.write(os.urandom(32))
         os.chmod(self.master_key, 0o600)
         self.extra = list(extra)
-        self.addresses = {i: f"127.0.0.1:{free_port()}" for i in range(1, size + 1)}
+        # Node i listens on listen[i] and advertises addresses[i] (a test's proxy in front).
+        self.listen, self.network = dict(listen or {}), None
+        if proxied:
+            hosts = {i: f"127.0.0.{10 + i}" for i in range(1, size + 1)}
+            self.listen = {i: f"{h}:{free_port(h)}" for i, h in hosts.items()}
+            self.addresses = {i: f"{h}:{free_port(h)}" for i, h in hosts.items()}
+            self.network = Network(hosts, {
+                i: NodeProxy(split(self.addresses[i]), split(self.listen[i])) for i in hosts})
+        else:
+            self.addresses = {i: f"127.0.0.1:{free_port()}" for i in range(1, size + 1)}
         self.dirs = {i: os.path.join(self.root, f"node-{i}") for i in self.addresses}
         self.daemons = {}
         for i in self.addresses:
@@ -77,11 +105,28 @@ class Cluster:
             os.replace(log, f"{log}.{int(time.time() * 1000)}")
         others = [a for j, a in self.addresses.items() if j != i]
         self.daemons[i] = Daemon(data_dir=self.dirs[i], extra=[
-            "--master-key-file", self.master_key, "--cluster-id", str(i), "--cluster-listen", self.addresses[i],
-            "--cluster-join", ",".join(others),
+            "--master-key-file", self.master_key, "--cluster-id", str(i),
+            "--cluster-listen", self.listen.get(i, self.addresses[i]), "--cluster-advertise", self.addresses[i],
+            "--cluster-join", ",".join(others), *self.tls_flags(i),
             # The load comes from one address: what is measured is the store, not admission.
             *ONE_SOURCE_FLAGS, *self.extra])
+        if self.tls == "dev" and dqlite_wire.TLS is None:
+            # --dev wrote its cluster CA and node certificate: the harness's client uses them.
+            tls_dir = os.path.join(self.dirs[i], "dev-cluster-tls")
+            dqlite_wire.TLS = cluster_certs.client_context(
+                os.path.join(tls_dir, "ca.crt"), os.path.join(tls_dir, "node.crt"), os.path.join(tls_dir, "node.key"))
         return self.daemons[i]
+
+    def tls_flags(self, i):
+        """The cluster TLS flags node i starts with."""
+        if self.tls == "insecure":
+            return ["--cluster-insecure"]
+        if self.tls != "files":
+            return []
+        if i not in self.node_certs:
+            self.node_certs[i] = self.authority.node(f"node-{i}")
+        cert, key = self.node_certs[i]
+        return ["--cluster-ca-file", self.authority.ca_file, "--cluster-cert-file", cert, "--cluster-key-file", key]
 
     def kill(self, i):
         daemon = self.daemons.pop(i)
@@ -94,6 +139,8 @@ class Cluster:
 
     def stop_all(self):
         codes = [self.stop(i) for i in sorted(self.daemons)]
+        if self.network:
+            self.network.close()
         return codes
 
     def leader(self, within=15):

@@ -20,6 +20,11 @@ def _read_text(body, offset):
     return body[offset:end].decode(), end + 1 + (-(end + 1) % 8)
 
 
+# The cluster port speaks mutual TLS unless the daemons run --cluster-insecure: the
+# harness sets this to a client context with a cluster certificate (cluster.py).
+TLS = None
+
+
 class DqliteError(Exception):
     pass
 
@@ -27,9 +32,12 @@ class DqliteError(Exception):
 class Node:
     """One connection to one node."""
 
-    def __init__(self, address, timeout=2.0):
+    def __init__(self, address, timeout=2.0, tls=None):
         host, port = address.rsplit(":", 1)
         self.sock = socket.create_connection((host, int(port)), timeout=timeout)
+        tls = tls or TLS
+        if tls is not None:
+            self.sock = tls.wrap_socket(self.sock)
         self.sock.sendall(struct.pack("<Q", 1))  # protocol version 1
 
     def close(self):

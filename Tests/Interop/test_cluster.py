@@ -13,7 +13,7 @@ import subprocess
 import time
 
 from cluster import Cluster, Load, RetryingClient, rolling_restart
-from conftest import ROOT, Daemon, call
+from conftest import ROOT, Daemon, call, metrics
 from test_ops_and_cli import CLI
 
 ANONAUTHD = os.environ.get("ANONAUTHD", str(ROOT / ".build/debug/anonauthd"))
@@ -126,7 +126,7 @@ def test_recovery_after_losing_the_majority_keeps_the_survivors_data(pb):
             cluster.kill(i)
         recovered = subprocess.run(
             [ANONAUTHD, "--dev", "--data-dir", cluster.dirs[1], "--master-key-file", cluster.master_key,
-             "--cluster-id", "1", "--cluster-listen", cluster.addresses[1],
+             "--cluster-id", "1", "--cluster-listen", cluster.addresses[1], *cluster.tls_flags(1),
              "--cluster-recover", f"1={cluster.addresses[1]}"],
             capture_output=True, text=True, timeout=60)
         assert recovered.returncode == 0, recovered.stderr
@@ -157,7 +157,7 @@ def test_a_member_whose_data_is_gone_is_refused_and_rejoins_under_a_new_id(pb):
         others = ",".join(cluster.addresses[i] for i in (1, 2))
         flags = ["--dev", "--data-dir", cluster.dirs[3], "--listen", "127.0.0.1:0", "--ops-listen", "127.0.0.1:0",
                  "--master-key-file", cluster.master_key, "--cluster-listen", cluster.addresses[3],
-                 "--cluster-join", others]
+                 "--cluster-join", others, *cluster.tls_flags(3)]
         refused = subprocess.run([ANONAUTHD, *flags, "--cluster-id", "3"], capture_output=True, text=True,
                                  timeout=60)
         assert refused.returncode == 2, refused.stderr
@@ -255,6 +255,40 @@ def test_a_minority_refuses_writes_instead_of_diverging(pb):
             project_id="demo-project", page_size=100), pb.admin.ListAccountsResponse)
         client.close()
         assert status.code == 0 and len(reply.accounts) == 1, (status, len(reply.accounts))
+    finally:
+        for i in list(cluster.daemons):
+            cluster.kill(i)
+
+
+def test_an_anonymous_sign_up_waits_for_the_leader_three_times(pb):
+    """The sign-up's statements that nothing reads are pipelined: the writer waits for
+    the leader 3 times per sign-up (the quota's count, the project's clean-up switch,
+    the job's pipelined writes with the next job's SAVEPOINT) for its 8 requests, where
+    each request used to wait; BEGIN and COMMIT add 2 per batch. Sign-ups one at a time;
+    any other write of the daemons only adds to writes and transactions."""
+    cluster = Cluster()
+    try:
+        client = RetryingClient(cluster, pb)
+        status, _ = client.account("SignUp", pb.account.SignUpRequest(anonymous=pb.account.AnonymousSignUp()))
+        assert status.code == 0, status  # the statements are prepared on the writer's link
+        # Each daemon's writer sends its SQL to the leader: the counters of all three.
+        before = [metrics(d) for d in cluster.daemons.values()]
+        count = 10
+        for _ in range(count):
+            status, _ = client.account("SignUp", pb.account.SignUpRequest(anonymous=pb.account.AnonymousSignUp()))
+            assert status.code == 0, status
+        client.close()
+        after = [metrics(d) for d in cluster.daemons.values()]
+
+        def delta(name):
+            return sum(a.get(name, 0.0) - b.get(name, 0.0) for a, b in zip(after, before))
+        writes = delta("anonauth_store_writes_total")
+        transactions = delta("anonauth_store_transactions_total")
+        round_trips = delta("anonauth_store_writer_round_trips_total")
+        requests = delta("anonauth_store_writer_requests_total")
+        assert writes >= count, writes
+        assert round_trips <= 3 * writes + 2 * transactions, (round_trips, writes, transactions)
+        assert requests >= 7 * count, (requests, writes, transactions)
     finally:
         for i in list(cluster.daemons):
             cluster.kill(i)

@@ -1,9 +1,9 @@
 import COpenSSL
 import Foundation
 
-/// Builds one self-signed X.509 v3 certificate. Shared by the `--dev` TLS identity and
-/// the certificates that publish signing keys, so the serial, validity and extension code
-/// exists once.
+/// Builds one X.509 v3 certificate, self-signed or signed by a CA. Shared by the `--dev`
+/// TLS identity, the certificates that publish signing keys and the cluster's node
+/// certificates, so the serial, validity and extension code exists once.
 struct CertificateBuilder {
   /// Subject (and issuer) entries in order, e.g. `[("CN", "localhost")]`.
   var subject: [(field: String, value: String)]
@@ -14,6 +14,14 @@ struct CertificateBuilder {
 
   /// The certificate signed with SHA-256 by `key`, which also becomes its public key.
   func selfSignedPEM(key: OpaquePointer) throws(CryptoError) -> String {
+    try signedPEM(subjectKey: key, issuer: nil, issuerKey: key)
+  }
+
+  /// The certificate for `subjectKey`'s public key, signed with SHA-256 by `issuerKey`,
+  /// whose certificate `issuer` is (nil: self-signed, `issuerKey` is `subjectKey`).
+  func signedPEM(
+    subjectKey: OpaquePointer, issuer: OpaquePointer?, issuerKey: OpaquePointer
+  ) throws(CryptoError) -> String {
     guard notBefore < notAfter else { throw CryptoError("certificate validity is empty") }
     ERR_clear_error()
     guard let cert = X509_new() else { throw CryptoError("X509_new") }
@@ -39,12 +47,13 @@ struct CertificateBuilder {
       guard X509_NAME_add_entry_by_txt(name, entry.field, MBSTRING_UTF8, entry.value, -1, -1, 0) == 1
       else { throw CryptoError("certificate name \(entry.field)") }
     }
-    guard X509_set_issuer_name(cert, name) == 1, X509_set_pubkey(cert, key) == 1 else {
+    let issuerName = issuer.map { X509_get_subject_name($0) } ?? name
+    guard X509_set_issuer_name(cert, issuerName) == 1, X509_set_pubkey(cert, subjectKey) == 1 else {
       throw CryptoError("certificate issuer")
     }
 
     var ctx = X509V3_CTX()
-    X509V3_set_ctx(&ctx, cert, cert, nil, nil, 0)
+    X509V3_set_ctx(&ctx, issuer ?? cert, cert, nil, nil, 0)
     for (nid, value) in extensions {
       guard let ext = X509V3_EXT_conf_nid(nil, &ctx, nid, value) else {
         throw CryptoError("certificate extension \(value)")
@@ -52,7 +61,7 @@ struct CertificateBuilder {
       defer { X509_EXTENSION_free(ext) }
       guard X509_add_ext(cert, ext, -1) == 1 else { throw CryptoError("X509_add_ext") }
     }
-    guard X509_sign(cert, key, EVP_sha256()) > 0 else { throw CryptoError("X509_sign") }
+    guard X509_sign(cert, issuerKey, EVP_sha256()) > 0 else { throw CryptoError("X509_sign") }
     return try PEM.write { PEM_write_bio_X509($0, cert) }
   }
 }

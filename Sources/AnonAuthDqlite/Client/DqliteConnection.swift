@@ -10,6 +10,20 @@ public final class DqliteConnection {
   public let address: String
   private let socket: DqliteSocket
 
+  /// Requests written whose responses are not read yet, oldest first: `send` adds one,
+  /// and the next call that waits reads them before its own (the node answers in order).
+  private var unanswered = 0
+  /// The outcomes of pipelined requests read so far, oldest first, until `settle` or
+  /// `takeSettled` hands them over.
+  private var settled: [Result<DqliteExecResult, DqliteError>] = []
+
+  /// Requests sent on this connection, pipelined or not.
+  public private(set) var requestsSent = 0
+  /// Times this connection waited for the node: one per call that reads a response, however
+  /// many pipelined responses that wait collects. What a job costs in latency is its round
+  /// trips, not its requests.
+  public private(set) var roundTrips = 0
+
   /// The protocol version a client announces first. (Servers before 1.0 used another
   /// magic number; dqlite 1.11 speaks this one.)
   static let protocolVersion: UInt64 = 1
@@ -66,7 +80,9 @@ public final class DqliteConnection {
   /// consistent copy that SQLite opens (and checkpoints) like any other. The whole
   /// database travels in one message, held in memory here.
   public func dump(_ name: String) throws(DqliteError) -> [(name: String, bytes: [UInt8])] {
-    try socket.send(try DqliteRequest.dump(name: name).encoded())
+    try write(.dump(name: name))
+    roundTrips += 1
+    try readUnanswered()
     let (header, body) = try readResponse(maxBodyBytes: DqliteHeader.maxDumpBodyBytes)
     try DqliteResponse.check(header, body, expect: .files)
     return try DqliteResponse.files(body)
@@ -95,6 +111,42 @@ public final class DqliteConnection {
     database: UInt32, statement: UInt32, parameters: [DqliteValue] = []
   ) throws(DqliteError) -> DqliteExecResult {
     try result(of: .exec(database: database, statement: statement, parameters: parameters))
+  }
+
+  /// Sends an `EXEC` without waiting for its answer (pipelining). dqlite 1.11 reads a
+  /// connection's next request only after it has written the answer to the one before
+  /// (src/conn.c: the write callback starts the next read), so requests queue in the
+  /// socket and run in order, each whatever the outcome of the one before. The answer is
+  /// read by the next call that waits, or by `settle`.
+  public func send(database: UInt32, statement: UInt32, parameters: [DqliteValue] = []) throws(DqliteError) {
+    try write(.exec(database: database, statement: statement, parameters: parameters))
+    unanswered += 1
+  }
+
+  /// Sends an `EXEC_SQL` without waiting for its answer, as `send` does an `EXEC`.
+  public func send(database: UInt32, sql: String, parameters: [DqliteValue] = []) throws(DqliteError) {
+    try write(.execSQL(database: database, sql: sql, parameters: parameters))
+    unanswered += 1
+  }
+
+  /// Whether pipelined answers are still unread or unclaimed.
+  public var hasPipelined: Bool { unanswered > 0 || !settled.isEmpty }
+
+  /// Reads every pipelined answer still unread (one round trip, if any is) and hands over
+  /// the outcomes of all pipelined requests since the last call, oldest first.
+  public func settle() throws(DqliteError) -> [Result<DqliteExecResult, DqliteError>] {
+    if unanswered > 0 {
+      roundTrips += 1
+      try readUnanswered()
+    }
+    return takeSettled()
+  }
+
+  /// The outcomes of pipelined requests read so far (by `settle` or by a later call that
+  /// waited), oldest first; it forgets them.
+  public func takeSettled() -> [Result<DqliteExecResult, DqliteError>] {
+    defer { settled = [] }
+    return settled
   }
 
   public func finalize(database: UInt32, statement: UInt32) throws(DqliteError) {
@@ -175,9 +227,39 @@ public final class DqliteConnection {
     try DqliteResponse.check(header, body, expect: .empty)
   }
 
+  /// Sends `request` and waits for its answer, reading first the answers of the requests
+  /// pipelined before it: they travel in the same flight.
   private func roundTrip(_ request: DqliteRequest) throws(DqliteError) -> (DqliteHeader, [UInt8]) {
-    try socket.send(try request.encoded())
+    try write(request)
+    roundTrips += 1
+    try readUnanswered()
     return try readResponse()
+  }
+
+  private func write(_ request: DqliteRequest) throws(DqliteError) {
+    try socket.send(try request.encoded())
+    requestsSent += 1
+  }
+
+  /// Reads the pipelined answers in order. A failure the node answered is kept as that
+  /// request's outcome; one that leaves the stream unusable (I/O, a malformed message)
+  /// is thrown, and the connection is closed.
+  private func readUnanswered() throws(DqliteError) {
+    while unanswered > 0 {
+      let (header, body) = try readResponse()
+      unanswered -= 1
+      do {
+        try DqliteResponse.check(header, body, expect: .result)
+        settled.append(.success(try DqliteResponse.result(body)))
+      } catch {
+        if case .failure = error {
+          settled.append(.failure(error))
+        } else {
+          socket.close()
+          throw error
+        }
+      }
+    }
   }
 
   private func readResponse(

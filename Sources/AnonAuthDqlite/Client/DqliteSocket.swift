@@ -16,10 +16,17 @@ final class DqliteSocket {
     _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
   }
 
-  /// A blocking, close-on-exec TCP socket connected to `address`, which may name a host:
-  /// also what the embedded node's Raft transport connects with (libdqlite's own takes
-  /// numeric addresses only).
+  /// A blocking, close-on-exec stream socket to the node at `address`, which may name a
+  /// host: also what the embedded node's Raft transport connects with (libdqlite's own
+  /// takes numeric addresses only). `ClusterDialer` picks the way: this process's own
+  /// node directly, others over TLS (or plain TCP with `--cluster-insecure`).
   static func connectedDescriptor(to address: String, timeoutMs: Int) throws(DqliteError) -> Int32 {
+    try ClusterDialer.shared.connect(to: address, timeoutMs: timeoutMs)
+  }
+
+  /// A blocking, close-on-exec TCP socket connected to `address` (names resolved, each
+  /// of their addresses tried in turn).
+  static func tcpDescriptor(to address: String, timeoutMs: Int) throws(DqliteError) -> Int32 {
     let (host, port) = try split(address)
     var hints = addrinfo()
     hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -40,6 +47,8 @@ final class DqliteSocket {
         lastError = "socket: \(String(cString: strerror(errno)))"
         continue
       }
+      // From the node's own address when it listens on one (`OutgoingSource`).
+      if let destination = current.pointee.ai_addr { OutgoingSource.bind(candidate, towards: destination) }
       if let failure = connect(candidate, current.pointee.ai_addr, current.pointee.ai_addrlen, timeoutMs) {
         lastError = failure
         Glibc.close(candidate)
@@ -82,6 +91,7 @@ final class DqliteSocket {
 
   func receive(_ count: Int) throws(DqliteError) -> [UInt8] {
     guard fd >= 0 else { throw .io("connection closed") }
+    acknowledgeAtOnce()
     var bytes = [UInt8](repeating: 0, count: count)
     var received = 0
     while received < count {
@@ -99,8 +109,21 @@ final class DqliteSocket {
         throw .io(reason)
       }
       received += n
+      acknowledgeAtOnce()
     }
     return bytes
+  }
+
+  /// Asks the kernel to acknowledge what has arrived at once instead of delaying the ACK,
+  /// before and after every read (Linux falls back to delayed ACKs by itself).
+  ///
+  /// libdqlite 1.11 leaves Nagle's algorithm on for the connections it accepts: when
+  /// pipelined requests are answered one after another, it holds each answer back until
+  /// the one before is acknowledged, and a delayed ACK made every such wait about 40 ms
+  /// (measured: 134 ms per sign-up at 5 sign-ups/s on an idle three-node cluster).
+  private func acknowledgeAtOnce() {
+    var one: Int32 = 1
+    _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_QUICKACK, &one, socklen_t(MemoryLayout<Int32>.size))
   }
 
   /// "host:port" or "[v6 literal]:port" as getaddrinfo's two arguments.

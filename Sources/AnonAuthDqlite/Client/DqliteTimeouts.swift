@@ -15,4 +15,7 @@ public enum DqliteTimeouts {
   /// Joining and promotion: promoting a voter waits for it to catch up with the leader's
   /// log.
   public static let membershipMs = 30_000
+  /// The embedded node's start (it reads its Raft log and snapshot from disk, then
+  /// listens): past this the daemon gives up and exits rather than wait for ever.
+  public static let nodeStartSeconds: Double = 60
 }

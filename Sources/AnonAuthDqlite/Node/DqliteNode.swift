@@ -1,4 +1,6 @@
 internal import CDqlite
+import Dispatch
+import Foundation
 import Glibc
 import Synchronization
 
@@ -11,6 +13,10 @@ public final class DqliteNode: Sendable {
   public let id: UInt64
   /// The address other nodes and clients use to reach this one.
   public let address: String
+  /// Where it listens (`address` unless told otherwise): named when listening fails.
+  public let bindAddress: String
+  /// The abstract socket ("@...") it listens on behind the TLS gateway, if it does.
+  public let localSocket: String?
   private let handle: Mutex<Handle>
 
   /// The node, and whether its thread runs: `dqlite_node_stop` joins that thread, so it
@@ -18,6 +24,8 @@ public final class DqliteNode: Sendable {
   private struct Handle: ~Copyable {
     var node: OpaquePointer?
     var started = false
+    /// `start` runs on another thread; the node is neither started again nor freed.
+    var starting = false
   }
 
   /// libdqlite 1.11.1 names each node's SQLite VFS "dqlite-<serial>" from a counter it
@@ -40,7 +48,8 @@ public final class DqliteNode: Sendable {
   ///   - id: this node's id in the cluster, for ever (the node that bootstraps is 1).
   ///   - address: "host:port" that others reach this node on.
   ///   - bindAddress: where to listen, when it differs from `address` (0.0.0.0:port in a
-  ///     container whose address others know by name).
+  ///     container whose address others know by name; "@name", an abstract unix socket
+  ///     only this process reaches, behind the cluster's TLS gateway).
   ///   - directory: where the Raft log and snapshots live; must exist.
   ///   - networkLatencyMs: one-way latency the heartbeat and election timers scale from.
   public init(
@@ -63,6 +72,14 @@ public final class DqliteNode: Sendable {
     if let port = try? DqliteSocket.split(bindAddress ?? address).port, let number = UInt16(port) {
       OpenDescriptors.closeOnExec(socketsOnPort: number)
     }
+    // Behind the TLS gateway the node listens on an abstract socket: this process's own
+    // connections to it go there directly.
+    if let bindAddress, bindAddress.hasPrefix("@") {
+      ClusterDialer.shared.registerLocal(address: address, socket: bindAddress)
+      localSocket = bindAddress
+    } else {
+      localSocket = nil
+    }
     if let networkLatencyMs {
       _ = dqlite_node_set_network_latency_ms(node, networkLatencyMs)
     }
@@ -80,6 +97,7 @@ public final class DqliteNode: Sendable {
       }, nil)
     self.id = id
     self.address = address
+    self.bindAddress = bindAddress ?? address
     handle = Mutex(Handle(node: node))
   }
 
@@ -88,24 +106,77 @@ public final class DqliteNode: Sendable {
   /// SIGPIPE is ignored process-wide first: libraft writes to peer sockets without
   /// MSG_NOSIGNAL, so a follower whose connection to a dead leader breaks would otherwise
   /// be killed by the signal.
-  public func start() throws(DqliteError) {
+  ///
+  /// libdqlite 1.11.1's `dqlite_node_start` waits for ever when its thread fails to listen
+  /// (`ListenCheck` tells most such failures beforehand): the start runs on a thread of its
+  /// own and is given up after `seconds`. A node given up on is abandoned, never freed (its
+  /// thread may still use it), and the caller is expected to exit.
+  public func start(within seconds: Double = DqliteTimeouts.nodeStartSeconds) throws(DqliteError) {
     signal(SIGPIPE, SIG_IGN)
-    let rc = handle.withLock { handle in
-      guard let node = handle.node, !handle.started else { return Int32(-1) }
-      let rc = dqlite_node_start(node)
-      handle.started = rc == 0
-      return rc
+    let claimed: StartingNode? = handle.withLock { handle in
+      guard let node = handle.node, !handle.started, !handle.starting else { return nil }
+      handle.starting = true
+      return StartingNode(node: node)
     }
-    guard rc == 0 else { throw .io("dqlite_node_start failed (\(rc))") }
+    guard let claimed else { throw .io("dqlite_node_start: the node was stopped or started before") }
+    let outcome = StartOutcome()
+    let thread = Thread {
+      outcome.finish(dqlite_node_start(claimed.node))
+    }
+    thread.name = "dqlite-node-start"
+    thread.start()
+    guard let rc = outcome.wait(seconds: seconds) else {
+      handle.withLock { handle in
+        handle.node = nil
+        handle.starting = false
+      }
+      throw .io(
+        "dqlite_node_start did not return within \(Int(seconds)) s (the node cannot listen on \(bindAddress)?)"
+      )
+    }
+    handle.withLock { handle in
+      handle.starting = false
+      handle.started = rc == 0
+    }
+    guard rc == 0 else { throw .io("dqlite_node_start failed (\(rc)) on \(bindAddress)") }
+  }
+
+  /// A node handed to the thread that starts it.
+  ///
+  /// `@unchecked Sendable`: the pointer is used by that thread alone while `starting` is
+  /// set under `handle`'s lock, and nothing frees the node meanwhile (`stop` leaves a
+  /// starting node alone and a node given up on is never freed).
+  private struct StartingNode: @unchecked Sendable {
+    let node: OpaquePointer
+  }
+
+  /// What the starting thread returned, once it did.
+  private final class StartOutcome: Sendable {
+    private let code = Mutex<Int32?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func finish(_ rc: Int32) {
+      code.withLock { $0 = rc }
+      done.signal()
+    }
+
+    /// The start's return code, or nil if it has not returned within `seconds`.
+    func wait(seconds: Double) -> Int32? {
+      guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+      return code.withLock { $0 }
+    }
   }
 
   /// Stops serving and frees the node. Idempotent; the node cannot start again.
   public func stop() {
     handle.withLock { handle in
-      guard let node = handle.node else { return }
+      // A start still running on its thread keeps the node: freeing it under that thread
+      // would be worse than leaving it to the process's exit.
+      guard let node = handle.node, !handle.starting else { return }
       if handle.started { dqlite_node_stop(node) }
       dqlite_node_destroy(node)
       handle.node = nil
+      if localSocket != nil { ClusterDialer.shared.unregisterLocal(address: address) }
     }
   }
 

@@ -1,5 +1,6 @@
 /// The daemon's place in a replicated deployment, from `--cluster-id`, `--cluster-listen`,
-/// `--cluster-advertise` and `--cluster-join`. Absent, the store is the single file.
+/// `--cluster-advertise`, `--cluster-join` and the cluster TLS flags. Absent, the store is
+/// the single file.
 public struct ClusterConfig: Sendable, Equatable {
   /// This node's id, for ever; the node with id 1 bootstraps a new cluster.
   public var id: UInt64
@@ -10,9 +11,16 @@ public struct ClusterConfig: Sendable, Equatable {
   /// Nodes already in the cluster (or about to be), asked for the leader when joining and
   /// whenever the store looks for the leader.
   public var join: [String]
+  /// How the cluster port is protected. The daemon always sets it from its flags (mutual
+  /// TLS unless `--cluster-insecure`); the default is for in-process tests only.
+  public var tls: ClusterTLSSettings
 
-  public init(id: UInt64, listen: String, advertise: String? = nil, join: [String] = []) {
+  public init(
+    id: UInt64, listen: String, advertise: String? = nil, join: [String] = [],
+    tls: ClusterTLSSettings = .insecure
+  ) {
     self.id = id
+    self.tls = tls
     self.listen = listen
     self.advertise = advertise ?? listen
     self.join = join.filter { $0 != (advertise ?? listen) }

@@ -2,8 +2,9 @@ import AnonAuthDqlite
 import AnonAuthService
 import AnonAuthStore
 import Foundation
+import Glibc
 
-/// This daemon's dqlite node and its watcher, from start to stop.
+/// This daemon's dqlite node, its TLS gateway and its watcher, from start to stop.
 public final class ClusterNode: Sendable {
   let config: ClusterConfig
   let directory: String
@@ -12,20 +13,27 @@ public final class ClusterNode: Sendable {
   /// node 1 bootstrapping a new cluster).
   let restarted: Bool
   private let node: DqliteNode
+  /// The cluster port with TLS on (nil: `--cluster-insecure`, the node listens there itself).
+  private let gateway: ClusterGateway?
+  /// The identity the gateway and the dialer use, replaced on SIGHUP.
+  let tlsSlot: ClusterTLSSlot?
 
   private init(
-    config: ClusterConfig, directory: String, restarted: Bool, node: DqliteNode, monitor: ClusterMonitor
+    config: ClusterConfig, directory: String, restarted: Bool, node: DqliteNode, monitor: ClusterMonitor,
+    gateway: ClusterGateway?, tlsSlot: ClusterTLSSlot?
   ) {
     self.config = config
     self.directory = directory
     self.restarted = restarted
     self.node = node
     self.monitor = monitor
+    self.gateway = gateway
+    self.tlsSlot = tlsSlot
   }
 
   /// Starts the node in `<data-dir>/cluster`, brings it into the cluster and starts
   /// watching the leader. Blocks until this node is a member.
-  static func start(_ config: ClusterConfig, dataDir: String, logger: Logger) throws
+  static func start(_ config: ClusterConfig, dataDir: String, masterKey: [UInt8], logger: Logger) throws
     -> ClusterNode
   {
     let directory = dataDir + "/cluster"
@@ -35,14 +43,43 @@ public final class ClusterNode: Sendable {
     } catch {
       throw ConfigError("cluster: cannot make \(directory): \(error.localizedDescription)")
     }
+    // Raft and store connections leave from the address this node listens on.
+    OutgoingSource.use(listenAddress: config.listen)
+    // The identity first: every connection to another node, the check for a second
+    // bootstrap's included, goes out through it.
+    var slot: ClusterTLSSlot?
+    if config.tls == .insecure {
+      logger.warning(
+        "cluster: --cluster-insecure: the cluster port has no TLS and no authentication; whoever reaches "
+          + "it reads and writes the whole store", ["listen": .string(config.listen)])
+    } else {
+      slot = ClusterTLSSlot(
+        try ClusterTLS.load(config.tls, id: config.id, dataDir: dataDir, masterKey: masterKey))
+    }
+    ClusterDialer.shared.useTLS(slot)
     try ClusterMembership.refuseSecondBootstrap(config, directory: directory)
     let restarted = ClusterMembership.hasRaftState(directory)
     let node: DqliteNode
+    var gateway: ClusterGateway?
     do {
-      node = try DqliteNode(
-        id: config.id, address: config.advertise, bindAddress: config.listen, directory: directory)
+      try ListenCheck.check(config.listen)
+      if let slot {
+        // The node listens where only this process reaches it; the gateway takes the port.
+        let socket = "@anonauth-dqlite-\(getpid())-\(config.id)-\(UInt32.random(in: 0...UInt32.max))"
+        node = try DqliteNode(
+          id: config.id, address: config.advertise, bindAddress: socket, directory: directory)
+        let started = try ClusterGateway(
+          listen: config.listen, nodeSocket: socket, tls: slot,
+          onRefused: { reason in logger.warning("cluster: connection refused", ["error": .string(reason)]) })
+        started.start()
+        gateway = started
+      } else {
+        node = try DqliteNode(
+          id: config.id, address: config.advertise, bindAddress: config.listen, directory: directory)
+      }
       try node.start()
     } catch {
+      gateway?.stop()
       throw ConfigError("cluster: node \(config.id) on \(config.listen): \(error)")
     }
     logger.info(
@@ -51,17 +88,21 @@ public final class ClusterNode: Sendable {
         "id": .int(Int64(config.id)), "listen": .string(config.listen),
         "advertise": .string(config.advertise),
         "join": .string(config.join.joined(separator: ",")), "restarted": .bool(restarted),
+        "tls": .string(slot == nil ? "off" : "mutual"),
+        "cluster_sha256": .string(slot?.context.certificateSHA256 ?? ""),
       ])
     do {
       try ClusterMembership.join(config, restarted: restarted, logger: logger)
     } catch {
       node.stop()
+      gateway?.stop()
       throw error
     }
     let monitor = ClusterMonitor(config: config)
     monitor.start()
     return ClusterNode(
-      config: config, directory: directory, restarted: restarted, node: node, monitor: monitor)
+      config: config, directory: directory, restarted: restarted, node: node, monitor: monitor,
+      gateway: gateway, tlsSlot: slot)
   }
 
   /// `--cluster-recover`: forces the Raft membership of this node's data to `members` (all
@@ -153,5 +194,13 @@ public final class ClusterNode: Sendable {
       }
     }
     node.stop()
+    gateway?.stop()
+  }
+
+  /// SIGHUP: the cluster certificate files read again (`--dev` and `--cluster-insecure`
+  /// have none to read).
+  func reloadTLS(logger: Logger) {
+    guard case .files(let files) = config.tls, let tlsSlot else { return }
+    ClusterTLS.reload(files, into: tlsSlot, logger: logger)
   }
 }

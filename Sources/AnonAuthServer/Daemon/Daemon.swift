@@ -97,7 +97,8 @@ public enum Daemon {
     var storeOptions = config.storeOptions(path: dataDir.path + "/anonauth.db")
     var clusterNode: ClusterNode?
     if let cluster = config.cluster {
-      let node = try ClusterNode.start(cluster, dataDir: dataDir.path, logger: logger)
+      let node = try ClusterNode.start(
+        cluster, dataDir: dataDir.path, masterKey: secrets.masterKey.bytes, logger: logger)
       try node.seedFromSingleFile(dataDir.path + "/anonauth.db", logger: logger)
       storeOptions.path = node.directory + "/anonauth.db"
       storeOptions.cluster = ClusterStoreOptions(seeds: cluster.seeds)
@@ -204,7 +205,11 @@ public enum Daemon {
     let reloader = TLSReloader(
       certificateFile: secrets.certificateFile, keyFile: secrets.keyFile, clientCAFile: config.clientCAFile,
       server: server, logger: logger)
-    signals.onHangUp { reloader.reload() }
+    let reloadedNode = clusterNode
+    signals.onHangUp {
+      reloader.reload()
+      reloadedNode?.reloadTLS(logger: logger)
+    }
     if config.dev {
       let caFile = URL(fileURLWithPath: secrets.certificateFile).standardizedFileURL.path
       try ClientFile.update(

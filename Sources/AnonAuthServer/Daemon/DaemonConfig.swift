@@ -234,6 +234,8 @@ public struct DaemonConfig: Sendable {
     self.admission = admission
 
     cluster = try Self.cluster(values)
+    let clusterTLS = try Self.clusterTLS(values, dev: dev, clustered: cluster != nil)
+    if let clusterTLS { cluster?.tls = clusterTLS }
     if let text = values["cluster-recover"], !text.isEmpty {
       guard cluster != nil else {
         throw ConfigError("--cluster-recover needs --cluster-id and --cluster-listen")
@@ -262,6 +264,42 @@ public struct DaemonConfig: Sendable {
       if tlsCert == nil { throw ConfigError("--tls-cert and --tls-key are required without --dev") }
       if masterKeyFile == nil { throw ConfigError("--master-key-file is required without --dev") }
     }
+  }
+
+  /// The cluster port's protection: the three files together, or `--cluster-insecure`, or
+  /// (with `--dev` only) certificates made from the master key. Nil when not clustered.
+  private static func clusterTLS(
+    _ values: [String: String], dev: Bool, clustered: Bool
+  ) throws(ConfigError) -> ClusterTLSSettings? {
+    func given(_ name: String) -> String? { values[name].flatMap { $0.isEmpty ? nil : $0 } }
+    let names = ["cluster-ca-file", "cluster-cert-file", "cluster-key-file"]
+    let files = names.compactMap { given($0) }
+    let insecure = ["true", "1", "yes", "on"].contains((values["cluster-insecure"] ?? "").lowercased())
+    guard clustered else {
+      if !files.isEmpty || insecure {
+        throw ConfigError(
+          "--cluster-ca-file, --cluster-cert-file, --cluster-key-file and --cluster-insecure need --cluster-id"
+        )
+      }
+      return nil
+    }
+    if insecure {
+      guard files.isEmpty else {
+        throw ConfigError(
+          "--cluster-insecure turns the cluster TLS off: give it or the --cluster-*-file flags, not both")
+      }
+      return .insecure
+    }
+    if files.count == names.count {
+      return .files(ClusterTLSFiles(caFile: files[0], certificateFile: files[1], keyFile: files[2]))
+    }
+    if !files.isEmpty {
+      throw ConfigError("--cluster-ca-file, --cluster-cert-file and --cluster-key-file go together")
+    }
+    if dev { return .development }
+    throw ConfigError(
+      "--cluster-id needs --cluster-ca-file, --cluster-cert-file and --cluster-key-file (mutual TLS between "
+        + "nodes), or --cluster-insecure for a plaintext cluster port")
   }
 
   private static func cluster(_ values: [String: String]) throws(ConfigError) -> ClusterConfig? {

@@ -73,7 +73,9 @@ extension Setting {
       "replicated store: this node's id in the dqlite cluster, for ever (1 bootstraps a new cluster); "
         + "unset, the store is the single file", section: .cluster),
     Setting(
-      "cluster-listen", nil, "replicated store: HOST:PORT this node's dqlite listens on", section: .cluster),
+      "cluster-listen", nil,
+      "replicated store: HOST:PORT of the cluster port (mutual TLS in front of this node's dqlite)",
+      section: .cluster),
     Setting(
       "cluster-advertise", nil,
       "replicated store: HOST:PORT other nodes reach this one on (default: --cluster-listen)",
@@ -81,6 +83,20 @@ extension Setting {
     Setting(
       "cluster-join", "", "replicated store: comma-separated HOST:PORT of nodes already in the cluster",
       section: .cluster),
+    Setting(
+      "cluster-ca-file", nil,
+      "replicated store: PEM cluster CA(s); a peer whose certificate chains to one is a member (mutual TLS "
+        + "on --cluster-listen); in --dev one is derived from the master key", section: .cluster),
+    Setting(
+      "cluster-cert-file", nil,
+      "replicated store: PEM certificate this node presents to the others (and as client)",
+      section: .cluster),
+    Setting(
+      "cluster-key-file", nil, "replicated store: PEM private key of --cluster-cert-file", section: .cluster),
+    Setting(
+      "cluster-insecure", "false",
+      "replicated store: no TLS on --cluster-listen (plaintext, no authentication; logs a warning at every "
+        + "start)", section: .cluster, isSwitch: true),
     Setting(
       "cluster-recover", nil,
       "recovery after a lost majority: ID=HOST:PORT,... the surviving members; rewrites this node's "

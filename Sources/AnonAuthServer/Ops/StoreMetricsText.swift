@@ -12,6 +12,8 @@ enum StoreMetricsText {
     out += F.storeWritesDropped.single(m.writesDropped)
     out += F.storeBatchSizeAverage.single(m.averageBatchSize)
     out += F.storeHeldBatches.single(m.heldBatches)
+    out += F.storeWriterRoundTrips.single(m.writerRoundTrips)
+    out += F.storeWriterRequests.single(m.writerRequests)
     out += F.storeQueuedWrites.single(m.queuedWrites)
     out += F.storeCommitSeconds.single(Double(m.commitNanoseconds) / 1e9)
     out += F.storeCheckpoints.single(m.checkpoints)

@@ -77,7 +77,7 @@ extension AccountService {
       }
       try AccountsRepository.insert(db, created)
       try AccountsRepository.insertIdentity(db, projectID: projectID, localID: localID, identity)
-      try RefreshTokensRepository.insert(db, session.record(projectID: projectID, localID: localID))
+      try RefreshTokensRepository.insertFirst(db, session.record(projectID: projectID, localID: localID))
       try UsageRepository.countSignUp(
         db, projectID: projectID, day: day, provider: ProviderSettings.password)
     }

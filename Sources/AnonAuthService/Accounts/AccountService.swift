@@ -73,7 +73,7 @@ public struct AccountService: AccountServiceHandler {
           stored.scheduledDeletionAtMs = now + CleanupRepository.lifetimeMs
         }
         try AccountsRepository.insert(db, stored)
-        try RefreshTokensRepository.insert(db, token)
+        try RefreshTokensRepository.insertFirst(db, token)
         try UsageRepository.countSignUp(db, projectID: project.projectID, day: day, provider: "anonymous")
         return stored.scheduledDeletionAtMs
       }

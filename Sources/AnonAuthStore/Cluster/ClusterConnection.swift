@@ -23,6 +23,12 @@ final class ClusterConnection: SQLConnection {
   /// A statement failed inside the transaction: SQLite may have rolled it back itself.
   private var transactionUncertain = false
   private var isClosed = false
+  /// The SQL of each statement pipelined and not yet claimed, oldest first: the
+  /// connection's outcomes for them come back in the same order.
+  private var pipelined: [String] = []
+  /// Round trips and requests of the links before this one.
+  private var pastRoundTrips = 0
+  private var pastRequests = 0
 
   /// Past this many distinct SQL strings the statement cache starts over, as on the
   /// single-file engine.
@@ -45,19 +51,81 @@ final class ClusterConnection: SQLConnection {
 
   // MARK: SQLConnection
 
+  /// Waits for the pipelined statements first: a write or a savepoint's RELEASE must not
+  /// run after one of them failed. (A query may travel with them: it changes nothing.)
   func execute(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) {
+    try settle()
     let verb = Self.transactionVerb(sql)
     let result = try retryingWhileBusy(verb == .begin) { () throws(StoreError) -> DqliteExecResult in
-      try run(sql) { (connection, database, statement) throws(DqliteError) in
-        try connection.exec(database: database, statement: statement, parameters: arguments.map(\.dqlite))
-      }
+      try claimingPipelined { () throws(StoreError) in try executeNow(sql, arguments) }
     }
     changes = Int(result.rowsAffected)
     lastInsertRowID = result.lastInsertID
     track(verb)
   }
 
+  private func executeNow(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> DqliteExecResult {
+    do {
+      return try run(sql) { (connection, database, statement) throws(DqliteError) in
+        try connection.exec(database: database, statement: statement, parameters: arguments.map(\.dqlite))
+      }
+    }
+  }
+
+  /// Inside a transaction the statement goes without waiting for its answer (see
+  /// `SQLConnection.executePipelined`); elsewhere it is `execute`.
+  func executePipelined(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) {
+    guard transactionOpen, !transactionUncertain, Self.transactionVerb(sql) == .none else {
+      return try execute(sql, arguments)
+    }
+    try claimingPipelined { () throws(StoreError) in
+      try run(sql) { (connection, database, statement) throws(DqliteError) in
+        try connection.send(database: database, statement: statement, parameters: arguments.map(\.dqlite))
+      }
+    }
+    pipelined.append(sql)
+  }
+
+  /// Waits for the answers of the pipelined statements; the first that failed is thrown
+  /// as its own statement's error.
+  func settle() throws(StoreError) {
+    guard !pipelined.isEmpty, let (connection, _) = link else { return }
+    let outcomes: [Result<DqliteExecResult, DqliteError>]
+    do {
+      outcomes = try connection.settle()
+    } catch {
+      throw failed(error, sql: pipelined.first ?? "")
+    }
+    try claim(outcomes)
+  }
+
+  /// Sends `control` pipelined behind the job's statements, then waits for all of them.
+  /// Without pipelined statements (or outside a transaction) it is `executeControl`.
+  func settle(thenExecuting control: String) throws(StoreError) {
+    guard !pipelined.isEmpty, transactionOpen, !transactionUncertain, let (connection, database) = link else {
+      try settle()
+      return try executeControl([control])
+    }
+    do {
+      try connection.send(database: database, sql: control)
+    } catch {
+      throw failed(error, sql: control)
+    }
+    pipelined.append(control)
+    try settle()
+  }
+
+  var pipelinesStatements: Bool { true }
+
+  var roundTrips: Int { pastRoundTrips + (link?.connection.roundTrips ?? 0) }
+
+  var requestsSent: Int { pastRequests + (link?.connection.requestsSent ?? 0) }
+
   func query(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [Row] {
+    try claimingPipelined { () throws(StoreError) in try queryNow(sql, arguments) }
+  }
+
+  private func queryNow(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [Row] {
     var rows: [Row] = []
     try run(sql) { (connection, database, statement) throws(DqliteError) in
       do {
@@ -86,6 +154,7 @@ final class ClusterConnection: SQLConnection {
   }
 
   func executeScript(_ sql: String) throws(StoreError) {
+    try settle()
     let (connection, database) = try connected(sql)
     do {
       let result = try connection.execSQL(database: database, sql: sql)
@@ -100,6 +169,8 @@ final class ClusterConnection: SQLConnection {
   func executeControl(_ statements: [String]) throws(StoreError) {
     let sql = statements.joined(separator: "; ")
     let verbs = statements.map(Self.transactionVerb)
+    // A RELEASE or COMMIT must not run after a pipelined statement that failed.
+    try settle()
     do throws(StoreError) {
       try retryingWhileBusy(verbs.first == .begin) { () throws(StoreError) in
         let (connection, database) = try connected(sql)
@@ -120,6 +191,8 @@ final class ClusterConnection: SQLConnection {
   }
 
   var isInTransaction: Bool {
+    // Pipelined answers are read first: a failure among them is what the probe must see.
+    if !pipelined.isEmpty { _ = try? settle() }
     guard transactionOpen else { return false }
     guard transactionUncertain else { return true }
     // SQLite rolls back by itself after some failures (disk full, I/O, interruption). A
@@ -218,9 +291,46 @@ final class ClusterConnection: SQLConnection {
   }
 
   private func drop() {
+    pastRoundTrips += link?.connection.roundTrips ?? 0
+    pastRequests += link?.connection.requestsSent ?? 0
     link?.connection.close()
     link = nil
     statements = [:]
+    pipelined = []
+  }
+
+  /// Runs `body`, which may wait on the link and so read the answers of statements
+  /// pipelined before it, then claims those answers: the earliest failure is thrown, as
+  /// it happened first (the statements after it ran all the same; the job fails, and the
+  /// writer rolls its savepoint back).
+  private func claimingPipelined<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    let value: T
+    do {
+      value = try body()
+    } catch {
+      try claimPipelined()
+      throw error
+    }
+    try claimPipelined()
+    return value
+  }
+
+  /// Throws the first failure among the pipelined answers read so far, and forgets them.
+  private func claimPipelined() throws(StoreError) {
+    guard !pipelined.isEmpty, let (connection, _) = link else { return }
+    try claim(connection.takeSettled())
+  }
+
+  private func claim(_ outcomes: [Result<DqliteExecResult, DqliteError>]) throws(StoreError) {
+    let statements = pipelined.prefix(outcomes.count)
+    pipelined.removeFirst(min(outcomes.count, pipelined.count))
+    for (outcome, sql) in zip(outcomes, statements) {
+      if case .failure(let error) = outcome {
+        // The answers after it are dropped with it: the job fails as a whole.
+        pipelined = []
+        throw failed(error, sql: sql)
+      }
+    }
   }
 
   /// Another node's writer may hold the write lock on the leader: a BEGIN that finds it

@@ -9,6 +9,23 @@ protocol SQLConnection: AnyObject {
   func queryOne(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> Row?
   func forEach(_ sql: String, _ arguments: [SQLValue], body: (Row) throws -> Void) throws
   func executeScript(_ sql: String) throws(StoreError)
+  /// A statement whose answer the job does not read (its rows, `changes`,
+  /// `lastInsertRowID`): inside a transaction the replicated engine sends it without
+  /// waiting, and its outcome arrives with the next call that waits or with `settle`. Its
+  /// failure is thrown there, and the statements sent after it have run all the same:
+  /// only a job that fails as a whole when any of them fails may use it.
+  func executePipelined(_ sql: String, _ arguments: [SQLValue]) throws(StoreError)
+  /// Waits for every pipelined statement; throws the first one's failure.
+  func settle() throws(StoreError)
+  /// `settle`, with `control` sent behind the pipelined statements in the same flight.
+  func settle(thenExecuting control: String) throws(StoreError)
+  /// Whether `executePipelined` can send without waiting (the replicated engine).
+  var pipelinesStatements: Bool { get }
+  /// Times the connection waited for an answer from the leader (0 on the single file).
+  var roundTrips: Int { get }
+  /// Requests sent to the leader, pipelined or not (0 on the single file): without
+  /// pipelining each would have been a round trip.
+  var requestsSent: Int { get }
   /// Statements without arguments (transaction control: BEGIN, SAVEPOINT, RELEASE,
   /// COMMIT), in order, stopping at the first failure; one round trip on the replicated
   /// engine.

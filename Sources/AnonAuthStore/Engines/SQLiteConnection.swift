@@ -114,6 +114,23 @@ final class SQLiteConnection: SQLConnection {
   }
 
   /// Each statement prepared once and cached, as `execute` does.
+  /// Nothing to pipeline on one file: it runs at once.
+  func executePipelined(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) {
+    try execute(sql, arguments)
+  }
+
+  func settle() throws(StoreError) {}
+
+  func settle(thenExecuting control: String) throws(StoreError) {
+    try executeControl([control])
+  }
+
+  var pipelinesStatements: Bool { false }
+
+  var roundTrips: Int { 0 }
+
+  var requestsSent: Int { 0 }
+
   func executeControl(_ statements: [String]) throws(StoreError) {
     for statement in statements { try execute(statement, []) }
   }

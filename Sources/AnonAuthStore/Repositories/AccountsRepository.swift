@@ -36,7 +36,7 @@ public enum AccountsRepository {
   }
 
   public static func insert(_ db: Database, _ account: AccountRecord) throws {
-    try db.execute(
+    try db.executePipelined(
       "INSERT INTO accounts (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(account))
   }
 

@@ -31,7 +31,7 @@ public enum QuotaRepository {
   }
 
   public static func record(_ db: Database, projectID: String, ipKey: String, atMs: Int64) throws {
-    try db.execute(
+    try db.executePipelined(
       "INSERT INTO sign_up_events (project_id, ip_key, at_ms) VALUES (?,?,?)",
       [.text(projectID), .text(ipKey), .integer(atMs)])
   }
@@ -50,7 +50,7 @@ public enum QuotaRepository {
   /// Drops one IP key's events that have left its window, so the table stays the size of
   /// the last hour's sign-ups.
   public static func prune(_ db: Database, projectID: String, ipKey: String, beforeMs: Int64) throws {
-    try db.execute(
+    try db.executePipelined(
       "DELETE FROM sign_up_events WHERE project_id = ? AND ip_key = ? AND at_ms <= ?",
       [.text(projectID), .text(ipKey), .integer(beforeMs)])
   }

@@ -37,10 +37,23 @@ public enum RefreshTokensRepository {
   /// - Returns: how many sessions the cap ended.
   @discardableResult
   public static func insert(_ db: Database, _ r: RefreshTokenRecord) throws -> Int {
+    try insertSession(db, r)
+    return try endSessionsBeyondCap(
+      db, projectID: r.projectID, localID: r.localID, keeping: Array(r.tokenHash.prefix(familyIDBytes)))
+  }
+
+  /// Starts the first session of an account created in the same write job: no cap can be
+  /// exceeded, so nothing is read back (on the replicated store the insert is pipelined,
+  /// and the sign-up saves the round trip of counting the sessions).
+  public static func insertFirst(_ db: Database, _ r: RefreshTokenRecord) throws {
+    try insertSession(db, r)
+  }
+
+  private static func insertSession(_ db: Database, _ r: RefreshTokenRecord) throws {
     let family = Array(r.tokenHash.prefix(familyIDBytes))
     // A key of an older form (tests and tools write them) is found by legacy_key.
     let legacy: SQLValue = r.tokenHash.count == keyBytes ? .null : .blob(r.tokenHash)
-    try db.execute(
+    try db.executePipelined(
       """
       INSERT INTO refresh_sessions (family_id, project_id, local_id, token_hash, issued_at_ms, auth_time,
         sign_in_provider, legacy_key) VALUES (?,?,?,?,?,?,?,?)
@@ -49,7 +62,6 @@ public enum RefreshTokensRepository {
         .blob(family), .text(r.projectID), .text(r.localID), .blob(hashPart(r.tokenHash)),
         .integer(r.issuedAtMs), .integer(r.authTime), .text(r.signInProvider), legacy,
       ])
-    return try endSessionsBeyondCap(db, projectID: r.projectID, localID: r.localID, keeping: family)
   }
 
   /// Ends the sessions of an account beyond the cap, least recently refreshed first,

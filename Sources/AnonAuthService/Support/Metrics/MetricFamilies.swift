@@ -116,6 +116,16 @@ public enum MetricFamilies {
   public static let storeHeldBatches = MetricFamily(
     "anonauth_store_held_batches_total", .counter, .store,
     help: "Times the writer held a small batch back for more writes to join it (the commit delay).")
+  public static let storeWriterRoundTrips = MetricFamily(
+    "anonauth_store_writer_round_trips_total", .counter, .store,
+    help:
+      "Times the writer waited for the replicated store's leader (0 on the single file); per write job: divide by anonauth_store_writes_total."
+  )
+  public static let storeWriterRequests = MetricFamily(
+    "anonauth_store_writer_requests_total", .counter, .store,
+    help:
+      "Requests the writer sent to the replicated store's leader, pipelined or not (0 on the single file): its round trips if each waited."
+  )
   public static let storeQueuedWrites = MetricFamily(
     "anonauth_store_queued_writes", .gauge, .store, help: "Write jobs waiting for the writer.")
   public static let storeCommitSeconds = MetricFamily(
@@ -147,7 +157,9 @@ public enum MetricFamilies {
     signUps, links, signUpQuotaRefusals, overloadRefusals, signInThrottled, admissionRefusals,
     accounts, cleanupPasses, cleanedUpAccounts,
     storeTransactions, storeWrites, storeWriteFailures, storeWritesDropped, storeBatchSizeAverage,
-    storeHeldBatches, storeQueuedWrites, storeCommitSeconds, storeCheckpoints, storeWriterCheckpoints,
+    storeHeldBatches, storeWriterRoundTrips, storeWriterRequests, storeQueuedWrites, storeCommitSeconds,
+    storeCheckpoints,
+    storeWriterCheckpoints,
     storeWALLimitCheckpoints, storeBatchSize, storeCommitDuration, storeWriteDuration,
   ]
 }

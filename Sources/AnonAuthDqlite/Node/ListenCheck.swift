@@ -1,0 +1,41 @@
+import Glibc
+
+/// Tries the node's TCP address before libdqlite does: binds and listens on it with a
+/// socket of its own, then closes that socket.
+///
+/// Why: libdqlite 1.11.1 listens on its node's thread, and when that `listen` fails
+/// `dqlite_node_start` waits for ever for a thread that will never say it is ready. A port
+/// another process listens on, or an address that is not this machine's, is reported here
+/// at once instead, with the address and the system's reason. (`DqliteNode.start` also
+/// runs the start under a deadline, for what a check made a moment earlier cannot see.)
+public enum ListenCheck {
+  /// Throws `DqliteError.io` naming `address` when this process cannot listen on it. An
+  /// abstract unix socket ("@name") is left to libdqlite.
+  ///
+  /// SO_REUSEADDR is set as libdqlite sets it, so a port whose earlier connections linger
+  /// in TIME_WAIT after a restart passes, as it does for the node.
+  public static func check(_ address: String) throws(DqliteError) {
+    guard !address.hasPrefix("@") else { return }
+    let (host, port) = try DqliteSocket.split(address)
+    var hints = addrinfo()
+    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    hints.ai_family = AF_UNSPEC
+    hints.ai_flags = AI_PASSIVE
+    var list: UnsafeMutablePointer<addrinfo>?
+    let rc = getaddrinfo(host, port, &hints, &list)
+    guard rc == 0, let first = list else {
+      throw .io("cannot listen on \(address): \(String(cString: gai_strerror(rc)))")
+    }
+    defer { freeaddrinfo(list) }
+    let fd = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else {
+      throw .io("cannot listen on \(address): socket: \(String(cString: strerror(errno)))")
+    }
+    defer { close(fd) }
+    var one: Int32 = 1
+    _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+    guard bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0, listen(fd, 1) == 0 else {
+      throw .io("cannot listen on \(address): \(String(cString: strerror(errno)))")
+    }
+  }
+}

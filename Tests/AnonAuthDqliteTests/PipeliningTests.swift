@@ -1,0 +1,74 @@
+import Testing
+
+@testable import AnonAuthDqlite
+
+/// What pipelining relies on, proved against a real node: dqlite 1.11 takes requests
+/// written before their predecessors were answered, runs them in order, answers each, and
+/// runs the ones after a failure all the same.
+@Suite(.serialized) struct PipeliningTests {
+  @Test func requestsSentWithoutWaitingAreAnsweredInOrder() async throws {
+    let (harness, connection, database) = try await SingleNodeTests.oneNode()
+    defer { withExtendedLifetime(harness) {} }
+    _ = try connection.execSQL(database: database, sql: "CREATE TABLE t (k INTEGER PRIMARY KEY)")
+    let insert = try connection.prepare(database: database, sql: "INSERT INTO t VALUES (?)").statement
+    let roundTrips = connection.roundTrips
+    let requests = connection.requestsSent
+
+    try connection.send(database: database, statement: insert, parameters: [.integer(1)])
+    try connection.send(database: database, statement: insert, parameters: [.integer(1)])
+    try connection.send(database: database, statement: insert, parameters: [.integer(3)])
+    #expect(connection.roundTrips == roundTrips, "sending does not wait")
+    // The query travels behind them and sees what they did: the answers come back first.
+    let rows = try connection.queryAll(database: database, sql: "SELECT k FROM t ORDER BY k")
+    #expect(rows == [[.integer(1)], [.integer(3)]])
+    #expect(connection.roundTrips == roundTrips + 1)
+    #expect(connection.requestsSent == requests + 4)
+
+    let outcomes = connection.takeSettled()
+    #expect(outcomes.count == 3)
+    #expect((try? outcomes[0].get())?.lastInsertID == 1)
+    #expect(throws: DqliteError.failure(code: 1555, message: "UNIQUE constraint failed: t.k")) {
+      try outcomes[1].get()
+    }
+    #expect((try? outcomes[2].get())?.lastInsertID == 3)
+    #expect(connection.takeSettled().isEmpty)
+  }
+
+  @Test func settlingManyPipelinedRequestsIsOneRoundTrip() async throws {
+    let (harness, connection, database) = try await SingleNodeTests.oneNode()
+    defer { withExtendedLifetime(harness) {} }
+    _ = try connection.execSQL(database: database, sql: "CREATE TABLE t (k INTEGER PRIMARY KEY)")
+    let insert = try connection.prepare(database: database, sql: "INSERT INTO t VALUES (?)").statement
+    _ = try connection.execSQL(database: database, sql: "BEGIN")
+    let roundTrips = connection.roundTrips
+    for key in 1...50 {
+      try connection.send(database: database, statement: insert, parameters: [.integer(Int64(key))])
+    }
+    #expect(connection.hasPipelined)
+    let outcomes = try connection.settle()
+    #expect(outcomes.count == 50)
+    #expect(outcomes.allSatisfy { (try? $0.get()) != nil })
+    #expect(connection.roundTrips == roundTrips + 1)
+    #expect(!connection.hasPipelined)
+    #expect(try connection.settle().isEmpty)
+    #expect(connection.roundTrips == roundTrips + 1, "nothing to wait for is no round trip")
+    _ = try connection.execSQL(database: database, sql: "COMMIT")
+    #expect(try connection.queryAll(database: database, sql: "SELECT count(*) FROM t") == [[.integer(50)]])
+  }
+
+  /// Several statements in one `EXEC_SQL` run in order and stop at the first failure
+  /// (dqlite 1.11's gateway prepares them one after another; parameters bind to the first
+  /// only): what `executeControl` relies on.
+  @Test func execSQLRunsItsStatementsInOrderAndStopsAtAFailure() async throws {
+    let (harness, connection, database) = try await SingleNodeTests.oneNode()
+    defer { withExtendedLifetime(harness) {} }
+    _ = try connection.execSQL(database: database, sql: "CREATE TABLE t (k INTEGER PRIMARY KEY)")
+    #expect(throws: DqliteError.failure(code: 1555, message: "UNIQUE constraint failed: t.k")) {
+      try connection.execSQL(
+        database: database,
+        sql: "INSERT INTO t VALUES (?); INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)",
+        parameters: [.integer(1)])
+    }
+    #expect(try connection.queryAll(database: database, sql: "SELECT k FROM t") == [[.integer(1)]])
+  }
+}
