@@ -84,6 +84,42 @@ struct ClusterStoreTests {
     await store.close()
   }
 
+  @Test(
+    "the leader stops while a job's statements are pipelined: the batch fails as unavailable, nothing of it is kept"
+  )
+  func leaderLossWithPipelinedStatements() async throws {
+    let nodes = try await Self.threeNodes()
+    let store = try Self.open(nodes)
+    try await store.insertItem("before")
+    let leader = try DqliteConnector(seeds: nodes.seeds).findLeader().id
+    let stopper = NodeStopper(nodes, leader)
+    await #expect {
+      try await store.write { database in
+        try database.executePipelined("INSERT INTO items(name) VALUES (?)", [.text("lost-1")])
+        try database.executePipelined("INSERT INTO items(name) VALUES (?)", [.text("lost-2")])
+        stopper.stop()
+      }
+    } throws: { error in
+      (error as? StoreError)?.kind == .unavailable
+    }
+    // Writes go to the new leader; the lost batch was not resumed there. The 120 s only
+    // bounds a hang.
+    let clock = ContinuousClock()
+    let stopped = clock.now
+    var resumed = false
+    while !resumed, clock.now - stopped < .seconds(120) {
+      do {
+        try await store.insertItem("after")
+        resumed = true
+      } catch {
+        try await Task.sleep(for: .milliseconds(50))
+      }
+    }
+    #expect(resumed)
+    #expect(try await store.itemNames() == ["before", "after"])
+    await store.close()
+  }
+
   @Test("a backup of the replicated store is one SQLite file that opens as a single-file store")
   func backup() async throws {
     let nodes = try await Self.threeNodes()
@@ -133,4 +169,19 @@ struct ClusterStoreTests {
     #expect(ClusterConnection.transactionVerbs("end\ntransaction") == [.commit])
     #expect(ClusterConnection.transactionVerbs("INSERT INTO items(name) VALUES ('commit')") == [.none])
   }
+}
+
+/// Stops a node from inside a write job, on the writer's thread, while the test awaits
+/// that write. `@unchecked Sendable`: the test's task does not touch the nodes until the
+/// write returns, so only one thread uses them at a time.
+private final class NodeStopper: @unchecked Sendable {
+  private let nodes: LoopbackNodes
+  private let id: UInt64
+
+  init(_ nodes: LoopbackNodes, _ id: UInt64) {
+    self.nodes = nodes
+    self.id = id
+  }
+
+  func stop() { nodes.stop(id) }
 }

@@ -125,3 +125,34 @@ struct PipelinedJobTests {
     }
   }
 }
+
+extension PipelinedJobTests {
+  @Test("a statement sent after a failure that surfaced while preparing it is answered to no other job")
+  func answerSentAfterAFailureStaysWithItsJob() async throws {
+    try await withStore(engine: .cluster) { store, _ in
+      try await store.insertItem("taken")
+      try await store.write { database in try database.execute(Self.insert, [.text("warm")]) }
+      let batch = try await GroupCommitTests().runAsOneBatch(
+        store,
+        [
+          { database in
+            try database.executePipelined(Self.insert, [.text("taken")])
+            // Not prepared yet on this link: its PREPARE reads the failure above, which
+            // is thrown after this INSERT was sent.
+            try database.executePipelined(
+              "INSERT INTO items(name, note) VALUES (?, 'sent')", [.text("stray")])
+          },
+          { database in try database.executePipelined(Self.insert, [.text("taken")]) },
+          { database in try database.executePipelined(Self.insert, [.text("last")]) },
+        ])
+      #expect(batch.size == 3)
+      for index in 0...1 {
+        let failure = try #require(batch.outcomes[index] as? StoreError, "job \(index)")
+        #expect(failure.isUniqueViolation, "job \(index): \(failure)")
+        #expect(failure.sql == Self.insert, "job \(index)")
+      }
+      #expect(batch.outcomes[2] == nil)
+      #expect(try await store.itemNames() == ["taken", "warm", "last"] as Set)
+    }
+  }
+}

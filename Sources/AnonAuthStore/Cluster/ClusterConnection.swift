@@ -78,12 +78,15 @@ final class ClusterConnection: SQLConnection {
     guard transactionOpen, !transactionUncertain, Self.transactionVerb(sql) == .none else {
       return try execute(sql, arguments)
     }
+    // Listed as soon as it is sent: a failure of an earlier statement read while this
+    // one was prepared is thrown after the send, and this answer must still be claimed
+    // as its own, not as a later statement's.
     try claimingPipelined { () throws(StoreError) in
       try run(sql) { (connection, database, statement) throws(DqliteError) in
         try connection.send(database: database, statement: statement, parameters: arguments.map(\.dqlite))
+        pipelined.append(sql)
       }
     }
-    pipelined.append(sql)
   }
 
   /// Waits for the answers of the pipelined statements; the first that failed is thrown
@@ -322,14 +325,12 @@ final class ClusterConnection: SQLConnection {
   }
 
   private func claim(_ outcomes: [Result<DqliteExecResult, DqliteError>]) throws(StoreError) {
+    // The answered ones, oldest first; statements sent since stay listed for their answers.
     let statements = pipelined.prefix(outcomes.count)
     pipelined.removeFirst(min(outcomes.count, pipelined.count))
     for (outcome, sql) in zip(outcomes, statements) {
-      if case .failure(let error) = outcome {
-        // The answers after it are dropped with it: the job fails as a whole.
-        pipelined = []
-        throw failed(error, sql: sql)
-      }
+      // The answers after a failure are dropped with it: the job fails as a whole.
+      if case .failure(let error) = outcome { throw failed(error, sql: sql) }
     }
   }
 
