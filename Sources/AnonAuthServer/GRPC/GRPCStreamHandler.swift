@@ -30,6 +30,9 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
   /// the peer to read.
   static let sendHighWater = 64 * 1024
 
+  /// The trailers of every successful call, made once.
+  private static let okTrailers = GRPCStatus.ok.fields
+
   init() {}
 
   // MARK: HTTP2StreamHandler
@@ -172,7 +175,7 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
       call.phase = .done
       sink.sendHeaders(id, GRPCStatus.responseHeaders(requestID: call.requestID), endStream: false)
       sink.sendData(id, GRPCMessageDeframer.frame(payload), endStream: false)
-      sink.sendTrailers(id, GRPCStatus.ok.fields)
+      sink.sendTrailers(id, Self.okTrailers)
     case .failure(let error):
       finish(call, GRPCStatus(error))
     }
