@@ -65,7 +65,12 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
     defer { if let option { nghttp2_option_del(option) } }
     var made: OpaquePointer?
     let userData = Unmanaged.passUnretained(self).toOpaque()
-    guard nghttp2_session_server_new2(&made, callbacks, userData, option) == 0, let made else { return }
+    // Its own allocator: the outbound frame buffer on pages that stay untouched while
+    // the connection only sends small frames (`HTTP2SessionMemory`).
+    var memory = HTTP2SessionMemory.allocator
+    guard nghttp2_session_server_new3(&made, callbacks, userData, option, &memory) == 0, let made else {
+      return
+    }
     session = made
     var settings = HTTP2SessionLimits.settings(
       maxConcurrentStreams: core.config.maxConcurrentCallsPerConnection)
