@@ -12,6 +12,9 @@ struct GRPCRequestHead: Equatable {
   /// `grpc-encoding`, when the client sent one.
   var encoding: String?
   var metadata: [String: String]
+  /// `x-request-id` as sent (also in `metadata`): read here so the call does not look
+  /// it up again by hashing.
+  var requestID: String?
 
   /// Headers that are HTTP/2's or gRPC's own and never metadata: pseudo-headers
   /// (":path"...) and every `grpc-` name are dropped by prefix; these by name. Matched by
@@ -48,6 +51,7 @@ struct GRPCRequestHead: Equatable {
     malformedTimeout = nil
     encoding = nil
     metadata = [:]
+    requestID = nil
     for header in headers {
       let name = header.name
       if name.utf8.first == UInt8(ascii: ":") {
@@ -69,6 +73,7 @@ struct GRPCRequestHead: Equatable {
       } else if !Self.isReserved(name) {
         // A key sent more than once: its values joined with commas, as HTTP combines
         // repeated fields.
+        if name == "x-request-id" { requestID = requestID.map { $0 + "," + header.value } ?? header.value }
         if let earlier = metadata[name] {
           metadata[name] = earlier + "," + header.value
         } else {

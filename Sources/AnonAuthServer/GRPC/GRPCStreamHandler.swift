@@ -42,7 +42,7 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
     let core = session.calls.core
     let head = GRPCRequestHead(headers: headers)
     let call = GRPCStreamCall(
-      id: stream, head: head, requestID: ConnectionCalls.requestID(head.metadata["x-request-id"]),
+      id: stream, head: head, requestID: ConnectionCalls.requestID(head.requestID),
       openedAt: MonotonicClock.now(),
       messageLimit: largeMessages ? core.config.maxFrameSize : core.config.maxUnauthenticatedFrameSize)
     call.requestEnded = endStream
