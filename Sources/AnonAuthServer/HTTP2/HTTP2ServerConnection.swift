@@ -154,16 +154,22 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
       }
       return
     }
+    // The session hands its output over frame by frame: gathered into one array and
+    // queued once (an answer's HEADERS, DATA and trailers are one allocation, not three).
+    var output: [UInt8] = []
     while true {
       var data: UnsafePointer<UInt8>?
       let count = nghttp2_session_mem_send(session, &data)
       if count < 0 {
+        if !output.isEmpty { stream.send(bytes: output) }
         closeGracefully()
         return
       }
       guard count > 0, let data else { break }
-      stream.send(bytes: Array(UnsafeBufferPointer(start: data, count: count)))
+      if output.isEmpty { output.reserveCapacity(max(count, Self.typicalOutputBytes)) }
+      output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
     }
+    if !output.isEmpty { stream.send(bytes: output) }
     if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
       closeGracefully()
       return
@@ -217,6 +223,9 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
       HTTP2Header(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
     return 0
   }
+
+  /// Room first taken for a flush's output: a small answer's frames, all of them.
+  static let typicalOutputBytes = 512
 
   /// Header fields a gRPC or JSON request usually has (pseudo-headers included).
   static let typicalHeaderCount = 16
