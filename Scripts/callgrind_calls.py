@@ -3,6 +3,7 @@
 with the machine's noise, for comparing two builds of a hot path.
 
     python3 Scripts/callgrind_calls.py [KIND] [--seconds S] [--top N] [--json] [--protocol http|grpc]
+                                       [--daemon PATH]
 
 Runs the release `anonauthd --dev` under `valgrind --tool=callgrind` (all threads; a
 copy without DWARF, which valgrind 3.19 cannot read from this toolchain), warms up
@@ -15,7 +16,9 @@ everything else, also as a fraction of the signature; the instructions by librar
 (self cost); and the N functions outside libcrypto with the most. `--protocol http`
 passes itself to the bench (`signup` only): the sign-up over HTTPS/JSON instead of the
 native transport, so the two can be compared instruction by instruction; `--protocol
-grpc` likewise over gRPC (HTTP/2), for `signup` and `health`.
+grpc` likewise over gRPC (HTTP/2), for `signup` and `health`. `--daemon PATH` runs another
+`anonauthd` than the release build's (a copy of an earlier build: before and after a
+change, with the same bench client).
 
 Instructions are not time: the kernel's work (syscalls, page copies, context switches)
 is not counted at all, and valgrind's CPU has no AVX-512, so OpenSSL takes its AVX2
@@ -133,6 +136,7 @@ def main():
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--protocol", choices=("native", "http", "grpc"), default="native")
+    parser.add_argument("--daemon", type=pathlib.Path, default=BIN / "anonauthd")
     args = parser.parse_args()
     if not shutil.which("valgrind"):
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
@@ -141,7 +145,7 @@ def main():
     data = work / "data"
     out = work / "callgrind.out"
     try:
-        subprocess.run(["objcopy", "--strip-debug", str(BIN / "anonauthd"), str(binary)], check=True)
+        subprocess.run(["objcopy", "--strip-debug", str(args.daemon), str(binary)], check=True)
         report = measure(args, binary, data, out, work)
         dumps = [p for p in work.glob("callgrind.out.*") if p.stat().st_size > 0]
         if not dumps:

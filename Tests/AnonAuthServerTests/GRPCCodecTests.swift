@@ -190,6 +190,9 @@ import Testing
       HTTP2Header("x-end-user-ip", "a"), HTTP2Header("x-end-user-ip", "b"),
     ])
     #expect(head.metadata == ["x-end-user-ip": "a,b"])
+    let ids = GRPCRequestHead(headers: [HTTP2Header("x-request-id", "r1"), HTTP2Header("x-request-id", "r2")])
+    #expect(ids.requestID == ids.metadata["x-request-id"])
+    #expect(GRPCRequestHead(headers: []).requestID == nil)
   }
 
   @Test func aTimeoutThatDoesNotParseIsKeptToBeRefused() {

@@ -138,6 +138,16 @@ import Testing
     }
   }
 
+  /// The session's output of one turn (here the preface: SETTINGS and the connection's
+  /// WINDOW_UPDATE) is queued as one array, not one per frame.
+  @Test func oneTurnsFramesAreQueuedInOneSend() async throws {
+    try await Harness.with { h in
+      let (sends, bytes) = await h.onLoop { h in (h.stream?.sends ?? 0, h.stream?.sent.count ?? 0) }
+      #expect(sends == 1)
+      #expect(bytes > 9 + 9)  // more than one frame header
+    }
+  }
+
   @Test func aJSONRequestIsServedAndConnectionHeadersAreDropped() async throws {
     try await Harness.with { h in
       let id = await h.onLoop { h in

@@ -16,6 +16,8 @@ final class FakeByteStream: ByteStream {
   var readingHeld = false
   var readPaused = false
   var sent: [UInt8] = []
+  /// How many times `send` was called (each is one queued array on a real connection).
+  private(set) var sends = 0
   private(set) var closed = false
   weak var delegate: (any ByteStreamDelegate)?
 
@@ -23,6 +25,7 @@ final class FakeByteStream: ByteStream {
 
   func send(bytes: [UInt8]) {
     guard isOpen else { return }
+    sends += 1
     sent.append(contentsOf: bytes)
   }
 

@@ -12,13 +12,37 @@ struct GRPCRequestHead: Equatable {
   /// `grpc-encoding`, when the client sent one.
   var encoding: String?
   var metadata: [String: String]
+  /// `x-request-id` as sent (also in `metadata`): read here so the call does not look
+  /// it up again by hashing.
+  var requestID: String?
 
   /// Headers that are HTTP/2's or gRPC's own and never metadata: pseudo-headers
-  /// (":path"...) and every `grpc-` name are dropped by prefix; these by name.
-  static let reservedNames: Set<String> = [
-    "content-type", "te", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade",
-    "host", "content-length",
-  ]
+  /// (":path"...) and every `grpc-` name are dropped by prefix; these by name. Matched by
+  /// length first, then compared: every request's every header is looked up here, and
+  /// most names (the metadata) match none, which their length alone says.
+  static func isReserved(_ name: String) -> Bool {
+    switch name.utf8.count {
+    case 2: name == "te"
+    case 4: name == "host"
+    case 7: name == "upgrade"
+    case 10: name == "connection" || name == "keep-alive"
+    case 12: name == "content-type"
+    case 14: name == "content-length"
+    case 16: name == "proxy-connection"
+    case 17: name == "transfer-encoding"
+    default: false
+    }
+  }
+
+  /// Whether `name` starts with `grpc-`: the first byte first, which rules out most
+  /// names at once (`starts(with:)` on the views costs more than the whole check).
+  static func isGRPCName(_ name: String) -> Bool {
+    let utf8 = name.utf8
+    guard utf8.first == UInt8(ascii: "g"), utf8.count >= 5 else { return false }
+    var bytes = utf8.makeIterator()
+    for expected in "grpc-".utf8 where bytes.next() != expected { return false }
+    return true
+  }
 
   init(headers: [HTTP2Header]) {
     method = ""
@@ -27,30 +51,33 @@ struct GRPCRequestHead: Equatable {
     malformedTimeout = nil
     encoding = nil
     metadata = [:]
+    requestID = nil
     for header in headers {
-      switch header.name {
-      case ":method":
-        method = header.value
-      case ":path":
-        path = header.value
-      case "grpc-timeout":
-        if let nanos = GRPCTimeout.nanoseconds(header.value) {
-          timeoutNanos = nanos
-        } else {
-          malformedTimeout = header.value
+      let name = header.name
+      if name.utf8.first == UInt8(ascii: ":") {
+        if name == ":method" {
+          method = header.value
+        } else if name == ":path" {
+          path = header.value
         }
-      case "grpc-encoding":
-        encoding = header.value
-      default:
-        guard !header.name.hasPrefix(":"), !header.name.hasPrefix("grpc-"),
-          !Self.reservedNames.contains(header.name)
-        else { continue }
+      } else if Self.isGRPCName(name) {
+        if name == "grpc-timeout" {
+          if let nanos = GRPCTimeout.nanoseconds(header.value) {
+            timeoutNanos = nanos
+          } else {
+            malformedTimeout = header.value
+          }
+        } else if name == "grpc-encoding" {
+          encoding = header.value
+        }
+      } else if !Self.isReserved(name) {
         // A key sent more than once: its values joined with commas, as HTTP combines
         // repeated fields.
-        if let earlier = metadata[header.name] {
-          metadata[header.name] = earlier + "," + header.value
+        if name == "x-request-id" { requestID = requestID.map { $0 + "," + header.value } ?? header.value }
+        if let earlier = metadata[name] {
+          metadata[name] = earlier + "," + header.value
         } else {
-          metadata[header.name] = header.value
+          metadata[name] = header.value
         }
       }
     }

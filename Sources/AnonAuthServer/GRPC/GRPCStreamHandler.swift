@@ -30,6 +30,9 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
   /// the peer to read.
   static let sendHighWater = 64 * 1024
 
+  /// The trailers of every successful call, made once.
+  private static let okTrailers = GRPCStatus.ok.fields
+
   init() {}
 
   // MARK: HTTP2StreamHandler
@@ -39,7 +42,7 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
     let core = session.calls.core
     let head = GRPCRequestHead(headers: headers)
     let call = GRPCStreamCall(
-      id: stream, head: head, requestID: ConnectionCalls.requestID(head.metadata["x-request-id"]),
+      id: stream, head: head, requestID: ConnectionCalls.requestID(head.requestID),
       openedAt: MonotonicClock.now(),
       messageLimit: largeMessages ? core.config.maxFrameSize : core.config.maxUnauthenticatedFrameSize)
     call.requestEnded = endStream
@@ -172,7 +175,7 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
       call.phase = .done
       sink.sendHeaders(id, GRPCStatus.responseHeaders(requestID: call.requestID), endStream: false)
       sink.sendData(id, GRPCMessageDeframer.frame(payload), endStream: false)
-      sink.sendTrailers(id, GRPCStatus.ok.fields)
+      sink.sendTrailers(id, Self.okTrailers)
     case .failure(let error):
       finish(call, GRPCStatus(error))
     }

@@ -34,6 +34,9 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   private var flushRetryTimer: UInt64?
   /// Inside `stream(_:didReceive:)`: output is flushed when it returns.
   private var receiving = false
+  /// The request stream whose header block is arriving (between `beginHeaders` and its
+  /// HEADERS frame), so each header field finds it without a lookup in `streams`.
+  private var headerBlockState: HTTP2StreamState?
   private lazy var jsonHandler = HTTP2JSONStreamHandler(core: core)
   private var grpcHandler: (any HTTP2StreamHandler)?
 
@@ -62,7 +65,12 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
     defer { if let option { nghttp2_option_del(option) } }
     var made: OpaquePointer?
     let userData = Unmanaged.passUnretained(self).toOpaque()
-    guard nghttp2_session_server_new2(&made, callbacks, userData, option) == 0, let made else { return }
+    // Its own allocator: the outbound frame buffer on pages that stay untouched while
+    // the connection only sends small frames (`HTTP2SessionMemory`).
+    var memory = HTTP2SessionMemory.allocator
+    guard nghttp2_session_server_new3(&made, callbacks, userData, option, &memory) == 0, let made else {
+      return
+    }
     session = made
     var settings = HTTP2SessionLimits.settings(
       maxConcurrentStreams: core.config.maxConcurrentCallsPerConnection)
@@ -146,16 +154,22 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
       }
       return
     }
+    // The session hands its output over frame by frame: gathered into one array and
+    // queued once (an answer's HEADERS, DATA and trailers are one allocation, not three).
+    var output: [UInt8] = []
     while true {
       var data: UnsafePointer<UInt8>?
       let count = nghttp2_session_mem_send(session, &data)
       if count < 0 {
+        if !output.isEmpty { stream.send(bytes: output) }
         closeGracefully()
         return
       }
       guard count > 0, let data else { break }
-      stream.send(bytes: Array(UnsafeBufferPointer(start: data, count: count)))
+      if output.isEmpty { output.reserveCapacity(max(count, Self.typicalOutputBytes)) }
+      output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
     }
+    if !output.isEmpty { stream.send(bytes: output) }
     if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
       closeGracefully()
       return
@@ -181,15 +195,17 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
     guard frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
     headerBlockSince = MonotonicClock.now()
     guard frame.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
-    streams[frame.hd.stream_id] = HTTP2StreamState(id: frame.hd.stream_id)
+    let state = HTTP2StreamState(id: frame.hd.stream_id)
+    streams[frame.hd.stream_id] = state
+    headerBlockState = state
     return 0
   }
 
   func header(_ frame: nghttp2_frame, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>)
     -> Int32
   {
-    guard frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), let state = streams[frame.hd.stream_id],
-      frame.headers.cat == NGHTTP2_HCAT_REQUEST
+    guard frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), frame.headers.cat == NGHTTP2_HCAT_REQUEST,
+      let state = headerBlockState, state.id == frame.hd.stream_id
     else { return 0 }  // request trailers are dropped
     guard !state.headersTooLarge else { return 0 }
     state.headerListBytes += name.count + value.count + 32
@@ -200,10 +216,19 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
       state.headers = []
       return 0
     }
+    // Room for a typical request's fields at once, not grown 1, 2, 4, 8, 16 (an
+    // allocation and a copy each); the block is handed on when complete.
+    if state.headers.isEmpty { state.headers.reserveCapacity(Self.typicalHeaderCount) }
     state.headers.append(
       HTTP2Header(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
     return 0
   }
+
+  /// Room first taken for a flush's output: a small answer's frames, all of them.
+  static let typicalOutputBytes = 512
+
+  /// Header fields a gRPC or JSON request usually has (pseudo-headers included).
+  static let typicalHeaderCount = 16
 
   func frameReceived(_ frame: nghttp2_frame) -> Int32 {
     let id = frame.hd.stream_id
@@ -213,7 +238,9 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
       prefaceReceived = true
     case NGHTTP2_HEADERS.rawValue:
       headerBlockSince = nil
-      guard let state = streams[id] else { return 0 }
+      let block = headerBlockState
+      headerBlockState = nil
+      guard let state = block?.id == id ? block : streams[id] else { return 0 }
       if frame.headers.cat == NGHTTP2_HCAT_REQUEST {
         open(state, endStream: endStream)
       } else if endStream {
@@ -253,6 +280,8 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
 
   /// `application/grpc`, or `application/grpc+<codec>`, with any parameters.
   static func isGRPC(contentType: String) -> Bool {
+    // What gRPC clients send, matched without making the lowercased copy below.
+    if contentType == "application/grpc" { return true }
     let type = (contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
       .lowercased().filter { $0 != " " && $0 != "\t" }
     return type == "application/grpc" || type.hasPrefix("application/grpc+")
@@ -296,6 +325,7 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
 
   func streamClosed(_ id: Int32, errorCode: UInt32) -> Int32 {
     guard let state = streams.removeValue(forKey: id) else { return 0 }
+    if headerBlockState === state { headerBlockState = nil }
     releaseBody(state)
     state.handler?.streamClosed(id, errorCode: errorCode, session: self)
     // A draining connection may close now: `flush`, which follows every call into the
@@ -355,7 +385,13 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
 
   func sendData(_ id: Int32, _ bytes: [UInt8], endStream: Bool) {
     guard let state = streams[id], state.responseStarted, !state.outputEnded else { return }
-    state.output.append(contentsOf: bytes)
+    // Nothing queued (a unary answer's one message): the array is kept as it is, not copied.
+    if state.output.isEmpty {
+      state.output = bytes
+      state.outputOffset = 0
+    } else {
+      state.output.append(contentsOf: bytes)
+    }
     if endStream { state.outputEnded = true }
     resume(state)
   }
@@ -441,28 +477,5 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
       flush()
       closeGracefully()
     }
-  }
-}
-
-/// Runs `body` with `headers` as libnghttp2's name/value array; nghttp2 copies them.
-func withHeaderList<R>(_ headers: [HTTP2Header], _ body: (UnsafeMutablePointer<nghttp2_nv>?, Int) -> R) -> R {
-  var storage: [UInt8] = []
-  var spans: [(name: Range<Int>, value: Range<Int>)] = []
-  for header in headers {
-    let nameStart = storage.count
-    storage.append(contentsOf: header.name.utf8)
-    let valueStart = storage.count
-    storage.append(contentsOf: header.value.utf8)
-    spans.append((nameStart..<valueStart, valueStart..<storage.count))
-  }
-  storage.append(0)  // a valid address even when every name and value is empty
-  return storage.withUnsafeMutableBufferPointer { bytes in
-    guard let base = bytes.baseAddress else { return body(nil, 0) }
-    var list = spans.map { span in
-      nghttp2_nv(
-        name: base + span.name.lowerBound, value: base + span.value.lowerBound, namelen: span.name.count,
-        valuelen: span.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-    }
-    return list.withUnsafeMutableBufferPointer { body($0.baseAddress, $0.count) }
   }
 }
