@@ -46,6 +46,7 @@ struct GRPCMessageDeframer {
     while index < bytes.count {
       if inMessage {
         let take = min(remaining, bytes.count - index)
+        growBody(toHold: body.count + take)
         body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<index + take]))
         index += take
         remaining -= take
@@ -68,11 +69,23 @@ struct GRPCMessageDeframer {
       } else {
         inMessage = true
         flags = messageFlags
-        body.reserveCapacity(length)
         remaining = length
       }
     }
     return messages
+  }
+
+  /// Bytes of memory the unfinished message holds (its buffer's capacity): what a
+  /// receive budget must see, which can be more than the bytes received.
+  var heldCapacity: Int { body.capacity }
+
+  /// Makes room for `count` bytes of the message as they arrive: doubling (the copies
+  /// cost at most the message's size once more), never past the announced length. The
+  /// announced length is not reserved up front: a prefix alone, a few bytes sent, must
+  /// not make the server hold up to `limit` for each stream.
+  private mutating func growBody(toHold count: Int) {
+    guard count > body.capacity else { return }
+    body.reserveCapacity(min(body.count + remaining, max(count, body.capacity * 2, 256)))
   }
 
   /// `payload` with its 5-byte prefix (flag 0: not compressed), as a response message
