@@ -276,6 +276,23 @@ import Testing
     }
   }
 
+  @Test func aTrickledBodyDoesNotRestartThePartialTimeout() async throws {
+    try await Harness.with({ $0.partialFrameTimeoutMs = 1000 }) { h in
+      let id = await h.onLoop { h in h.client.request(path: "/echo", body: [1], endBody: false) }
+      await h.pump()
+      let started = await h.onLoop { _ in MonotonicClock.now() }
+      // One more byte well after the first (sleeping only makes the gap longer).
+      try await Task.sleep(for: .milliseconds(1200))
+      await h.onLoop { $0.client.sendMore(id, [2]) }
+      await h.pump()
+      #expect(await h.onLoop { $0.core.receiveBudget.totalBytes } == 2)
+      // Measured from the body's start, the timeout has passed, whatever came since.
+      await h.onLoop { $0.connection?.checkTimeouts(now: started + 1_100_000_000) }
+      #expect(await h.eventually { $0.client.responses[id]?.closedWith == NGHTTP2_CANCEL.rawValue })
+      #expect(await h.onLoop { $0.core.receiveBudget.totalBytes } == 0)
+    }
+  }
+
   @Test func aHeaderListOverTheLimitIsAnswered431() async throws {
     try await Harness.with { h in
       let big = String(repeating: "b", count: 17 * 1024)

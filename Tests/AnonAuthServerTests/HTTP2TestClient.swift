@@ -166,6 +166,12 @@ final class HTTP2TestClient {
   /// Streams whose body stays open after the bytes given.
   var openBodies: Set<Int32> = []
 
+  /// More bytes of a body left open (`endBody: false`).
+  func sendMore(_ id: Int32, _ bytes: [UInt8]) {
+    bodies[id, default: []] += bytes
+    _ = nghttp2_session_resume_data(session, id)
+  }
+
   func reset(_ id: Int32, errorCode: UInt32 = NGHTTP2_CANCEL.rawValue) {
     _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, errorCode)
   }

@@ -263,10 +263,9 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
     defer { _ = nghttp2_session_consume(session, id, bytes.count) }
     guard let state = streams[id], let handler = state.handler, state.bodySince != nil else { return 0 }
     // Answered already (413...): the rest of the body is dropped as it comes, not held.
-    guard !state.outputEnded else {
-      state.bodySince = MonotonicClock.now()
-      return 0
-    }
+    // `bodySince` stays where the body started: bytes trickled in do not restart the
+    // partial-frame timeout (slowloris), as on the other transports.
+    guard !state.outputEnded else { return 0 }
     state.bodyHeld += bytes.count
     guard held.resize(to: held.charged + bytes.count) else {
       state.bodyHeld -= bytes.count
@@ -274,7 +273,6 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
       resetStream(id, errorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
       return 0
     }
-    state.bodySince = MonotonicClock.now()
     handler.stream(id, received: bytes, endStream: false, session: self)
     return 0
   }
