@@ -218,6 +218,21 @@ import Testing
     }
   }
 
+  @Test func aStreamOpenedAfterTheShutdownNoticeIsServed() async throws {
+    try await Harness.with { h in
+      await h.pump()
+      // The notice goes out, and the client, not having read it, opens a stream: it is
+      // before the final GOAWAY, so it is served, not refused as shutting down.
+      let id = await h.onLoop { h in
+        h.connection?.drain()
+        return h.client.request(
+          path: "/echo", headers: [("content-type", "application/json")], body: [0x7b, 0x7d])
+      }
+      #expect(await h.eventually { $0.client.responses[id]?.closedWith != nil })
+      #expect(await h.onLoop { $0.client.responses[id]?.headers[":status"] } == "200")
+    }
+  }
+
   @Test func rapidResetEndsTheConnection() async throws {
     try await Harness.with { h in
       await h.pump()

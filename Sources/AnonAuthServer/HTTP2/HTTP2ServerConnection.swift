@@ -389,7 +389,6 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   func drain() {
     guard !goingAway, let session else { return }
     goingAway = true
-    calls.drain()
     _ = nghttp2_submit_shutdown_notice(session)
     flush()
     _ = stream.loop.schedule(afterNanos: 1_000_000_000) { [weak self] in self?.sendFinalGoAway() }
@@ -398,6 +397,8 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   private func sendFinalGoAway() {
     guard let session, !finalGoAwaySent, !closing else { return }
     finalGoAwaySent = true
+    // Only now are new calls refused: streams that raced the notice are served.
+    calls.drain()
     _ = nghttp2_submit_goaway(
       session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
       NGHTTP2_NO_ERROR.rawValue, nil, 0)
