@@ -312,6 +312,19 @@ import Testing
     #expect(Self.reason(in: status.block) == "DEADLINE_EXCEEDED")
   }
 
+  @Test func aHugeGrpcTimeoutOnALocalMethodIsNotAlreadyPast() async throws {
+    let h = try Harness()
+    defer { h.stop() }
+    // 99999999 hours is more nanoseconds than UInt64 holds: clamped, not wrapped.
+    h.open(1, path: Self.echo, extra: [HTTP2Header("grpc-timeout", "99999999H")])
+    h.send(1, GRPCMessageDeframer.frame([1]))
+    #expect(await h.eventually { $0.contains { if case .data = $0 { true } else { false } } })
+    #expect(!Self.hasStatus(h.events))
+    h.send(1, [], endStream: true)
+    #expect(await h.eventually(Self.hasStatus))
+    #expect(h.events.last == .trailers(1, [HTTP2Header("grpc-status", "0")]))
+  }
+
   @Test func aStreamResetByThePeerCancelsItsCall() async throws {
     let h = try Harness()
     defer { h.stop() }

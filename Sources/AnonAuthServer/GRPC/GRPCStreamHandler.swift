@@ -206,7 +206,8 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
     let config = session.calls.core.config
     let timeoutNanos: UInt64?
     if let asked = call.head.timeoutNanos {
-      timeoutNanos = max(asked, config.minCallTimeoutMs * 1_000_000)
+      // Clamped to the unary ceiling (UInt32.max ms): `99999999H` is UInt64.max ns.
+      timeoutNanos = min(max(asked, config.minCallTimeoutMs * 1_000_000), UInt64(UInt32.max) * 1_000_000)
     } else {
       timeoutNanos = method.hasDefaultDeadline ? config.defaultCallTimeoutMs * 1_000_000 : nil
     }
