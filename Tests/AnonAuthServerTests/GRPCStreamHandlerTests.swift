@@ -171,7 +171,9 @@ import Testing
     let padded = value + String(repeating: "=", count: (4 - value.count % 4) % 4)
     guard let bytes = Data(base64Encoded: padded) else { return nil }
     let text = String(decoding: bytes, as: UTF8.self)
-    return ["UNKNOWN_METHOD", "DEADLINE_EXCEEDED", "TOO_MANY_CALLS"].first { text.contains($0) }
+    return ["UNKNOWN_METHOD", "DEADLINE_EXCEEDED", "TOO_MANY_CALLS", "MALFORMED_REQUEST"].first {
+      text.contains($0)
+    }
   }
 
   static let emptyRequest = GRPCMessageDeframer.frame([])
@@ -323,6 +325,24 @@ import Testing
     h.send(1, [], endStream: true)
     #expect(await h.eventually(Self.hasStatus))
     #expect(h.events.last == .trailers(1, [HTTP2Header("grpc-status", "0")]))
+  }
+
+  @Test func metadataOverTheCallLimitsIsMalformedRequest() async throws {
+    let h = try Harness()
+    defer { h.stop() }
+    // 65 entries: 64 and the harness's x-request-id.
+    let many = (0..<CallLimits.maxMetadataEntries).map { HTTP2Header("x-m\($0)", "v") }
+    h.open(1, path: Self.echo, extra: many)
+    h.open(3, path: Self.echo, extra: [HTTP2Header("x-big", String(repeating: "b", count: 8 * 1024))])
+    // Within the limits: served.
+    h.open(5, path: Self.echo, extra: [HTTP2Header("x-small", String(repeating: "b", count: 4 * 1024))])
+    let blocks = h.events.compactMap(Self.status)
+    #expect(blocks.count == 2)
+    for block in blocks {
+      #expect(block.code == "3")
+      #expect(Self.reason(in: block.block) == "MALFORMED_REQUEST")
+    }
+    #expect(h.events.allSatisfy { if case .headers(5, _, _) = $0 { false } else { true } })
   }
 
   @Test func aStreamResetByThePeerCancelsItsCall() async throws {

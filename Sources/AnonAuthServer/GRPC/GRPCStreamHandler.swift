@@ -65,6 +65,18 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
         extra: [HTTP2Header("grpc-accept-encoding", "identity")])
       return
     }
+    if head.metadataOverLimits {
+      // The native transport refuses such a call's frame (MALFORMED_FRAME); here the
+      // call alone is refused, with the payload's reason for a request it will not read.
+      finish(
+        call,
+        GRPCStatus(
+          RPCError(
+            .malformedRequest,
+            "metadata of \(head.metadataEntries) entries and \(head.metadataBytes) bytes is over the limits of "
+              + "\(CallLimits.maxMetadataEntries) entries and \(CallLimits.maxMetadataBytes) bytes")))
+      return
+    }
     if let method = core.grpcMethods.method(at: head.path) {
       startLocal(call, method: method, session: session)
     } else if !core.router.knows(head.path) {
