@@ -39,15 +39,20 @@ import Testing
     private var fake: FakeByteStream?
     private var server: HTTP2ServerConnection?
 
-    init(_ adjust: (inout RPCServerConfig) -> Void = { _ in }, clientWindow: UInt32? = nil) throws {
+    init(
+      _ adjust: (inout RPCServerConfig) -> Void = { _ in }, clientWindow: UInt32? = nil,
+      grpcHandler: (any HTTP2StreamHandler & Sendable)? = nil
+    ) throws {
       client = HTTP2TestClient(initialWindow: clientWindow)
       loop = try EventLoop(name: "h2-test")
       var config = RPCServerConfig(listen: try SocketAddress(parsing: "127.0.0.1:0"))
       adjust(&config)
+      var makeGRPCHandler: (@Sendable () -> any HTTP2StreamHandler)?
+      if let grpcHandler { makeGRPCHandler = { grpcHandler } }
       core = ServerCore(
         config: config, router: Router(), logger: Logger(minimum: .error, sink: { _ in }),
         metrics: ServerMetrics(),
-        httpApplication: app)
+        httpApplication: app, makeGRPCHandler: makeGRPCHandler)
       loop.start()
     }
 
@@ -306,6 +311,43 @@ import Testing
       #expect(await h.eventually { $0.client.responses[id]?.closedWith == NGHTTP2_CANCEL.rawValue })
       #expect(await h.onLoop { $0.core.receiveBudget.totalBytes } == 0)
     }
+  }
+
+  /// Records the body bytes handed to it.
+  final class Recorder: HTTP2StreamHandler, @unchecked Sendable {
+    // @unchecked Sendable is safe: the session calls it on the loop's thread only, and
+    // the test reads it there (`onLoop`).
+    var received: [UInt8] = []
+    func streamOpened(_ stream: Int32, headers: [HTTP2Header], endStream: Bool, session: any HTTP2StreamSink)
+    {}
+    func stream(
+      _ stream: Int32, received bytes: UnsafeRawBufferPointer, endStream: Bool, session: any HTTP2StreamSink
+    ) { received += bytes }
+    func streamClosed(_ stream: Int32, errorCode: UInt32, session: any HTTP2StreamSink) {}
+  }
+
+  @Test func noBodyChunkReachesTheHandlerAfterOneIsRefusedByTheBudget() async throws {
+    let recorder = Recorder()
+    let harness = try Harness({ $0.maxBufferedBytes = 10 }, grpcHandler: recorder)
+    await harness.open()
+    await harness.pump()
+    // 8 bytes (fit), then 5 (over the budget: refused, the stream reset), then 1 (would
+    // fit again, but must not reach the handler out of place). The chunks are handed to
+    // the session's data callback as libnghttp2 would, whatever it does with frames
+    // for a stream whose reset is queued.
+    await harness.onLoop { h in
+      let id = h.client.request(
+        path: "/x", headers: [("content-type", "application/grpc")], body: Array(repeating: 1, count: 8),
+        endBody: false)
+      let bytes = h.client.output()
+      guard let fake = h.stream, let connection = h.connection else { return }
+      bytes.withUnsafeBytes { connection.stream(fake, didReceive: $0) }
+      for chunk in [[UInt8](repeating: 2, count: 5), [3]] {
+        _ = chunk.withUnsafeBytes { connection.dataReceived(id, $0) }
+      }
+    }
+    #expect(await harness.onLoop { _ in recorder.received } == Array(repeating: 1, count: 8))
+    await harness.stop()
   }
 
   @Test func aHeaderListOverTheLimitIsAnswered431() async throws {

@@ -265,10 +265,11 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
     // Answered already (413...): the rest of the body is dropped as it comes, not held.
     // `bodySince` stays where the body started: bytes trickled in do not restart the
     // partial-frame timeout (slowloris), as on the other transports.
-    guard !state.outputEnded else { return 0 }
+    guard !state.outputEnded, !state.bodyRefused else { return 0 }
     state.bodyHeld += bytes.count
     guard held.resize(to: held.charged + bytes.count) else {
       state.bodyHeld -= bytes.count
+      state.bodyRefused = true
       core.metrics.connectionsOverBufferBudget.add(1, ordering: .relaxed)
       resetStream(id, errorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
       return 0
