@@ -350,6 +350,25 @@ import Testing
     await harness.stop()
   }
 
+  @Test func flushStopsAtTheHighWatermarkBetweenFrames() async throws {
+    try await Harness.with { h in
+      await h.pump()
+      await h.onLoop { $0.stream?.highWater = 1000 }
+      let body = Array(repeating: UInt8(ascii: "a"), count: 30000)
+      let id = await h.onLoop { h in h.client.request(path: "/echo", body: body) }
+      // The answer's HEADERS and first DATA frame (16 KiB) pass the watermark: the
+      // second frame waits in the session, not in the socket's queue.
+      #expect(await h.eventually { $0.client.responses[id]?.headers[":status"] == "200" })
+      #expect(await h.onLoop { $0.client.responses[id]?.body.count ?? 0 } < body.count)
+      await h.onLoop { h in
+        h.stream?.highWater = nil
+        h.stream?.readPaused = false
+      }
+      #expect(await h.eventually { $0.client.responses[id]?.closedWith == 0 })
+      #expect(await h.onLoop { $0.client.responses[id]?.body } == body)
+    }
+  }
+
   @Test func aHeaderListOverTheLimitIsAnswered431() async throws {
     try await Harness.with { h in
       let big = String(repeating: "b", count: 17 * 1024)

@@ -21,9 +21,14 @@ final class FakeByteStream: ByteStream {
 
   init(loop: EventLoop) { self.loop = loop }
 
+  /// When set, sending makes `readPaused` true once this many bytes wait in `sent` (a
+  /// socket's high watermark).
+  var highWater: Int?
+
   func send(bytes: [UInt8]) {
     guard isOpen else { return }
     sent.append(contentsOf: bytes)
+    if let highWater, sent.count >= highWater { readPaused = true }
   }
 
   func closeGracefully() { close(error: nil) }

@@ -137,16 +137,9 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   /// limit) are what a slow reader can make the server hold.
   private func flush() {
     guard let session, stream.isOpen else { return }
-    if stream.readPaused {
-      if flushRetryTimer == nil {
-        flushRetryTimer = stream.loop.schedule(afterNanos: 10_000_000) { [weak self] in
-          self?.flushRetryTimer = nil
-          self?.flush()
-        }
-      }
-      return
-    }
-    while true {
+    // The watermark is checked before each piece, not once: one flush may otherwise move
+    // everything the session has (every stream's window) into the socket's queue.
+    while !stream.readPaused {
       var data: UnsafePointer<UInt8>?
       let count = nghttp2_session_mem_send(session, &data)
       if count < 0 {
@@ -155,6 +148,15 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
       }
       guard count > 0, let data else { break }
       stream.send(bytes: Array(UnsafeBufferPointer(start: data, count: count)))
+    }
+    if stream.readPaused {
+      if flushRetryTimer == nil {
+        flushRetryTimer = stream.loop.schedule(afterNanos: 10_000_000) { [weak self] in
+          self?.flushRetryTimer = nil
+          self?.flush()
+        }
+      }
+      return
     }
     if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
       closeGracefully()
