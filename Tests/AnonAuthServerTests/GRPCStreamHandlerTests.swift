@@ -39,7 +39,9 @@ import Testing
       events.append(.trailers(stream, trailers))
     }
     func resetStream(_ stream: Int32, errorCode: UInt32) { events.append(.reset(stream, errorCode)) }
-    func pendingBytes(_ stream: Int32) -> Int { 0 }
+    /// What `pendingBytes` reports: a peer that reads nothing keeps it high.
+    var stuckBytes = 0
+    func pendingBytes(_ stream: Int32) -> Int { stuckBytes }
   }
 
   /// Answers each request message with the same bytes; ends OK, or with the status a
@@ -137,6 +139,7 @@ import Testing
     }
 
     var events: [FakeSink.Event] { onLoop { $0.sink?.events ?? [] } }
+    var sinkForTests: FakeSink? { sink }
     var taken: Int { onLoop { $0.sink?.calls.taken ?? -1 } }
 
     /// Waits until `condition` holds or a generous bound passes (a busy machine). Sleeps
@@ -343,6 +346,17 @@ import Testing
       #expect(Self.reason(in: block.block) == "MALFORMED_REQUEST")
     }
     #expect(h.events.allSatisfy { if case .headers(5, _, _) = $0 { false } else { true } })
+  }
+
+  @Test func aLocalMethodsStreamWhoseOutputNeverDrainsIsResetAtTheIdleTimeout() async throws {
+    let h = try Harness { $0.idleTimeoutMs = 200 }
+    defer { h.stop() }
+    h.onLoop { $0.sinkForTests?.stuckBytes = 1 << 20 }
+    h.open(1, path: Self.echo)
+    h.send(1, GRPCMessageDeframer.frame([1]))
+    // The answer is queued behind a window that never opens: the stream is reset
+    // (CANCEL), not polled for ever.
+    #expect(await h.eventually { $0.contains(.reset(1, 8)) })
   }
 
   @Test func aStreamResetByThePeerCancelsItsCall() async throws {

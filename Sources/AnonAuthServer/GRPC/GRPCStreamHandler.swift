@@ -212,10 +212,11 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
     if call.requestEnded { incoming.finish() }
     let id = call.id
     let bound = LoopBound(self, loop: session.calls.loop)
-    let responses = GRPCResponseWriter { message in
-      await Self.send(GRPCMessageDeframer.frame(message), on: id, through: bound)
-    }
     let config = session.calls.core.config
+    let stallNanos = config.idleTimeoutMs * 1_000_000
+    let responses = GRPCResponseWriter { message in
+      await Self.send(GRPCMessageDeframer.frame(message), on: id, through: bound, stallNanos: stallNanos)
+    }
     let timeoutNanos: UInt64?
     if let asked = call.head.timeoutNanos {
       // Clamped to the unary ceiling (UInt32.max ms): `99999999H` is UInt64.max ns.
@@ -261,18 +262,38 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
   /// `GRPCResponseWriter.send`, off the loop: queues the message, then waits while the
   /// peer's window keeps more than `sendHighWater` bytes queued (checked every 10 ms:
   /// the sink has no "drained" event). False once the stream is gone or the task is
-  /// cancelled.
-  private static func send(_ framed: [UInt8], on id: Int32, through bound: LoopBound<GRPCStreamHandler>) async
-    -> Bool
-  {
+  /// cancelled, and once nothing queued has drained for `stallNanos` (the idle timeout):
+  /// the stream is then reset, so a peer that never opens its window cannot keep a
+  /// `Watch` or reflection stream, and its queued output, for ever.
+  private static func send(
+    _ framed: [UInt8], on id: Int32, through bound: LoopBound<GRPCStreamHandler>, stallNanos: UInt64
+  ) async -> Bool {
     guard !Task.isCancelled else { return false }
     var pending = await onLoop(bound) { $0.queue(framed, on: id) }
+    var lowest = pending ?? 0
+    var drainedAt = MonotonicClock.now()
     while let bytes = pending, bytes > sendHighWater {
+      let now = MonotonicClock.now()
+      if bytes < lowest {
+        lowest = bytes
+        drainedAt = now
+      } else if now &- drainedAt > stallNanos {
+        _ = await onLoop(bound) { $0.resetStalled(id) }
+        return false
+      }
       try? await Task.sleep(nanoseconds: 10_000_000)
       guard !Task.isCancelled else { return false }
       pending = await onLoop(bound) { $0.pending(on: id) }
     }
     return pending != nil
+  }
+
+  /// A local method's stream whose peer stopped reading: reset (CANCEL, 8), which drops
+  /// its queued output; the call is cancelled when the stream closes.
+  private func resetStalled(_ id: Int32) -> Int? {
+    guard streams[id] != nil, let sink else { return nil }
+    sink.resetStream(id, errorCode: 8)
+    return nil
   }
 
   private static func onLoop(
