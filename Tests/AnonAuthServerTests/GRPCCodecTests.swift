@@ -94,6 +94,22 @@ import Testing
     #expect(!deframer.isMidMessage)
   }
 
+  @Test func anAnnouncedLengthIsNotReservedBeforeItsBytesArrive() throws {
+    let length = 64 * 1024
+    var deframer = GRPCMessageDeframer(limit: length)
+    // A prefix alone: nothing of the 64 KiB announced is held yet.
+    #expect(try Self.feed(&deframer, [0, 0, 1, 0, 0]).isEmpty)
+    #expect(deframer.heldCapacity < 1024)
+    // A few bytes: the buffer grows with them, not to the announced length.
+    #expect(try Self.feed(&deframer, Array(repeating: 3, count: 100)).isEmpty)
+    #expect(deframer.heldCapacity < 1024)
+    // The rest: the message is whole, and the buffer never went past its length.
+    var got: [GRPCMessage] = []
+    for _ in 0..<(length - 100) / 1000 { got += try Self.feed(&deframer, Array(repeating: 3, count: 1000)) }
+    got += try Self.feed(&deframer, Array(repeating: 3, count: (length - 100) % 1000))
+    #expect(got == [GRPCMessage(flags: 0, bytes: Array(repeating: 3, count: length))])
+  }
+
   @Test func aLengthOverTheLimitFailsAtItsPrefixBeforeAnyBodyByte() throws {
     var deframer = GRPCMessageDeframer(limit: 100)
     #expect(try Self.feed(&deframer, GRPCMessageDeframer.frame(Array(repeating: 1, count: 100))).count == 1)

@@ -39,7 +39,9 @@ import Testing
       events.append(.trailers(stream, trailers))
     }
     func resetStream(_ stream: Int32, errorCode: UInt32) { events.append(.reset(stream, errorCode)) }
-    func pendingBytes(_ stream: Int32) -> Int { 0 }
+    /// What `pendingBytes` reports: a peer that reads nothing keeps it high.
+    var stuckBytes = 0
+    func pendingBytes(_ stream: Int32) -> Int { stuckBytes }
   }
 
   /// Answers each request message with the same bytes; ends OK, or with the status a
@@ -137,6 +139,7 @@ import Testing
     }
 
     var events: [FakeSink.Event] { onLoop { $0.sink?.events ?? [] } }
+    var sinkForTests: FakeSink? { sink }
     var taken: Int { onLoop { $0.sink?.calls.taken ?? -1 } }
 
     /// Waits until `condition` holds or a generous bound passes (a busy machine). Sleeps
@@ -171,7 +174,9 @@ import Testing
     let padded = value + String(repeating: "=", count: (4 - value.count % 4) % 4)
     guard let bytes = Data(base64Encoded: padded) else { return nil }
     let text = String(decoding: bytes, as: UTF8.self)
-    return ["UNKNOWN_METHOD", "DEADLINE_EXCEEDED", "TOO_MANY_CALLS"].first { text.contains($0) }
+    return ["UNKNOWN_METHOD", "DEADLINE_EXCEEDED", "TOO_MANY_CALLS", "MALFORMED_REQUEST"].first {
+      text.contains($0)
+    }
   }
 
   static let emptyRequest = GRPCMessageDeframer.frame([])
@@ -310,6 +315,48 @@ import Testing
     let status = try #require(h.events.first.flatMap(Self.status))
     #expect(status.code == "4")
     #expect(Self.reason(in: status.block) == "DEADLINE_EXCEEDED")
+  }
+
+  @Test func aHugeGrpcTimeoutOnALocalMethodIsNotAlreadyPast() async throws {
+    let h = try Harness()
+    defer { h.stop() }
+    // 99999999 hours is more nanoseconds than UInt64 holds: clamped, not wrapped.
+    h.open(1, path: Self.echo, extra: [HTTP2Header("grpc-timeout", "99999999H")])
+    h.send(1, GRPCMessageDeframer.frame([1]))
+    #expect(await h.eventually { $0.contains { if case .data = $0 { true } else { false } } })
+    #expect(!Self.hasStatus(h.events))
+    h.send(1, [], endStream: true)
+    #expect(await h.eventually(Self.hasStatus))
+    #expect(h.events.last == .trailers(1, [HTTP2Header("grpc-status", "0")]))
+  }
+
+  @Test func metadataOverTheCallLimitsIsMalformedRequest() async throws {
+    let h = try Harness()
+    defer { h.stop() }
+    // 65 entries: 64 and the harness's x-request-id.
+    let many = (0..<CallLimits.maxMetadataEntries).map { HTTP2Header("x-m\($0)", "v") }
+    h.open(1, path: Self.echo, extra: many)
+    h.open(3, path: Self.echo, extra: [HTTP2Header("x-big", String(repeating: "b", count: 8 * 1024))])
+    // Within the limits: served.
+    h.open(5, path: Self.echo, extra: [HTTP2Header("x-small", String(repeating: "b", count: 4 * 1024))])
+    let blocks = h.events.compactMap(Self.status)
+    #expect(blocks.count == 2)
+    for block in blocks {
+      #expect(block.code == "3")
+      #expect(Self.reason(in: block.block) == "MALFORMED_REQUEST")
+    }
+    #expect(h.events.allSatisfy { if case .headers(5, _, _) = $0 { false } else { true } })
+  }
+
+  @Test func aLocalMethodsStreamWhoseOutputNeverDrainsIsResetAtTheIdleTimeout() async throws {
+    let h = try Harness { $0.idleTimeoutMs = 200 }
+    defer { h.stop() }
+    h.onLoop { $0.sinkForTests?.stuckBytes = 1 << 20 }
+    h.open(1, path: Self.echo)
+    h.send(1, GRPCMessageDeframer.frame([1]))
+    // The answer is queued behind a window that never opens: the stream is reset
+    // (CANCEL), not polled for ever.
+    #expect(await h.eventually { $0.contains(.reset(1, 8)) })
   }
 
   @Test func aStreamResetByThePeerCancelsItsCall() async throws {

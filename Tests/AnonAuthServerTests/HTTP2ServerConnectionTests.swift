@@ -39,15 +39,20 @@ import Testing
     private var fake: FakeByteStream?
     private var server: HTTP2ServerConnection?
 
-    init(_ adjust: (inout RPCServerConfig) -> Void = { _ in }, clientWindow: UInt32? = nil) throws {
+    init(
+      _ adjust: (inout RPCServerConfig) -> Void = { _ in }, clientWindow: UInt32? = nil,
+      grpcHandler: (any HTTP2StreamHandler & Sendable)? = nil
+    ) throws {
       client = HTTP2TestClient(initialWindow: clientWindow)
       loop = try EventLoop(name: "h2-test")
       var config = RPCServerConfig(listen: try SocketAddress(parsing: "127.0.0.1:0"))
       adjust(&config)
+      var makeGRPCHandler: (@Sendable () -> any HTTP2StreamHandler)?
+      if let grpcHandler { makeGRPCHandler = { grpcHandler } }
       core = ServerCore(
         config: config, router: Router(), logger: Logger(minimum: .error, sink: { _ in }),
         metrics: ServerMetrics(),
-        httpApplication: app)
+        httpApplication: app, makeGRPCHandler: makeGRPCHandler)
       loop.start()
     }
 
@@ -228,6 +233,21 @@ import Testing
     }
   }
 
+  @Test func aStreamOpenedAfterTheShutdownNoticeIsServed() async throws {
+    try await Harness.with { h in
+      await h.pump()
+      // The notice goes out, and the client, not having read it, opens a stream: it is
+      // before the final GOAWAY, so it is served, not refused as shutting down.
+      let id = await h.onLoop { h in
+        h.connection?.drain()
+        return h.client.request(
+          path: "/echo", headers: [("content-type", "application/json")], body: [0x7b, 0x7d])
+      }
+      #expect(await h.eventually { $0.client.responses[id]?.closedWith != nil })
+      #expect(await h.onLoop { $0.client.responses[id]?.headers[":status"] } == "200")
+    }
+  }
+
   @Test func rapidResetEndsTheConnection() async throws {
     try await Harness.with { h in
       await h.pump()
@@ -283,6 +303,116 @@ import Testing
       #expect(await h.eventually { $0.client.responses[id]?.closedWith == NGHTTP2_CANCEL.rawValue })
       #expect(await h.onLoop { $0.core.receiveBudget.totalBytes } == 0)
       #expect(await h.onLoop { $0.stream?.isOpen == true })
+    }
+  }
+
+  @Test func aTrickledBodyDoesNotRestartThePartialTimeout() async throws {
+    try await Harness.with({ $0.partialFrameTimeoutMs = 1000 }) { h in
+      let id = await h.onLoop { h in h.client.request(path: "/echo", body: [1], endBody: false) }
+      await h.pump()
+      let started = await h.onLoop { _ in MonotonicClock.now() }
+      // One more byte well after the first (sleeping only makes the gap longer).
+      try await Task.sleep(for: .milliseconds(1200))
+      await h.onLoop { $0.client.sendMore(id, [2]) }
+      await h.pump()
+      #expect(await h.onLoop { $0.core.receiveBudget.totalBytes } == 2)
+      // Measured from the body's start, the timeout has passed, whatever came since.
+      await h.onLoop { $0.connection?.checkTimeouts(now: started + 1_100_000_000) }
+      #expect(await h.eventually { $0.client.responses[id]?.closedWith == NGHTTP2_CANCEL.rawValue })
+      #expect(await h.onLoop { $0.core.receiveBudget.totalBytes } == 0)
+    }
+  }
+
+  /// Records the body bytes handed to it.
+  final class Recorder: HTTP2StreamHandler, @unchecked Sendable {
+    // @unchecked Sendable is safe: the session calls it on the loop's thread only, and
+    // the test reads it there (`onLoop`).
+    var received: [UInt8] = []
+    func streamOpened(_ stream: Int32, headers: [HTTP2Header], endStream: Bool, session: any HTTP2StreamSink)
+    {}
+    func stream(
+      _ stream: Int32, received bytes: UnsafeRawBufferPointer, endStream: Bool, session: any HTTP2StreamSink
+    ) { received += bytes }
+    func streamClosed(_ stream: Int32, errorCode: UInt32, session: any HTTP2StreamSink) {}
+  }
+
+  /// Hands every chunk on as whole messages, as a streaming gRPC method's handler does.
+  final class Taker: HTTP2StreamHandler, @unchecked Sendable {
+    // @unchecked Sendable is safe: the session calls it on the loop's thread only.
+    func streamOpened(_ stream: Int32, headers: [HTTP2Header], endStream: Bool, session: any HTTP2StreamSink)
+    {}
+    func stream(
+      _ stream: Int32, received bytes: UnsafeRawBufferPointer, endStream: Bool, session: any HTTP2StreamSink
+    ) { session.messagesTaken(stream, bytes: bytes.count) }
+    func streamClosed(_ stream: Int32, errorCode: UInt32, session: any HTTP2StreamSink) {}
+  }
+
+  @Test func wholeMessagesTakenGiveTheBudgetBackAndRestartThePartialClock() async throws {
+    let harness = try Harness({ $0.partialFrameTimeoutMs = 1000 }, grpcHandler: Taker())
+    await harness.open()
+    await harness.pump()
+    let id = await harness.onLoop { h in
+      h.client.request(
+        path: "/x", headers: [("content-type", "application/grpc")], body: [0, 0, 0, 0, 1, 9], endBody: false)
+    }
+    await harness.pump()
+    // Taken as it came: nothing stays charged while the stream is open.
+    #expect(await harness.onLoop { $0.core.receiveBudget.totalBytes } == 0)
+    // A whole message well after the header block (sleeping only widens the gap).
+    try await Task.sleep(for: .milliseconds(1200))
+    await harness.onLoop { $0.client.sendMore(id, [0, 0, 0, 0, 1, 8]) }
+    await harness.pump()
+    let taken = await harness.onLoop { _ in MonotonicClock.now() }
+    // Past the timeout from the header block, within it from the last message: kept.
+    await harness.onLoop { $0.connection?.checkTimeouts(now: taken + 500_000_000) }
+    await harness.pump()
+    #expect(await harness.onLoop { $0.client.responses[id]?.closedWith } == nil)
+    // Past it from the last message too: reset.
+    await harness.onLoop { $0.connection?.checkTimeouts(now: taken + 1_100_000_000) }
+    #expect(await harness.eventually { $0.client.responses[id]?.closedWith == NGHTTP2_CANCEL.rawValue })
+    await harness.stop()
+  }
+
+  @Test func noBodyChunkReachesTheHandlerAfterOneIsRefusedByTheBudget() async throws {
+    let recorder = Recorder()
+    let harness = try Harness({ $0.maxBufferedBytes = 10 }, grpcHandler: recorder)
+    await harness.open()
+    await harness.pump()
+    // 8 bytes (fit), then 5 (over the budget: refused, the stream reset), then 1 (would
+    // fit again, but must not reach the handler out of place). The chunks are handed to
+    // the session's data callback as libnghttp2 would, whatever it does with frames
+    // for a stream whose reset is queued.
+    await harness.onLoop { h in
+      let id = h.client.request(
+        path: "/x", headers: [("content-type", "application/grpc")], body: Array(repeating: 1, count: 8),
+        endBody: false)
+      let bytes = h.client.output()
+      guard let fake = h.stream, let connection = h.connection else { return }
+      bytes.withUnsafeBytes { connection.stream(fake, didReceive: $0) }
+      for chunk in [[UInt8](repeating: 2, count: 5), [3]] {
+        _ = chunk.withUnsafeBytes { connection.dataReceived(id, $0) }
+      }
+    }
+    #expect(await harness.onLoop { _ in recorder.received } == Array(repeating: 1, count: 8))
+    await harness.stop()
+  }
+
+  @Test func flushStopsAtTheHighWatermarkBetweenFrames() async throws {
+    try await Harness.with { h in
+      await h.pump()
+      await h.onLoop { $0.stream?.highWater = 1000 }
+      let body = Array(repeating: UInt8(ascii: "a"), count: 30000)
+      let id = await h.onLoop { h in h.client.request(path: "/echo", body: body) }
+      // The answer's HEADERS and first DATA frame (16 KiB) pass the watermark: the
+      // second frame waits in the session, not in the socket's queue.
+      #expect(await h.eventually { $0.client.responses[id]?.headers[":status"] == "200" })
+      #expect(await h.onLoop { $0.client.responses[id]?.body.count ?? 0 } < body.count)
+      await h.onLoop { h in
+        h.stream?.highWater = nil
+        h.stream?.readPaused = false
+      }
+      #expect(await h.eventually { $0.client.responses[id]?.closedWith == 0 })
+      #expect(await h.onLoop { $0.client.responses[id]?.body } == body)
     }
   }
 

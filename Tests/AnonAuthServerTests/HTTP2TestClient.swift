@@ -23,10 +23,15 @@ final class FakeByteStream: ByteStream {
 
   init(loop: EventLoop) { self.loop = loop }
 
+  /// When set, sending makes `readPaused` true once this many bytes wait in `sent` (a
+  /// socket's high watermark).
+  var highWater: Int?
+
   func send(bytes: [UInt8]) {
     guard isOpen else { return }
     sends += 1
     sent.append(contentsOf: bytes)
+    if let highWater, sent.count >= highWater { readPaused = true }
   }
 
   func closeGracefully() { close(error: nil) }
@@ -168,6 +173,12 @@ final class HTTP2TestClient {
 
   /// Streams whose body stays open after the bytes given.
   var openBodies: Set<Int32> = []
+
+  /// More bytes of a body left open (`endBody: false`).
+  func sendMore(_ id: Int32, _ bytes: [UInt8]) {
+    bodies[id, default: []] += bytes
+    _ = nghttp2_session_resume_data(session, id)
+  }
 
   func reset(_ id: Int32, errorCode: UInt32 = NGHTTP2_CANCEL.rawValue) {
     _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, errorCode)

@@ -144,7 +144,9 @@ public final class EventLoop: @unchecked Sendable {
   @discardableResult
   public func schedule(afterNanos delayNanos: UInt64, _ body: @escaping () -> Void) -> UInt64 {
     assertInLoop()
-    return timers.schedule(at: MonotonicClock.now() &+ delayNanos, body)
+    // Saturates: a delay near UInt64.max must mean "never", not wrap into the past.
+    let (deadline, overflow) = MonotonicClock.now().addingReportingOverflow(delayNanos)
+    return timers.schedule(at: overflow ? .max : deadline, body)
   }
 
   public func cancelTimer(_ id: UInt64) {

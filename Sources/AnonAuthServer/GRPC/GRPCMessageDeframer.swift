@@ -16,6 +16,8 @@ struct GRPCMessageDeframer {
   /// The largest message length accepted; may be raised between calls of `append`
   /// (an admin-key call passed its check).
   var limit: Int
+  /// The length of each message's prefix: a flag byte and a big-endian UInt32.
+  static let prefixBytes = 5
   private var prefix: [UInt8] = []
   /// The unfinished message: its flags, the bytes so far, and how many are still to come
   /// (kept apart, so the buffer grows in place).
@@ -46,6 +48,7 @@ struct GRPCMessageDeframer {
     while index < bytes.count {
       if inMessage {
         let take = min(remaining, bytes.count - index)
+        growBody(toHold: body.count + take)
         body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<index + take]))
         index += take
         remaining -= take
@@ -68,11 +71,23 @@ struct GRPCMessageDeframer {
       } else {
         inMessage = true
         flags = messageFlags
-        body.reserveCapacity(length)
         remaining = length
       }
     }
     return messages
+  }
+
+  /// Bytes of memory the unfinished message holds (its buffer's capacity): what a
+  /// receive budget must see, which can be more than the bytes received.
+  var heldCapacity: Int { body.capacity }
+
+  /// Makes room for `count` bytes of the message as they arrive: doubling (the copies
+  /// cost at most the message's size once more), never past the announced length. The
+  /// announced length is not reserved up front: a prefix alone, a few bytes sent, must
+  /// not make the server hold up to `limit` for each stream.
+  private mutating func growBody(toHold count: Int) {
+    guard count > body.capacity else { return }
+    body.reserveCapacity(min(body.count + remaining, max(count, body.capacity * 2, 256)))
   }
 
   /// `payload` with its 5-byte prefix (flag 0: not compressed), as a response message

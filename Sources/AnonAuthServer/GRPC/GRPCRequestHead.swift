@@ -1,3 +1,5 @@
+import AnonAuthWire
+
 /// What a gRPC request's header block says, read once when the stream opens: the
 /// method path, the deadline, the compression, and the metadata the router's services
 /// see (the same keys the native transport's `Call.metadata` carries, docs/protocol.md
@@ -15,6 +17,10 @@ struct GRPCRequestHead: Equatable {
   /// `x-request-id` as sent (also in `metadata`): read here so the call does not look
   /// it up again by hashing.
   var requestID: String?
+  /// The metadata fields sent, and their names' and values' bytes: bounded by
+  /// `CallLimits` as every call's metadata is (docs/protocol.md §7).
+  var metadataEntries = 0
+  var metadataBytes = 0
 
   /// Headers that are HTTP/2's or gRPC's own and never metadata: pseudo-headers
   /// (":path"...) and every `grpc-` name are dropped by prefix; these by name. Matched by
@@ -71,6 +77,8 @@ struct GRPCRequestHead: Equatable {
           encoding = header.value
         }
       } else if !Self.isReserved(name) {
+        metadataEntries += 1
+        metadataBytes += name.utf8.count + header.value.utf8.count
         // A key sent more than once: its values joined with commas, as HTTP combines
         // repeated fields.
         if name == "x-request-id" { requestID = requestID.map { $0 + "," + header.value } ?? header.value }
@@ -81,6 +89,12 @@ struct GRPCRequestHead: Equatable {
         }
       }
     }
+  }
+
+  /// Whether the metadata is over `CallLimits.maxMetadataEntries` or
+  /// `maxMetadataBytes`.
+  var metadataOverLimits: Bool {
+    metadataEntries > CallLimits.maxMetadataEntries || metadataBytes > CallLimits.maxMetadataBytes
   }
 
   /// Whether messages may be compressed with an algorithm the server does not have:

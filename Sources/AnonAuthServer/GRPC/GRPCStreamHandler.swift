@@ -21,9 +21,9 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
   /// Messages of a local method's client that may wait for it to read them: a client
   /// that sends faster than the method reads is answered `RESOURCE_EXHAUSTED`.
   static let maxQueuedMessages = 8
-  /// The largest message a local method takes. Its queued messages are not charged to
-  /// the receive budgets (they wait in the method's stream, not in a call's payload), so
-  /// they are kept small: the standard services' requests are a service or symbol name.
+  /// The largest message a local method takes. Its queued messages are no longer charged
+  /// to the receive budgets once handed on (`messagesTaken`: they wait in the method's
+  /// stream, not in the connection's buffers), so they are kept small: the standard services' requests are a service or symbol name.
   /// A stream holds at most `maxQueuedMessages` of them (64 KiB).
   static let maxLocalMessageBytes = 8 * 1024
   /// Response bytes queued on a stream above which a local method's `send` waits for
@@ -66,6 +66,18 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
           .unimplemented,
           "grpc-encoding \"\(Self.echo(head.encoding ?? ""))\" is not supported; messages must be identity"),
         extra: [HTTP2Header("grpc-accept-encoding", "identity")])
+      return
+    }
+    if head.metadataOverLimits {
+      // The native transport refuses such a call's frame (MALFORMED_FRAME); here the
+      // call alone is refused, with the payload's reason for a request it will not read.
+      finish(
+        call,
+        GRPCStatus(
+          RPCError(
+            .malformedRequest,
+            "metadata of \(head.metadataEntries) entries and \(head.metadataBytes) bytes is over the limits of "
+              + "\(CallLimits.maxMetadataEntries) entries and \(CallLimits.maxMetadataBytes) bytes")))
       return
     }
     if let method = core.grpcMethods.method(at: head.path) {
@@ -113,6 +125,7 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
             call, GRPCStatus(.resourceExhausted, "more than \(Self.maxQueuedMessages) messages not yet read"))
           return
         }
+        session.messagesTaken(stream, bytes: GRPCMessageDeframer.prefixBytes + message.bytes.count)
       } else if call.request == nil {
         call.request = message.bytes
       } else {
@@ -203,13 +216,15 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
     if call.requestEnded { incoming.finish() }
     let id = call.id
     let bound = LoopBound(self, loop: session.calls.loop)
-    let responses = GRPCResponseWriter { message in
-      await Self.send(GRPCMessageDeframer.frame(message), on: id, through: bound)
-    }
     let config = session.calls.core.config
+    let stallNanos = config.idleTimeoutMs * 1_000_000
+    let responses = GRPCResponseWriter { message in
+      await Self.send(GRPCMessageDeframer.frame(message), on: id, through: bound, stallNanos: stallNanos)
+    }
     let timeoutNanos: UInt64?
     if let asked = call.head.timeoutNanos {
-      timeoutNanos = max(asked, config.minCallTimeoutMs * 1_000_000)
+      // Clamped to the unary ceiling (UInt32.max ms): `99999999H` is UInt64.max ns.
+      timeoutNanos = min(max(asked, config.minCallTimeoutMs * 1_000_000), UInt64(UInt32.max) * 1_000_000)
     } else {
       timeoutNanos = method.hasDefaultDeadline ? config.defaultCallTimeoutMs * 1_000_000 : nil
     }
@@ -251,18 +266,38 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
   /// `GRPCResponseWriter.send`, off the loop: queues the message, then waits while the
   /// peer's window keeps more than `sendHighWater` bytes queued (checked every 10 ms:
   /// the sink has no "drained" event). False once the stream is gone or the task is
-  /// cancelled.
-  private static func send(_ framed: [UInt8], on id: Int32, through bound: LoopBound<GRPCStreamHandler>) async
-    -> Bool
-  {
+  /// cancelled, and once nothing queued has drained for `stallNanos` (the idle timeout):
+  /// the stream is then reset, so a peer that never opens its window cannot keep a
+  /// `Watch` or reflection stream, and its queued output, for ever.
+  private static func send(
+    _ framed: [UInt8], on id: Int32, through bound: LoopBound<GRPCStreamHandler>, stallNanos: UInt64
+  ) async -> Bool {
     guard !Task.isCancelled else { return false }
     var pending = await onLoop(bound) { $0.queue(framed, on: id) }
+    var lowest = pending ?? 0
+    var drainedAt = MonotonicClock.now()
     while let bytes = pending, bytes > sendHighWater {
+      let now = MonotonicClock.now()
+      if bytes < lowest {
+        lowest = bytes
+        drainedAt = now
+      } else if now &- drainedAt > stallNanos {
+        _ = await onLoop(bound) { $0.resetStalled(id) }
+        return false
+      }
       try? await Task.sleep(nanoseconds: 10_000_000)
       guard !Task.isCancelled else { return false }
       pending = await onLoop(bound) { $0.pending(on: id) }
     }
     return pending != nil
+  }
+
+  /// A local method's stream whose peer stopped reading: reset (CANCEL, 8), which drops
+  /// its queued output; the call is cancelled when the stream closes.
+  private func resetStalled(_ id: Int32) -> Int? {
+    guard streams[id] != nil, let sink else { return nil }
+    sink.resetStream(id, errorCode: 8)
+    return nil
   }
 
   private static func onLoop(

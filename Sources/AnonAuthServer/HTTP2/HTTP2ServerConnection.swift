@@ -145,19 +145,13 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   /// limit) are what a slow reader can make the server hold.
   private func flush() {
     guard let session, stream.isOpen else { return }
-    if stream.readPaused {
-      if flushRetryTimer == nil {
-        flushRetryTimer = stream.loop.schedule(afterNanos: 10_000_000) { [weak self] in
-          self?.flushRetryTimer = nil
-          self?.flush()
-        }
-      }
-      return
-    }
-    // The session hands its output over frame by frame: gathered into one array and
-    // queued once (an answer's HEADERS, DATA and trailers are one allocation, not three).
+    // The session hands its output over frame by frame: gathered, and queued once per
+    // `gatherBytes` (an answer's HEADERS, DATA and trailers are one allocation, not
+    // three). The watermark is checked before each piece, not once per flush: one flush
+    // may otherwise move everything the session has (every stream's window) into the
+    // socket's queue.
     var output: [UInt8] = []
-    while true {
+    while !stream.readPaused {
       var data: UnsafePointer<UInt8>?
       let count = nghttp2_session_mem_send(session, &data)
       if count < 0 {
@@ -168,8 +162,21 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
       guard count > 0, let data else { break }
       if output.isEmpty { output.reserveCapacity(max(count, Self.typicalOutputBytes)) }
       output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+      if output.count >= Self.gatherBytes {
+        stream.send(bytes: output)
+        output = []
+      }
     }
     if !output.isEmpty { stream.send(bytes: output) }
+    if stream.readPaused {
+      if flushRetryTimer == nil {
+        flushRetryTimer = stream.loop.schedule(afterNanos: 10_000_000) { [weak self] in
+          self?.flushRetryTimer = nil
+          self?.flush()
+        }
+      }
+      return
+    }
     if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
       closeGracefully()
       return
@@ -226,6 +233,9 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
 
   /// Room first taken for a flush's output: a small answer's frames, all of them.
   static let typicalOutputBytes = 512
+  /// Output gathered before it is queued on the socket (and the watermark looked at
+  /// again): one full DATA frame.
+  static let gatherBytes = 16 * 1024
 
   /// Header fields a gRPC or JSON request usually has (pseudo-headers included).
   static let typicalHeaderCount = 16
@@ -292,20 +302,27 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
     defer { _ = nghttp2_session_consume(session, id, bytes.count) }
     guard let state = streams[id], let handler = state.handler, state.bodySince != nil else { return 0 }
     // Answered already (413...): the rest of the body is dropped as it comes, not held.
-    guard !state.outputEnded else {
-      state.bodySince = MonotonicClock.now()
-      return 0
-    }
+    // `bodySince` stays where the body started: bytes trickled in do not restart the
+    // partial-frame timeout (slowloris), as on the other transports.
+    guard !state.outputEnded, !state.bodyRefused else { return 0 }
     state.bodyHeld += bytes.count
     guard held.resize(to: held.charged + bytes.count) else {
       state.bodyHeld -= bytes.count
+      state.bodyRefused = true
       core.metrics.connectionsOverBufferBudget.add(1, ordering: .relaxed)
       resetStream(id, errorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
       return 0
     }
-    state.bodySince = MonotonicClock.now()
     handler.stream(id, received: bytes, endStream: false, session: self)
     return 0
+  }
+
+  func messagesTaken(_ id: Int32, bytes: Int) {
+    guard let state = streams[id], state.bodySince != nil else { return }
+    let released = min(bytes, state.bodyHeld)
+    state.bodyHeld -= released
+    _ = held.resize(to: held.charged - released)
+    state.bodySince = MonotonicClock.now()
   }
 
   private func bodyEnded(_ state: HTTP2StreamState) {
@@ -427,7 +444,6 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   func drain() {
     guard !goingAway, let session else { return }
     goingAway = true
-    calls.drain()
     _ = nghttp2_submit_shutdown_notice(session)
     flush()
     _ = stream.loop.schedule(afterNanos: 1_000_000_000) { [weak self] in self?.sendFinalGoAway() }
@@ -436,6 +452,8 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   private func sendFinalGoAway() {
     guard let session, !finalGoAwaySent, !closing else { return }
     finalGoAwaySent = true
+    // Only now are new calls refused: streams that raced the notice are served.
+    calls.drain()
     _ = nghttp2_submit_goaway(
       session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
       NGHTTP2_NO_ERROR.rawValue, nil, 0)

@@ -17,6 +17,9 @@ final class HTTP2StreamState {
   /// Body bytes received and not yet complete, charged to the connection's receive
   /// account (the handler may be holding them until END_STREAM).
   var bodyHeld = 0
+  /// A chunk of the body was refused by the receive budget (the stream is being reset):
+  /// every later chunk is dropped too, so none reaches the handler out of place.
+  var bodyRefused = false
 
   /// The response: submitted (HEADERS sent or queued); its body bytes not yet taken by
   /// the session; whether the body is complete; and the trailers to end it with.

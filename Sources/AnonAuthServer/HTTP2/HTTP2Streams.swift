@@ -50,6 +50,12 @@ protocol HTTP2StreamSink: AnyObject {
   func sendTrailers(_ stream: Int32, _ trailers: [HTTP2Header])
   /// Resets the stream (RST_STREAM with an HTTP/2 error code).
   func resetStream(_ stream: Int32, errorCode: UInt32)
+  /// The handler handed `bytes` of the body on as whole messages (a streaming method's
+  /// requests, prefix included): the connection stops charging them to the receive
+  /// budget, and the stream's partial-body clock restarts, since a client sending whole
+  /// messages is not trickling one. Unary bodies never call it (their bytes stay held
+  /// until the body ends).
+  func messagesTaken(_ stream: Int32, bytes: Int)
   /// Body bytes queued on the stream and not yet sent (the peer's window is closed):
   /// a streaming handler stops producing while this is high.
   func pendingBytes(_ stream: Int32) -> Int
@@ -61,4 +67,9 @@ protocol HTTP2StreamSink: AnyObject {
   var clientCertificateName: String? { get }
   /// Whether the connection is draining (GOAWAY sent): new streams are refused.
   var goingAway: Bool { get }
+}
+
+extension HTTP2StreamSink {
+  /// Fakes of the sink (tests) hold no body: nothing to give back.
+  func messagesTaken(_ stream: Int32, bytes: Int) {}
 }
