@@ -45,14 +45,38 @@ public final class Database {
   /// Runs a statement whose outcome the job does not read, not even `changes` or
   /// `lastInsertRowID`. The replicated engine sends it inside the writer's transaction
   /// without waiting for the leader's answer; the answer travels back with the job's next
-  /// query, or at its end. A failure is thrown there instead of here, and the job's later
-  /// statements have run all the same: use it only where any failure fails the whole job
-  /// (the writer then rolls the job's savepoint back). Runs at once on the single file.
+  /// query, or when the writer waits for the batch. A failure is thrown there instead of
+  /// here, or fails the job after it returned, and the job's later statements (and the
+  /// later jobs' of the batch) have run all the same: use it only where any failure fails
+  /// the whole job (the writer then rolls the job's savepoint back). Runs at once on the
+  /// single file.
   public func executePipelined(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) {
-    try connection.executePipelined(sql, arguments)
+    try connection.executePipelined(sql, arguments, expecting: nil)
   }
 
-  /// Waits for the job's pipelined statements; throws the first one's failure.
+  /// `executePipelined`, for a statement that decides on the leader whether to change
+  /// anything (`INSERT … SELECT … WHERE`): unless it changed exactly `changes` rows the
+  /// job fails with `failure()` once it has returned, and its savepoint is rolled back.
+  /// The job does not learn the outcome while it runs, on either engine: it goes on as
+  /// if the statement had succeeded.
+  public func executePipelined(
+    _ sql: String, _ arguments: [SQLValue] = [], expectingChanges changes: Int,
+    else failure: @escaping @Sendable () -> any Error
+  ) throws(StoreError) {
+    try connection.executePipelined(
+      sql, arguments, expecting: PipelineExpectation(changes: changes, failure: failure))
+  }
+
+  /// Sends a query without waiting for its rows, on the replicated engine inside the
+  /// writer's transaction: they fill the handle when the job's next call that waits, or
+  /// the writer, reads the answers. The handle is Sendable: a job returns it, and its
+  /// caller reads the rows once the write is acknowledged. For small results. Runs at
+  /// once on the single file.
+  public func queryPipelined(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> PipelinedRows {
+    try connection.queryPipelined(sql, arguments)
+  }
+
+  /// Waits for the pipelined statements; throws the current job's first failure.
   func settle() throws(StoreError) {
     try connection.settle()
   }
@@ -62,6 +86,25 @@ public final class Database {
   /// thrown as `settle` throws it.
   func settle(thenExecuting control: String) throws(StoreError) {
     try connection.settle(thenExecuting: control)
+  }
+
+  /// Sends `control` behind the pipelined statements without waiting (the writer's next
+  /// savepoint); at once on the single file.
+  func executeControlPipelined(_ control: String) throws(StoreError) {
+    try connection.executeControlPipelined(control)
+  }
+
+  /// The writer's index of the job now running: a pipelined failure found later is
+  /// charged to the job that sent the statement.
+  var pipelineTag: Int {
+    get { connection.pipelineTag }
+    set { connection.pipelineTag = newValue }
+  }
+
+  /// The earliest failure of a pipelined statement (or expectation) that was not thrown
+  /// to its job, and the job's tag; forgotten once taken.
+  func takePipelineFailure() -> PipelineFailure? {
+    connection.takePipelineFailure()
   }
 
   /// True on the replicated store, whose statements can go without waiting.

@@ -12,8 +12,8 @@ final class Writer: @unchecked Sendable {
   // `start()` has run; before that only the opening thread used it, and `Thread.start`
   // orders those uses before the thread's. Everything else that threads share is the
   // Mutex-guarded `state`, the semaphore and the atomic counters.
-  private let database: Database
-  private let counters: StoreCounters
+  let database: Database
+  let counters: StoreCounters
   private let state: Mutex<State>
   /// Signalled at most once per sleep or hold of the thread (see `State.sleeping`,
   /// `State.holding`).
@@ -57,7 +57,7 @@ final class Writer: @unchecked Sendable {
   }
 
   /// The savepoint each job runs in; unlikely to clash with a job's own savepoints.
-  private static let savepoint = "anonauth_write_job"
+  static let savepoint = "anonauth_write_job"
 
   /// - Parameter commitDelayNanoseconds: how long a small batch may be held back for
   ///   more writes to join it while they stream in; 0 never holds one.
@@ -176,25 +176,15 @@ final class Writer: @unchecked Sendable {
   /// back only its own changes, and only a successful COMMIT acknowledges anyone.
   ///
   /// The control statements between two jobs go together (`RELEASE` with the next
-  /// `SAVEPOINT`, the last `RELEASE` with `COMMIT`): on the replicated store each request
-  /// is a round trip to the leader. If such a pair fails, nothing of the batch is kept.
-  ///
-  /// On the replicated store (`Database.pipelinesStatements`) each job's savepoint stays
-  /// open, nested, until COMMIT, and has a name of its own: the next job's `SAVEPOINT`
-  /// then travels with the job's pipelined statements instead of waiting for them, and a
-  /// job that failed is taken back with `ROLLBACK TO` its own savepoint (which takes back
-  /// the next one's too, sent or not). One round trip a job less.
+  /// `SAVEPOINT`, the last `RELEASE` with `COMMIT`). If such a pair fails, nothing of the
+  /// batch is kept. The replicated store runs the batch ahead of its answers instead
+  /// (`commitPipelined`).
   private func commit(_ jobs: [WriteJob]) {
-    let nested = database.pipelinesStatements
-    func savepoint(_ index: Int) -> String {
-      nested ? "SAVEPOINT \(Self.savepoint)_\(index)" : "SAVEPOINT \(Self.savepoint)"
-    }
+    if database.pipelinesStatements { return commitPipelined(jobs) }
     do {
-      try database.executeControl("BEGIN IMMEDIATE", savepoint(0))
+      try database.executeControl("BEGIN IMMEDIATE", "SAVEPOINT \(Self.savepoint)")
     } catch {
-      if database.isInTransaction { try? database.execute("ROLLBACK") }
-      counters.recordTransactionFailure()
-      fail(jobs, error)
+      failBatch(jobs, error)
       return
     }
     var done: [(job: WriteJob, acknowledge: @Sendable () -> Void)] = []
@@ -203,17 +193,13 @@ final class Writer: @unchecked Sendable {
     var start = DispatchTime.now().uptimeNanoseconds
     for (index, job) in jobs.enumerated() {
       let isLast = index == jobs.count - 1
-      let next = isLast ? "COMMIT" : savepoint(index + 1)
-      let outcome = run(job, thenOpening: nested && !isLast ? next : nil)
+      let next = isLast ? "COMMIT" : "SAVEPOINT \(Self.savepoint)"
+      let outcome = run(job)
       if isLast { start = DispatchTime.now().uptimeNanoseconds }
       switch outcome {
       case .success(let acknowledge):
         do {
-          if !nested {
-            try database.executeControl("RELEASE \(Self.savepoint)", next)
-          } else if isLast {
-            try database.executeControl(next)
-          }
+          try database.executeControl("RELEASE \(Self.savepoint)", next)
         } catch {
           abandon(done.map(\.job) + [job], failed: failed, error, requeue: jobs[(index + 1)...])
           return
@@ -223,11 +209,7 @@ final class Writer: @unchecked Sendable {
         job.fail(error)
         failed += 1
         do {
-          if nested {
-            try database.executeControl("ROLLBACK TO \(Self.savepoint)_\(index)", next)
-          } else {
-            try database.executeControl("ROLLBACK TO \(Self.savepoint)", "RELEASE \(Self.savepoint)", next)
-          }
+          try database.executeControl("ROLLBACK TO \(Self.savepoint)", "RELEASE \(Self.savepoint)", next)
         } catch {
           // The job's changes could not be taken back alone: take back the whole batch
           // rather than commit half a job.
@@ -235,45 +217,54 @@ final class Writer: @unchecked Sendable {
           return
         }
       case .failure(let error):
-        // The engine rolled the whole transaction back (disk full, I/O error, a lost
-        // leader): the earlier jobs' changes are gone with it. The jobs not yet run go
-        // back to the queue.
+        // The engine rolled the whole transaction back (disk full, I/O error): the
+        // earlier jobs' changes are gone with it. The jobs not yet run go back to the queue.
         job.fail(error)
         abandon(done.map(\.job), failed: failed + 1, error, requeue: jobs[(index + 1)...])
         return
       }
     }
+    committed(jobs.count, done, failed: failed, since: start)
+  }
+
+  /// Runs a job inside the open savepoint; it succeeds only if no expectation of its
+  /// pipelined statements failed and no deferred foreign-key violation is left behind.
+  private func run(_ job: WriteJob) -> Result<@Sendable () -> Void, any Error> {
+    do {
+      let acknowledge = try job.perform(database)
+      if let failure = database.takePipelineFailure() { throw failure.error }
+      if database.hasDeferredForeignKeyViolations { throw StoreError.deferredForeignKey }
+      return .success(acknowledge)
+    } catch {
+      // An expectation that failed before the job threw came first.
+      return .failure(database.takePipelineFailure()?.error ?? error)
+    }
+  }
+
+  /// BEGIN failed: nothing ran.
+  func failBatch(_ jobs: [WriteJob], _ error: any Error) {
+    if database.isInTransaction { try? database.execute("ROLLBACK") }
+    counters.recordTransactionFailure()
+    fail(jobs, error)
+  }
+
+  /// The batch committed: the metrics, then the acknowledgements.
+  func committed(
+    _ batchSize: Int, _ done: [(job: WriteJob, acknowledge: @Sendable () -> Void)], failed: Int,
+    since start: UInt64
+  ) {
     let end = DispatchTime.now().uptimeNanoseconds
     counters.recordCommit(
-      batchSize: jobs.count, committed: done.count, nanoseconds: end &- start,
+      batchSize: batchSize, committed: done.count, nanoseconds: end &- start,
       waitedNanoseconds: done.map { end &- $0.job.submittedAt })
     counters.recordFailures(failed)
     counters.recordRoundTrips(database.roundTrips, requests: database.requestsSent)
     for entry in done { entry.acknowledge() }
   }
 
-  /// Runs a job inside the open savepoint; it succeeds only without a deferred
-  /// foreign-key violation left behind.
-  /// `thenOpening` is the next job's savepoint, sent behind the job's statements.
-  private func run(_ job: WriteJob, thenOpening next: String?) -> Result<@Sendable () -> Void, any Error> {
-    do {
-      let acknowledge = try job.perform(database)
-      // Its pipelined statements are its own: their failure fails it, not the batch.
-      if let next {
-        try database.settle(thenExecuting: next)
-      } else {
-        try database.settle()
-      }
-      if database.hasDeferredForeignKeyViolations { throw StoreError.deferredForeignKey }
-      return .success(acknowledge)
-    } catch {
-      return .failure(error)
-    }
-  }
-
   /// The batch's transaction is lost or must be: every job that had succeeded fails with
   /// `error` (nothing of theirs is kept), and the jobs not yet run go back to the queue.
-  private func abandon(
+  func abandon(
     _ succeeded: [WriteJob], failed: Int, _ error: any Error, requeue remaining: ArraySlice<WriteJob>
   ) {
     if database.isInTransaction { try? database.execute("ROLLBACK") }
@@ -283,7 +274,7 @@ final class Writer: @unchecked Sendable {
     requeue(remaining)
   }
 
-  private func fail(_ jobs: [WriteJob], _ error: any Error) {
+  func fail(_ jobs: [WriteJob], _ error: any Error) {
     counters.recordFailures(jobs.count)
     counters.recordRoundTrips(database.roundTrips, requests: database.requestsSent)
     for job in jobs { job.fail(error) }

@@ -26,11 +26,11 @@ import Testing
 
     let outcomes = connection.takeSettled()
     #expect(outcomes.count == 3)
-    #expect((try? outcomes[0].get())?.lastInsertID == 1)
+    #expect((try? outcomes[0].get())?.result?.lastInsertID == 1)
     #expect(throws: DqliteError.failure(code: 1555, message: "UNIQUE constraint failed: t.k")) {
       try outcomes[1].get()
     }
-    #expect((try? outcomes[2].get())?.lastInsertID == 3)
+    #expect((try? outcomes[2].get())?.result?.lastInsertID == 3)
     #expect(connection.takeSettled().isEmpty)
   }
 
@@ -54,6 +54,45 @@ import Testing
     #expect(connection.roundTrips == roundTrips + 1, "nothing to wait for is no round trip")
     _ = try connection.execSQL(database: database, sql: "COMMIT")
     #expect(try connection.queryAll(database: database, sql: "SELECT count(*) FROM t") == [[.integer(50)]])
+  }
+
+  /// A query sent without waiting is answered in its place among the pipelined requests,
+  /// with all its rows, even when they take several `ROWS` messages; a failing one keeps
+  /// the connection in step.
+  @Test func pipelinedQueriesAreAnsweredInTheirPlaceWithAllTheirRows() async throws {
+    let (harness, connection, database) = try await SingleNodeTests.oneNode()
+    defer { withExtendedLifetime(harness) {} }
+    _ = try connection.execSQL(database: database, sql: "CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
+    let insert = try connection.prepare(database: database, sql: "INSERT INTO t VALUES (?, ?)").statement
+    let count = try connection.prepare(database: database, sql: "SELECT count(*) FROM t").statement
+    let all = try connection.prepare(database: database, sql: "SELECT k, v FROM t ORDER BY k").statement
+    let missing = try connection.prepare(database: database, sql: "SELECT k FROM t WHERE k = ?").statement
+    let roundTrips = connection.roundTrips
+    // Enough text that the rows need more than one ROWS message (the node's buffer is 4 KiB).
+    let text = String(repeating: "x", count: 200)
+    try connection.send(database: database, statement: insert, parameters: [.integer(1), .text(text)])
+    try connection.sendQuery(database: database, statement: count)
+    for key in 2...100 {
+      try connection.send(database: database, statement: insert, parameters: [.integer(Int64(key)), .text(text)])
+    }
+    try connection.sendQuery(database: database, statement: all)
+    try connection.send(database: database, statement: insert, parameters: [.integer(1), .text("again")])
+    try connection.sendQuery(database: database, statement: missing, parameters: [.integer(7)])
+    #expect(connection.roundTrips == roundTrips, "sending does not wait")
+
+    let outcomes = try connection.settle()
+    #expect(connection.roundTrips == roundTrips + 1)
+    #expect(outcomes.count == 104)
+    #expect((try outcomes[1].get()).rows == [[.integer(1)]], "the count saw the insert before it only")
+    let rows = try #require(try outcomes[101].get().rows)
+    #expect(rows.count == 100)
+    #expect(rows.first == [.integer(1), .text(text)])
+    #expect(rows.last == [.integer(100), .text(text)])
+    #expect(throws: DqliteError.failure(code: 1555, message: "UNIQUE constraint failed: t.k")) {
+      try outcomes[102].get()
+    }
+    #expect((try outcomes[103].get()).rows == [[.integer(7)]])
+    #expect(try connection.queryAll(database: database, sql: "SELECT count(*) FROM t") == [[.integer(100)]])
   }
 
   /// Several statements in one `EXEC_SQL` run in order and stop at the first failure

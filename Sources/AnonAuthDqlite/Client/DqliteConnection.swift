@@ -10,12 +10,14 @@ public final class DqliteConnection {
   public let address: String
   private let socket: DqliteSocket
 
-  /// Requests written whose responses are not read yet, oldest first: `send` adds one,
-  /// and the next call that waits reads them before its own (the node answers in order).
-  private var unanswered = 0
+  /// Requests written whose responses are not read yet, oldest first, by the answer each
+  /// expects: `send` and `sendQuery` add one, and the next call that waits reads them
+  /// before its own (the node answers in order).
+  private var unanswered: [DqliteAnswer.Kind] = []
+  private var unansweredRead = 0
   /// The outcomes of pipelined requests read so far, oldest first, until `settle` or
   /// `takeSettled` hands them over.
-  private var settled: [Result<DqliteExecResult, DqliteError>] = []
+  private var settled: [Result<DqliteAnswer, DqliteError>] = []
 
   /// Requests sent on this connection, pipelined or not.
   public private(set) var requestsSent = 0
@@ -120,22 +122,31 @@ public final class DqliteConnection {
   /// read by the next call that waits, or by `settle`.
   public func send(database: UInt32, statement: UInt32, parameters: [DqliteValue] = []) throws(DqliteError) {
     try write(.exec(database: database, statement: statement, parameters: parameters))
-    unanswered += 1
+    unanswered.append(.result)
   }
 
   /// Sends an `EXEC_SQL` without waiting for its answer, as `send` does an `EXEC`.
   public func send(database: UInt32, sql: String, parameters: [DqliteValue] = []) throws(DqliteError) {
     try write(.execSQL(database: database, sql: sql, parameters: parameters))
-    unanswered += 1
+    unanswered.append(.result)
+  }
+
+  /// Sends a prepared `QUERY` without waiting for its rows, as `send` does an `EXEC`:
+  /// its rows are read, all of them, with the answers around it. For small results (a
+  /// row or a few): they are held in memory until claimed.
+  public func sendQuery(database: UInt32, statement: UInt32, parameters: [DqliteValue] = []) throws(DqliteError)
+  {
+    try write(.query(database: database, statement: statement, parameters: parameters))
+    unanswered.append(.rows)
   }
 
   /// Whether pipelined answers are still unread or unclaimed.
-  public var hasPipelined: Bool { unanswered > 0 || !settled.isEmpty }
+  public var hasPipelined: Bool { unansweredRead < unanswered.count || !settled.isEmpty }
 
   /// Reads every pipelined answer still unread (one round trip, if any is) and hands over
   /// the outcomes of all pipelined requests since the last call, oldest first.
-  public func settle() throws(DqliteError) -> [Result<DqliteExecResult, DqliteError>] {
-    if unanswered > 0 {
+  public func settle() throws(DqliteError) -> [Result<DqliteAnswer, DqliteError>] {
+    if unansweredRead < unanswered.count {
       roundTrips += 1
       try readUnanswered()
     }
@@ -144,7 +155,7 @@ public final class DqliteConnection {
 
   /// The outcomes of pipelined requests read so far (by `settle` or by a later call that
   /// waited), oldest first; it forgets them.
-  public func takeSettled() -> [Result<DqliteExecResult, DqliteError>] {
+  public func takeSettled() -> [Result<DqliteAnswer, DqliteError>] {
     defer { settled = [] }
     return settled
   }
@@ -245,19 +256,45 @@ public final class DqliteConnection {
   /// request's outcome; one that leaves the stream unusable (I/O, a malformed message)
   /// is thrown, and the connection is closed.
   private func readUnanswered() throws(DqliteError) {
-    while unanswered > 0 {
-      let (header, body) = try readResponse()
-      unanswered -= 1
+    defer {
+      if unansweredRead == unanswered.count {
+        unanswered.removeAll(keepingCapacity: true)
+        unansweredRead = 0
+      }
+    }
+    while unansweredRead < unanswered.count {
+      let kind = unanswered[unansweredRead]
+      let outcome: Result<DqliteAnswer, DqliteError>
       do {
-        try DqliteResponse.check(header, body, expect: .result)
-        settled.append(.success(try DqliteResponse.result(body)))
+        outcome = .success(try readAnswer(kind))
       } catch {
-        if case .failure = error {
-          settled.append(.failure(error))
-        } else {
+        guard case .failure = error else {
           socket.close()
           throw error
         }
+        outcome = .failure(error)
+      }
+      unansweredRead += 1
+      settled.append(outcome)
+    }
+  }
+
+  /// One pipelined answer: a result, or every `ROWS` message of a query. A failure the
+  /// node answered is thrown as `.failure`, with the stream still in step.
+  private func readAnswer(_ kind: DqliteAnswer.Kind) throws(DqliteError) -> DqliteAnswer {
+    var (header, body) = try readResponse()
+    switch kind {
+    case .result:
+      try DqliteResponse.check(header, body, expect: .result)
+      return .result(try DqliteResponse.result(body))
+    case .rows:
+      var rows: [[DqliteValue]] = []
+      while true {
+        try DqliteResponse.check(header, body, expect: .rows)
+        let batch = try DqliteResponse.rows(body)
+        rows += batch.rows
+        guard batch.hasMore else { return .rows(rows) }
+        (header, body) = try readResponse()
       }
     }
   }

@@ -61,6 +61,23 @@ public struct DqliteExecResult: Sendable, Equatable {
   public let rowsAffected: Int64
 }
 
+/// The answer to a pipelined request: what an `EXEC` changed, or all of a query's rows.
+public enum DqliteAnswer: Sendable, Equatable {
+  case result(DqliteExecResult)
+  case rows([[DqliteValue]])
+
+  /// Which answer a pipelined request waits for.
+  enum Kind { case result, rows }
+
+  public var result: DqliteExecResult? {
+    if case .result(let result) = self { result } else { nil }
+  }
+
+  public var rows: [[DqliteValue]]? {
+    if case .rows(let rows) = self { rows } else { nil }
+  }
+}
+
 /// One `ROWS` message: the column names, the rows it carries, and whether more follow.
 struct DqliteRowBatch: Equatable {
   var columns: [String]

@@ -63,19 +63,22 @@ public struct AccountService: AccountServiceHandler {
     try Admission.reserve([.write, .signing])
     let writeTicket = try Admission.enter(.write)
     defer { writeTicket?.leave() }
-    do {
-      account.scheduledDeletionAtMs = try await env.write { db in
+    do throws(RPCError) {
+      // Nothing in the job waits for an answer (on the replicated store each wait is a
+      // round trip to the leader): the quota and the clean-up switch are decided by the
+      // statements themselves.
+      let scheduled = try await env.write { db in
         try SignUpQuota.admit(db, project: project, ipKey: ipKey, nowMs: now)
-        var stored = unscheduled
-        // Read in the same transaction as the insert, so a sign-up racing the switch that
-        // turns clean-up on is scheduled either here or by the switch's own pass.
-        if try ProjectsRepository.get(db, project.projectID)?.autoCleanupEnabled == true {
-          stored.scheduledDeletionAtMs = now + CleanupRepository.lifetimeMs
-        }
-        try AccountsRepository.insert(db, stored)
+        try AccountsRepository.insert(
+          db, unscheduled, deletionAtMsIfCleanupOn: now + CleanupRepository.lifetimeMs)
         try RefreshTokensRepository.insertFirst(db, token)
         try UsageRepository.countSignUp(db, projectID: project.projectID, day: day, provider: "anonymous")
-        return stored.scheduledDeletionAtMs
+        return try AccountsRepository.scheduledDeletion(db, projectID: project.projectID, localID: localID)
+      }
+      do {
+        account.scheduledDeletionAtMs = try scheduled.first()?.int64(0) ?? 0
+      } catch {
+        throw env.storeFailure(error, "the new account's clean-up date could not be read")
       }
     } catch {
       if error.reason == Reason.tooManyAttempts.name { env.metrics.quotaRefusals.add(1, ordering: .relaxed) }

@@ -3,31 +3,60 @@ import AnonAuthWire
 
 /// The per-IP sign-up quota: a sliding one-hour window per IP key per project, kept in
 /// the store so that it survives restarts. `admit` runs inside the sign-up's own write
-/// job; the store has one writer, so check-and-count is atomic and exactly N of M
-/// concurrent attempts get in.
+/// job; the store has one writer, and the count and the check are one statement, so
+/// check-and-count is atomic and exactly N of M concurrent attempts get in.
 public enum SignUpQuota {
   public static let windowMs: Int64 = 3_600_000
 
-  /// Counts one sign-up for `ipKey`, or refuses it.
-  /// - Throws: `TOO_MANY_ATTEMPTS_TRY_LATER` with `retry_after_seconds` (1...3600).
+  /// Counts one sign-up for `ipKey`, or refuses it: then the write job fails with
+  /// `Refused` once it has returned (its changes are taken back), and
+  /// `ServiceEnvironment.write` answers `TOO_MANY_ATTEMPTS_TRY_LATER`. The job does not
+  /// wait for the decision: on the replicated store that would be a round trip.
   public static func admit(_ db: Database, project: ProjectRecord, ipKey: String, nowMs: Int64) throws {
     let since = nowMs - windowMs
     try QuotaRepository.prune(db, projectID: project.projectID, ipKey: ipKey, beforeMs: since)
-    let window = try QuotaRepository.standing(
-      db, projectID: project.projectID, ipKey: ipKey, sinceMs: since, nowMs: nowMs)
-    let quota = window.scheduled ?? project.effectiveSignUpQuotaPerHour
-    if window.count >= quota {
+    let refused = Refused(
+      projectID: project.projectID, ipKey: ipKey, nowMs: nowMs, quota: project.effectiveSignUpQuotaPerHour)
+    try QuotaRepository.record(
+      db, projectID: project.projectID, ipKey: ipKey, atMs: nowMs, sinceMs: since,
+      quota: project.effectiveSignUpQuotaPerHour, else: { refused })
+  }
+
+  /// A sign-up the quota refused. What the caller is told comes from a read afterwards.
+  public struct Refused: Error, Sendable {
+    let projectID: String
+    let ipKey: String
+    let nowMs: Int64
+    /// The project's quota (a scheduled quota in force wins over it).
+    let quota: Int64
+
+    /// `TOO_MANY_ATTEMPTS_TRY_LATER` with `retry_after_seconds` (1...3600): when the
+    /// window, as it stands now, next has a free place.
+    func answer(_ db: Database) throws -> RPCError {
+      let since = nowMs - windowMs
+      let window = try QuotaRepository.standing(
+        db, projectID: projectID, ipKey: ipKey, sinceMs: since, nowMs: nowMs)
+      let quota = window.scheduled ?? self.quota
       // A place is free once enough sign-ups have turned an hour old to bring the count
       // under the quota: the (count - quota)-th oldest is the one to wait for (the oldest
       // when the window is exactly full; a later one when a lower quota came into force).
-      let blocking = try QuotaRepository.eventTime(
-        db, projectID: project.projectID, ipKey: ipKey, sinceMs: since, offset: window.count - quota)
-      let freeAtMs = (blocking ?? window.oldestMs ?? nowMs) + windowMs
-      let seconds = min(3600, max(1, (freeAtMs - nowMs + 999) / 1000))
-      throw RPCError(
+      // A window with room again (sign-ups aged out since) gives the shortest wait.
+      let blocking =
+        window.count >= quota
+        ? try QuotaRepository.eventTime(
+          db, projectID: projectID, ipKey: ipKey, sinceMs: since, offset: window.count - quota) : nil
+      let freeAtMs = window.count >= quota ? (blocking ?? window.oldestMs ?? nowMs) + windowMs : nowMs
+      return Self.refusal(retryAfterSeconds: min(3600, max(1, (freeAtMs - nowMs + 999) / 1000)))
+    }
+
+    /// The refusal when the window cannot be read: a minute, a wait that neither hammers
+    /// a struggling store nor locks a user out for long.
+    var unread: RPCError { Self.refusal(retryAfterSeconds: 60) }
+
+    private static func refusal(retryAfterSeconds seconds: Int64) -> RPCError {
+      RPCError(
         .tooManyAttempts, "too many sign-ups from this address; try again later",
         details: ["retry_after_seconds": String(seconds)])
     }
-    try QuotaRepository.record(db, projectID: project.projectID, ipKey: ipKey, atMs: nowMs)
   }
 }

@@ -90,9 +90,19 @@ public struct ServiceEnvironment: Sendable {
   /// Runs a write job; a documented `RPCError` thrown inside passes through; a store that
   /// cannot take writes now (disk full, read-only, I/O error, no cluster leader) is
   /// `STORE_UNAVAILABLE`, so clients retry; anything else is logged and becomes `INTERNAL`.
+  /// A sign-up the quota refused (`SignUpQuota.Refused`) is told when to retry from a
+  /// read of its window.
   func write<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) async throws(RPCError) -> T {
     do {
       return try await store.write(job)
+    } catch let refused as SignUpQuota.Refused {
+      do {
+        throw try await store.read { db in try refused.answer(db) }
+      } catch let answer as RPCError {
+        throw answer
+      } catch {
+        throw refused.unread
+      }
     } catch {
       throw storeFailure(error, "store write failed")
     }

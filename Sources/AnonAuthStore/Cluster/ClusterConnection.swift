@@ -23,9 +23,22 @@ final class ClusterConnection: SQLConnection {
   /// A statement failed inside the transaction: SQLite may have rolled it back itself.
   private var transactionUncertain = false
   private var isClosed = false
-  /// The SQL of each statement pipelined and not yet claimed, oldest first: the
-  /// connection's outcomes for them come back in the same order.
-  private var pipelined: [String] = []
+  /// Each statement pipelined and not yet claimed, oldest first: the connection's
+  /// outcomes for them come back in the same order.
+  private var pipelined: [Pending] = []
+  /// The writer's index of the job sending statements now.
+  var pipelineTag = 0
+  /// The earliest failure among the answers claimed that was not thrown to its job; the
+  /// answers after it are not looked at (the writer takes them all back).
+  private var pipelineFailure: PipelineFailure?
+
+  /// A pipelined statement waiting for its answer.
+  private struct Pending {
+    let sql: String
+    let tag: Int
+    var expectation: PipelineExpectation? = nil
+    var rows: PipelinedRows? = nil
+  }
   /// Round trips and requests of the links before this one.
   private var pastRoundTrips = 0
   private var pastRequests = 0
@@ -73,10 +86,17 @@ final class ClusterConnection: SQLConnection {
   }
 
   /// Inside a transaction the statement goes without waiting for its answer (see
-  /// `SQLConnection.executePipelined`); elsewhere it is `execute`.
-  func executePipelined(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) {
+  /// `SQLConnection.executePipelined`); elsewhere it is `execute`, and an expectation is
+  /// checked at once.
+  func executePipelined(_ sql: String, _ arguments: [SQLValue], expecting: PipelineExpectation?)
+    throws(StoreError)
+  {
     guard transactionOpen, !transactionUncertain, Self.transactionVerb(sql) == .none else {
-      return try execute(sql, arguments)
+      try execute(sql, arguments)
+      if let expecting, changes != expecting.changes, pipelineFailure == nil {
+        pipelineFailure = PipelineFailure(tag: pipelineTag, error: expecting.failure())
+      }
+      return
     }
     // Listed as soon as it is sent: a failure of an earlier statement read while this
     // one was prepared is thrown after the send, and this answer must still be claimed
@@ -84,29 +104,27 @@ final class ClusterConnection: SQLConnection {
     try claimingPipelined { () throws(StoreError) in
       try run(sql) { (connection, database, statement) throws(DqliteError) in
         try connection.send(database: database, statement: statement, parameters: arguments.map(\.dqlite))
-        pipelined.append(sql)
+        pipelined.append(Pending(sql: sql, tag: pipelineTag, expectation: expecting))
       }
     }
   }
 
-  /// Waits for the answers of the pipelined statements; the first that failed is thrown
-  /// as its own statement's error.
-  func settle() throws(StoreError) {
-    guard !pipelined.isEmpty, let (connection, _) = link else { return }
-    let outcomes: [Result<DqliteExecResult, DqliteError>]
-    do {
-      outcomes = try connection.settle()
-    } catch {
-      throw failed(error, sql: pipelined.first ?? "")
+  /// Inside a transaction the query goes without waiting for its rows; elsewhere it runs
+  /// at once.
+  func queryPipelined(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> PipelinedRows {
+    guard transactionOpen, !transactionUncertain else { return PipelinedRows(try query(sql, arguments)) }
+    let rows = PipelinedRows()
+    try claimingPipelined { () throws(StoreError) in
+      try run(sql) { (connection, database, statement) throws(DqliteError) in
+        try connection.sendQuery(database: database, statement: statement, parameters: arguments.map(\.dqlite))
+        pipelined.append(Pending(sql: sql, tag: pipelineTag, rows: rows))
+      }
     }
-    try claim(outcomes)
+    return rows
   }
 
-  /// Sends `control` pipelined behind the job's statements, then waits for all of them.
-  /// Without pipelined statements (or outside a transaction) it is `executeControl`.
-  func settle(thenExecuting control: String) throws(StoreError) {
-    guard !pipelined.isEmpty, transactionOpen, !transactionUncertain, let (connection, database) = link else {
-      try settle()
+  func executeControlPipelined(_ control: String) throws(StoreError) {
+    guard transactionOpen, !transactionUncertain, let (connection, database) = link else {
       return try executeControl([control])
     }
     do {
@@ -114,7 +132,35 @@ final class ClusterConnection: SQLConnection {
     } catch {
       throw failed(error, sql: control)
     }
-    pipelined.append(control)
+    pipelined.append(Pending(sql: control, tag: pipelineTag))
+  }
+
+  func takePipelineFailure() -> PipelineFailure? {
+    defer { pipelineFailure = nil }
+    return pipelineFailure
+  }
+
+  /// Waits for the answers of the pipelined statements; the first failure of the current
+  /// job's is thrown as its own statement's error.
+  func settle() throws(StoreError) {
+    guard !pipelined.isEmpty, let (connection, _) = link else { return }
+    let outcomes: [Result<DqliteAnswer, DqliteError>]
+    do {
+      outcomes = try connection.settle()
+    } catch {
+      throw failed(error, sql: pipelined.first?.sql ?? "")
+    }
+    try claim(outcomes)
+  }
+
+  /// Sends `control` pipelined behind the job's statements, then waits for all of them.
+  /// Without pipelined statements (or outside a transaction) it is `executeControl`.
+  func settle(thenExecuting control: String) throws(StoreError) {
+    guard !pipelined.isEmpty, transactionOpen, !transactionUncertain, link != nil else {
+      try settle()
+      return try executeControl([control])
+    }
+    try executeControlPipelined(control)
     try settle()
   }
 
@@ -174,6 +220,10 @@ final class ClusterConnection: SQLConnection {
     let verbs = statements.map(Self.transactionVerb)
     // A RELEASE or COMMIT must not run after a pipelined statement that failed.
     try settle()
+    if pipelineFailure != nil {
+      throw StoreError(
+        kind: .invalidArgument, message: "a pipelined statement failed and its job was not taken back", sql: sql)
+    }
     do throws(StoreError) {
       try retryingWhileBusy(verbs.first == .begin) { () throws(StoreError) in
         let (connection, database) = try connected(sql)
@@ -324,13 +374,26 @@ final class ClusterConnection: SQLConnection {
     try claim(connection.takeSettled())
   }
 
-  private func claim(_ outcomes: [Result<DqliteExecResult, DqliteError>]) throws(StoreError) {
+  /// Hands each answer to its statement, oldest first. A failure of the current job's
+  /// is thrown (the answers after it are dropped with it: the job fails as a whole); an
+  /// earlier job's failure, or an expectation not met, is kept for the writer instead,
+  /// and the answers after it are not looked at.
+  private func claim(_ outcomes: [Result<DqliteAnswer, DqliteError>]) throws(StoreError) {
     // The answered ones, oldest first; statements sent since stay listed for their answers.
     let statements = pipelined.prefix(outcomes.count)
     pipelined.removeFirst(min(outcomes.count, pipelined.count))
-    for (outcome, sql) in zip(outcomes, statements) {
-      // The answers after a failure are dropped with it: the job fails as a whole.
-      if case .failure(let error) = outcome { throw failed(error, sql: sql) }
+    for (outcome, statement) in zip(outcomes, statements) where pipelineFailure == nil {
+      switch outcome {
+      case .failure(let error):
+        let failure = failed(error, sql: statement.sql)
+        if statement.tag == pipelineTag { throw failure }
+        pipelineFailure = PipelineFailure(tag: statement.tag, error: failure)
+      case .success(let answer):
+        if let expectation = statement.expectation, Int(answer.result?.rowsAffected ?? -1) != expectation.changes {
+          pipelineFailure = PipelineFailure(tag: statement.tag, error: expectation.failure())
+        }
+        if let rows = statement.rows { rows.fill((answer.rows ?? []).map { Row($0.map(SQLValue.init)) }) }
+      }
     }
   }
 

@@ -11,11 +11,24 @@ protocol SQLConnection: AnyObject {
   func executeScript(_ sql: String) throws(StoreError)
   /// A statement whose answer the job does not read (its rows, `changes`,
   /// `lastInsertRowID`): inside a transaction the replicated engine sends it without
-  /// waiting, and its outcome arrives with the next call that waits or with `settle`. Its
-  /// failure is thrown there, and the statements sent after it have run all the same:
-  /// only a job that fails as a whole when any of them fails may use it.
-  func executePipelined(_ sql: String, _ arguments: [SQLValue]) throws(StoreError)
-  /// Waits for every pipelined statement; throws the first one's failure.
+  /// waiting, and its outcome arrives with the next call that waits or with `settle`.
+  /// The statements sent after it run all the same: only a job that fails as a whole
+  /// when any of them fails may use it. A failure found while the same job (the same
+  /// `pipelineTag`) runs is thrown there; one of an earlier job's, or an expectation not
+  /// met, is kept for `takePipelineFailure`.
+  func executePipelined(_ sql: String, _ arguments: [SQLValue], expecting: PipelineExpectation?)
+    throws(StoreError)
+  /// A query sent as `executePipelined` sends a statement; the rows fill the handle
+  /// when its answer is read.
+  func queryPipelined(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> PipelinedRows
+  /// Transaction control sent behind the pipelined statements without waiting.
+  func executeControlPipelined(_ control: String) throws(StoreError)
+  /// The writer's index of the job whose statements are sent from now on.
+  var pipelineTag: Int { get set }
+  /// The earliest pipelined failure not thrown to its job, forgotten once taken.
+  func takePipelineFailure() -> PipelineFailure?
+  /// Waits for every pipelined statement; throws the first failure of the current
+  /// job's, keeps an earlier job's (`takePipelineFailure`).
   func settle() throws(StoreError)
   /// `settle`, with `control` sent behind the pipelined statements in the same flight.
   func settle(thenExecuting control: String) throws(StoreError)

@@ -14,6 +14,8 @@ final class SQLiteConnection: SQLConnection {
   private var isClosed = false
   /// How many statements this connection has compiled: lets tests prove cache reuse.
   private(set) var statementsPrepared = 0
+  var pipelineTag = 0
+  private var pipelineFailure: PipelineFailure?
 
   /// Past this many distinct SQL strings the cache starts over: SQL built at run time
   /// (an IN list of varying length) must not grow it without bound.
@@ -114,9 +116,28 @@ final class SQLiteConnection: SQLConnection {
   }
 
   /// Each statement prepared once and cached, as `execute` does.
-  /// Nothing to pipeline on one file: it runs at once.
-  func executePipelined(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) {
+  /// Nothing to pipeline on one file: it runs at once. An expectation not met is kept for
+  /// the writer, which fails the job at its end, as the replicated engine does.
+  func executePipelined(_ sql: String, _ arguments: [SQLValue], expecting: PipelineExpectation?)
+    throws(StoreError)
+  {
     try execute(sql, arguments)
+    if let expecting, changes != expecting.changes, pipelineFailure == nil {
+      pipelineFailure = PipelineFailure(tag: pipelineTag, error: expecting.failure())
+    }
+  }
+
+  func queryPipelined(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> PipelinedRows {
+    PipelinedRows(try query(sql, arguments))
+  }
+
+  func executeControlPipelined(_ control: String) throws(StoreError) {
+    try executeControl([control])
+  }
+
+  func takePipelineFailure() -> PipelineFailure? {
+    defer { pipelineFailure = nil }
+    return pipelineFailure
   }
 
   func settle() throws(StoreError) {}

@@ -40,6 +40,33 @@ public enum AccountsRepository {
       "INSERT INTO accounts (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(account))
   }
 
+  /// Inserts a new account whose clean-up date the project's switch decides in the same
+  /// statement: `deletionAtMs` if automatic clean-up is on as the row is written, else 0.
+  /// So a sign-up racing the switch is scheduled either here or by the switch's own pass,
+  /// without the job waiting to read the switch first; `scheduledDeletion` reads the
+  /// outcome back.
+  public static func insert(_ db: Database, _ account: AccountRecord, deletionAtMsIfCleanupOn deletionAtMs: Int64)
+    throws
+  {
+    var arguments = values(account)
+    arguments[13] = .integer(deletionAtMs)
+    arguments.insert(.text(account.projectID), at: 14)
+    try db.executePipelined(
+      """
+      INSERT INTO accounts (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,
+        coalesce((SELECT ? FROM projects WHERE project_id = ? AND auto_cleanup_enabled = 1), 0), ?)
+      """, arguments)
+  }
+
+  /// An account's clean-up date, read without waiting (0: none).
+  public static func scheduledDeletion(_ db: Database, projectID: String, localID: String) throws
+    -> PipelinedRows
+  {
+    try db.queryPipelined(
+      "SELECT scheduled_deletion_at_ms FROM accounts WHERE project_id = ? AND local_id = ?",
+      [.text(projectID), .text(localID)])
+  }
+
   /// Rewrites every column of an existing account but its key.
   ///
   /// An UPDATE, never INSERT OR REPLACE: REPLACE deletes the old row first, and with

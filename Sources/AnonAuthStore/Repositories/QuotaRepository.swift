@@ -30,10 +30,23 @@ public enum QuotaRepository {
     ).map { try $0.int64(0) }
   }
 
-  public static func record(_ db: Database, projectID: String, ipKey: String, atMs: Int64) throws {
+  /// Counts one sign-up at `atMs` unless the window since `sinceMs` already holds the
+  /// quota: the scheduled quota in force at `atMs` (the latest started wins), or else
+  /// `quota`. The leader decides, in one statement, so the job does not wait for a count;
+  /// a refusal fails the job with `refusal()` once it has returned.
+  public static func record(
+    _ db: Database, projectID: String, ipKey: String, atMs: Int64, sinceMs: Int64, quota: Int64,
+    else refusal: @escaping @Sendable () -> any Error
+  ) throws {
     try db.executePipelined(
-      "INSERT INTO sign_up_events (project_id, ip_key, at_ms) VALUES (?,?,?)",
-      [.text(projectID), .text(ipKey), .integer(atMs)])
+      """
+      INSERT INTO sign_up_events (project_id, ip_key, at_ms) SELECT ?1, ?2, ?3
+      WHERE (SELECT count(*) FROM sign_up_events WHERE project_id = ?1 AND ip_key = ?2 AND at_ms > ?4)
+        < coalesce(
+          (SELECT quota FROM scheduled_quotas WHERE project_id = ?1 AND start_ms <= ?3 AND end_ms > ?3
+           ORDER BY start_ms DESC, id DESC LIMIT 1), ?5)
+      """, [.text(projectID), .text(ipKey), .integer(atMs), .integer(sinceMs), .integer(quota)],
+      expectingChanges: 1, else: refusal)
   }
 
   /// Gives back one place `record` took at `atMs` (a sign-up admitted but then not
