@@ -95,6 +95,33 @@ import Testing
     #expect(try connection.queryAll(database: database, sql: "SELECT count(*) FROM t") == [[.integer(100)]])
   }
 
+  /// Far more requests than the sockets hold, sent without reading an answer: the
+  /// connection reads the answers waiting whenever its pipeline is full, so neither side
+  /// stops for the other. (Loopback TCP's buffers grow enough that this test's node
+  /// never stalls; the daemon's own node, on a unix socket, stalled every batch of 128
+  /// sign-ups until the send timed out before this bound.)
+  @Test func aLongPipelineNeverStallsOnFullSockets() async throws {
+    let (harness, connection, database) = try await SingleNodeTests.oneNode()
+    defer { withExtendedLifetime(harness) {} }
+    _ = try connection.execSQL(database: database, sql: "CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
+    let insert = try connection.prepare(database: database, sql: "INSERT INTO t VALUES (?, ?)").statement
+    _ = try connection.execSQL(database: database, sql: "BEGIN")
+    let roundTrips = connection.roundTrips
+    let count = 20_000
+    var outcomes: [Result<DqliteAnswer, DqliteError>] = []
+    for key in 1...count {
+      try connection.send(database: database, statement: insert, parameters: [.integer(Int64(key)), .text("v")])
+      outcomes += connection.takeSettled()
+    }
+    outcomes += try connection.settle()
+    #expect(outcomes.count == count)
+    #expect(outcomes.allSatisfy { (try? $0.get())?.result?.rowsAffected == 1 })
+    let waits = connection.roundTrips - roundTrips
+    #expect(waits >= count / DqliteConnection.maxUnanswered, "the full pipeline was read as it went")
+    _ = try connection.execSQL(database: database, sql: "COMMIT")
+    #expect(try connection.queryAll(database: database, sql: "SELECT count(*) FROM t") == [[.integer(Int64(count))]])
+  }
+
   /// Several statements in one `EXEC_SQL` run in order and stop at the first failure
   /// (dqlite 1.11's gateway prepares them one after another; parameters bind to the first
   /// only): what `executeControl` relies on.

@@ -15,6 +15,19 @@ public final class DqliteConnection {
   /// before its own (the node answers in order).
   private var unanswered: [DqliteAnswer.Kind] = []
   private var unansweredRead = 0
+  /// Bytes of the pipelined requests whose answers are not read yet.
+  private var unansweredBytes = 0
+
+  /// At most this many pipelined requests, and this many of their bytes, wait for their
+  /// answers; past either the next send first reads them. dqlite 1.11 reads a request only
+  /// once the answer before it is written: with the client not reading, the node stops
+  /// when its answers fill the socket, the client's sends then fill it the other way,
+  /// and both wait for the socket timeout. On a unix socket each small message is charged
+  /// about a kilobyte of the default 208 KiB buffer, so a few hundred requests deadlock
+  /// (a batch of 128 sign-ups sends some 900; it stalled every batch for seconds). These
+  /// bounds stay well below that.
+  static let maxUnanswered = 128
+  static let maxUnansweredBytes = 48 << 10
   /// The outcomes of pipelined requests read so far, oldest first, until `settle` or
   /// `takeSettled` hands them over.
   private var settled: [Result<DqliteAnswer, DqliteError>] = []
@@ -121,14 +134,12 @@ public final class DqliteConnection {
   /// socket and run in order, each whatever the outcome of the one before. The answer is
   /// read by the next call that waits, or by `settle`.
   public func send(database: UInt32, statement: UInt32, parameters: [DqliteValue] = []) throws(DqliteError) {
-    try write(.exec(database: database, statement: statement, parameters: parameters))
-    unanswered.append(.result)
+    try pipeline(.exec(database: database, statement: statement, parameters: parameters), answer: .result)
   }
 
   /// Sends an `EXEC_SQL` without waiting for its answer, as `send` does an `EXEC`.
   public func send(database: UInt32, sql: String, parameters: [DqliteValue] = []) throws(DqliteError) {
-    try write(.execSQL(database: database, sql: sql, parameters: parameters))
-    unanswered.append(.result)
+    try pipeline(.execSQL(database: database, sql: sql, parameters: parameters), answer: .result)
   }
 
   /// Sends a prepared `QUERY` without waiting for its rows, as `send` does an `EXEC`:
@@ -136,8 +147,7 @@ public final class DqliteConnection {
   /// row or a few): they are held in memory until claimed.
   public func sendQuery(database: UInt32, statement: UInt32, parameters: [DqliteValue] = []) throws(DqliteError)
   {
-    try write(.query(database: database, statement: statement, parameters: parameters))
-    unanswered.append(.rows)
+    try pipeline(.query(database: database, statement: statement, parameters: parameters), answer: .rows)
   }
 
   /// Whether pipelined answers are still unread or unclaimed.
@@ -252,6 +262,21 @@ public final class DqliteConnection {
     requestsSent += 1
   }
 
+  /// Writes a request whose answer is read later, first reading the answers waiting if
+  /// the pipeline is full (`maxUnanswered`): that wait is counted as a round trip.
+  private func pipeline(_ request: DqliteRequest, answer kind: DqliteAnswer.Kind) throws(DqliteError) {
+    let bytes = try request.encoded()
+    let waiting = unanswered.count - unansweredRead
+    if waiting > 0, waiting >= Self.maxUnanswered || unansweredBytes + bytes.count > Self.maxUnansweredBytes {
+      roundTrips += 1
+      try readUnanswered()
+    }
+    try socket.send(bytes)
+    requestsSent += 1
+    unanswered.append(kind)
+    unansweredBytes += bytes.count
+  }
+
   /// Reads the pipelined answers in order. A failure the node answered is kept as that
   /// request's outcome; one that leaves the stream unusable (I/O, a malformed message)
   /// is thrown, and the connection is closed.
@@ -260,6 +285,7 @@ public final class DqliteConnection {
       if unansweredRead == unanswered.count {
         unanswered.removeAll(keepingCapacity: true)
         unansweredRead = 0
+        unansweredBytes = 0
       }
     }
     while unansweredRead < unanswered.count {
