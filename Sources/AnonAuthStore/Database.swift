@@ -144,6 +144,12 @@ public final class Database {
     (connection as? SQLiteConnection)?.rejectCommits(reject)
   }
 
+  /// Closes the replicated engine's link to the leader under the job, as a network
+  /// failure would: the one way to test what a job's next statement does then.
+  func breakLinkForTesting() {
+    (connection as? ClusterConnection)?.breakLinkForTesting()
+  }
+
   func close() { connection.close() }
 }
 

@@ -26,6 +26,9 @@ extension Writer {
       return
     }
     var batch = PipelinedBatch(jobs)
+    // Told only once the batch is over: what a failed caller does next (a read of the
+    // sign-up quota's window, say) must see the batch's committed writes.
+    defer { for (job, error) in batch.failures { job.fail(error) } }
     while true {
       while batch.next < jobs.count {
         guard let failure = runAhead(&batch) else {
@@ -90,11 +93,16 @@ extension Writer {
     // failure among them is the one to take back.
     database.pipelineTag = batch.jobs.count
     var failure = found
-    if (try? database.settle()) != nil, let earlier = database.takePipelineFailure(), earlier.tag < failure.tag {
-      failure = earlier
+    var lostLink: (any Error)?
+    do {
+      try database.settle()
+      // The same job's expectation came before what it threw.
+      if let earlier = database.takePipelineFailure(), earlier.tag <= failure.tag { failure = earlier }
+    } catch {
+      lostLink = error
     }
     let index = failure.tag
-    batch.jobs[index].fail(failure.error)
+    batch.failures.append((batch.jobs[index], failure.error))
     batch.failed += 1
     for later in index..<batch.jobs.count { batch.acknowledgements[later] = nil }
     batch.careful = true
@@ -102,8 +110,13 @@ extension Writer {
     let remaining = batch.jobs[(index + 1)...]
     guard database.isInTransaction else {
       // The engine rolled the whole transaction back, or the link to the leader broke:
-      // the earlier jobs' changes are gone with it. The later ones go back to the queue.
-      abandon(batch.ran, failed: batch.failed, failure.error, requeue: remaining)
+      // the earlier jobs' changes are gone with it, and they are told so (not the failed
+      // job's own error: a quota refusal is no one else's). The later ones go back to
+      // the queue.
+      let lost =
+        lostLink
+        ?? StoreError(kind: .unavailable, message: "the batch's transaction was lost: nothing of it was kept")
+      abandon(batch.ran, failed: batch.failed, lost, requeue: remaining)
       return false
     }
     do {
@@ -131,6 +144,8 @@ struct PipelinedBatch {
   /// The next job to run.
   var next = 0
   var failed = 0
+  /// The jobs that failed, with their errors, told when the batch is over.
+  var failures: [(WriteJob, any Error)] = []
   /// A job failed: from now on each job is waited for before the next runs.
   var careful = false
 

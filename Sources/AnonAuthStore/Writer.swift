@@ -189,6 +189,10 @@ final class Writer: @unchecked Sendable {
     }
     var done: [(job: WriteJob, acknowledge: @Sendable () -> Void)] = []
     var failed = 0
+    // Told only once the batch is over: what a failed caller does next (a read of the
+    // sign-up quota's window, say) must see the batch's committed writes.
+    var refused: [(WriteJob, any Error)] = []
+    defer { for (job, error) in refused { job.fail(error) } }
     // When the request that holds COMMIT starts: the commit-time histogram's start.
     var start = DispatchTime.now().uptimeNanoseconds
     for (index, job) in jobs.enumerated() {
@@ -206,7 +210,7 @@ final class Writer: @unchecked Sendable {
         }
         done.append((job, acknowledge))
       case .failure(let error) where database.isInTransaction:
-        job.fail(error)
+        refused.append((job, error))
         failed += 1
         do {
           try database.executeControl("ROLLBACK TO \(Self.savepoint)", "RELEASE \(Self.savepoint)", next)

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import Testing
 
@@ -137,5 +138,64 @@ struct RunAheadBatchTests {
   @Test("a pipelined query's handle read before its answer arrived says so")
   func rowsReadTooEarly() {
     #expect(throws: StoreError.self) { try PipelinedRows().rows() }
+  }
+}
+
+extension RunAheadBatchTests {
+  @Test(
+    "a failed job's caller hears of it only once the batch is over: a read then sees the jobs committed with it",
+    arguments: Engine.allCases)
+  func failuresAreToldAfterTheBatch(engine: Engine) async throws {
+    try await withStore(engine: engine) { store, _ in
+      try await store.insertItem("taken")
+      let seen = Mutex<Set<String>?>(nil)
+      let release = DispatchSemaphore(value: 0)
+      let blocking = Flag()
+      async let blocker: Void = store.write { _ in
+        blocking.set()
+        release.wait()
+      }
+      try await GroupCommitTests().waitUntil { blocking.isSet }
+      async let first: Void = store.write { database in try database.executePipelined(Self.insert, [.text("a")]) }
+      try await GroupCommitTests().waitUntil { store.metrics.queuedWrites == 1 }
+      async let second: Void = {
+        do {
+          try await store.write { database in try database.executePipelined(Self.insert, [.text("taken")]) }
+          Issue.record("the second job must fail")
+        } catch {
+          // What a refused sign-up's caller does: read the state its job was refused on.
+          let names = try await store.itemNames()
+          seen.withLock { $0 = names }
+        }
+      }()
+      try await GroupCommitTests().waitUntil { store.metrics.queuedWrites == 2 }
+      release.signal()
+      try await blocker
+      try await first
+      try await second
+      #expect(store.metrics.lastBatchSize == 2)
+      #expect(seen.withLock { $0 } == ["taken", "a"], "the read ran after the batch's COMMIT")
+    }
+  }
+
+  @Test("a job whose link broke under it cannot go on outside its transaction: nothing of it commits")
+  func noStatementOutlivesALostTransaction() async throws {
+    try await withStore(engine: .cluster) { store, _ in
+      try await store.write { database in try database.execute(Self.insert, [.text("warm")]) }
+      await #expect(throws: StoreError.self) {
+        try await store.write { database in
+          try database.executePipelined(Self.insert, [.text("before")])
+          database.breakLinkForTesting()
+          // A job that swallows the broken link's error and goes on…
+          _ = try? database.query("SELECT count(*) FROM items")
+          // …must not reach a new link, where this would commit on its own.
+          try database.execute(Self.insert, [.text("after")])
+        }
+      }
+      #expect(try await store.itemNames() == ["warm"])
+      // The writer learned it: the next batch runs on a new link.
+      try await store.write { database in try database.execute(Self.insert, [.text("next")]) }
+      #expect(try await store.itemNames() == ["warm", "next"])
+    }
   }
 }

@@ -22,6 +22,10 @@ final class ClusterConnection: SQLConnection {
   private var transactionOpen = false
   /// A statement failed inside the transaction: SQLite may have rolled it back itself.
   private var transactionUncertain = false
+  /// The link broke, or the leadership moved, while a transaction was open: until the
+  /// writer has learned it (`isInTransaction`, a ROLLBACK, the next BEGIN), no statement
+  /// may go to a new link, where it would run on its own, outside the lost transaction.
+  private var transactionLost = false
   private var isClosed = false
   /// Each statement pipelined and not yet claimed, oldest first: the connection's
   /// outcomes for them come back in the same order.
@@ -67,8 +71,15 @@ final class ClusterConnection: SQLConnection {
   /// Waits for the pipelined statements first: a write or a savepoint's RELEASE must not
   /// run after one of them failed. (A query may travel with them: it changes nothing.)
   func execute(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) {
-    try settle()
     let verb = Self.transactionVerb(sql)
+    if verb == .rollback && transactionLost {
+      // The transaction went with the link: nothing is left to take back.
+      forgetLostTransaction()
+      return
+    }
+    if verb == .begin { forgetLostTransaction() }
+    if verb == .none { try refuseAfterEarlierFailure(sql) }
+    try settle()
     let result = try retryingWhileBusy(verb == .begin) { () throws(StoreError) -> DqliteExecResult in
       try claimingPipelined { () throws(StoreError) in try executeNow(sql, arguments) }
     }
@@ -91,6 +102,7 @@ final class ClusterConnection: SQLConnection {
   func executePipelined(_ sql: String, _ arguments: [SQLValue], expecting: PipelineExpectation?)
     throws(StoreError)
   {
+    try refuseAfterEarlierFailure(sql)
     guard transactionOpen, !transactionUncertain, Self.transactionVerb(sql) == .none else {
       try execute(sql, arguments)
       if let expecting, changes != expecting.changes, pipelineFailure == nil {
@@ -112,6 +124,7 @@ final class ClusterConnection: SQLConnection {
   /// Inside a transaction the query goes without waiting for its rows; elsewhere it runs
   /// at once.
   func queryPipelined(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> PipelinedRows {
+    try refuseAfterEarlierFailure(sql)
     guard transactionOpen, !transactionUncertain else { return PipelinedRows(try query(sql, arguments)) }
     let rows = PipelinedRows()
     try claimingPipelined { () throws(StoreError) in
@@ -171,7 +184,8 @@ final class ClusterConnection: SQLConnection {
   var requestsSent: Int { pastRequests + (link?.connection.requestsSent ?? 0) }
 
   func query(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [Row] {
-    try claimingPipelined { () throws(StoreError) in try queryNow(sql, arguments) }
+    try refuseAfterEarlierFailure(sql)
+    return try claimingPipelined { () throws(StoreError) in try queryNow(sql, arguments) }
   }
 
   private func queryNow(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [Row] {
@@ -203,6 +217,7 @@ final class ClusterConnection: SQLConnection {
   }
 
   func executeScript(_ sql: String) throws(StoreError) {
+    try refuseAfterEarlierFailure(sql)
     try settle()
     let (connection, database) = try connected(sql)
     do {
@@ -218,6 +233,7 @@ final class ClusterConnection: SQLConnection {
   func executeControl(_ statements: [String]) throws(StoreError) {
     let sql = statements.joined(separator: "; ")
     let verbs = statements.map(Self.transactionVerb)
+    if verbs.first == .begin { forgetLostTransaction() }
     // A RELEASE or COMMIT must not run after a pipelined statement that failed.
     try settle()
     if pipelineFailure != nil {
@@ -246,7 +262,10 @@ final class ClusterConnection: SQLConnection {
   var isInTransaction: Bool {
     // Pipelined answers are read first: a failure among them is what the probe must see.
     if !pipelined.isEmpty { _ = try? settle() }
-    guard transactionOpen else { return false }
+    guard transactionOpen else {
+      forgetLostTransaction()
+      return false
+    }
     guard transactionUncertain else { return true }
     // SQLite rolls back by itself after some failures (disk full, I/O, interruption). A
     // BEGIN tells: it fails inside a transaction and succeeds outside one.
@@ -271,7 +290,8 @@ final class ClusterConnection: SQLConnection {
   private func connected(_ sql: String) throws(StoreError) -> (DqliteConnection, UInt32) {
     if isClosed { throw StoreError(kind: .closed, message: "the connection is closed", sql: sql) }
     if let link, link.connection.isOpen { return link }
-    if transactionOpen {
+    if transactionOpen || transactionLost {
+      transactionLost = transactionLost || transactionOpen
       transactionOpen = false
       drop()
       throw StoreError(
@@ -323,6 +343,7 @@ final class ClusterConnection: SQLConnection {
   private func failed(_ error: DqliteError, sql: String) -> StoreError {
     if error.breaksConnection || error.isLeadershipLost {
       drop()
+      transactionLost = transactionLost || transactionOpen
       transactionOpen = false
     } else if case .failure(let code, let message) = error, code & 0xff != 19,
       Self.transactionVerbs(sql).contains(.commit)
@@ -341,6 +362,24 @@ final class ClusterConnection: SQLConnection {
       transactionUncertain = true
     }
     return StoreError(error, sql: sql)
+  }
+
+  /// Closes the link's socket as a network failure would (`Database.breakLinkForTesting`).
+  func breakLinkForTesting() {
+    link?.connection.close()
+  }
+
+  /// A job of the batch running on top of an earlier job's failure is taken back and runs
+  /// again: it must not go on (its statements could outlive the transaction), and what
+  /// it is told does not matter (the writer reports the earlier failure).
+  private func refuseAfterEarlierFailure(_ sql: String) throws(StoreError) {
+    guard pipelineFailure != nil || transactionLost else { return }
+    throw StoreError(
+      kind: .unavailable, message: "an earlier statement of the batch failed; this job is taken back", sql: sql)
+  }
+
+  private func forgetLostTransaction() {
+    transactionLost = false
   }
 
   private func drop() {
@@ -374,27 +413,37 @@ final class ClusterConnection: SQLConnection {
     try claim(connection.takeSettled())
   }
 
-  /// Hands each answer to its statement, oldest first. A failure of the current job's
-  /// is thrown (the answers after it are dropped with it: the job fails as a whole); an
-  /// earlier job's failure, or an expectation not met, is kept for the writer instead,
-  /// and the answers after it are not looked at.
+  /// Hands each answer to its statement, oldest first. The first failure of the current
+  /// job's is thrown (the job fails as a whole); an earlier job's failure, or an
+  /// expectation not met, is kept for the writer instead. After either, later failures
+  /// and expectations are not looked at (the writer takes those statements back), but a
+  /// query's rows still fill its handle.
   private func claim(_ outcomes: [Result<DqliteAnswer, DqliteError>]) throws(StoreError) {
     // The answered ones, oldest first; statements sent since stay listed for their answers.
     let statements = pipelined.prefix(outcomes.count)
     pipelined.removeFirst(min(outcomes.count, pipelined.count))
-    for (outcome, statement) in zip(outcomes, statements) where pipelineFailure == nil {
+    var own: StoreError?
+    for (outcome, statement) in zip(outcomes, statements) {
+      let judged = own == nil && pipelineFailure == nil
       switch outcome {
       case .failure(let error):
+        guard judged else { continue }
         let failure = failed(error, sql: statement.sql)
-        if statement.tag == pipelineTag { throw failure }
-        pipelineFailure = PipelineFailure(tag: statement.tag, error: failure)
+        if statement.tag == pipelineTag {
+          own = failure
+        } else {
+          pipelineFailure = PipelineFailure(tag: statement.tag, error: failure)
+        }
       case .success(let answer):
-        if let expectation = statement.expectation, Int(answer.result?.rowsAffected ?? -1) != expectation.changes {
+        if let rows = statement.rows { rows.fill((answer.rows ?? []).map { Row($0.map(SQLValue.init)) }) }
+        if judged, let expectation = statement.expectation,
+          Int(answer.result?.rowsAffected ?? -1) != expectation.changes
+        {
           pipelineFailure = PipelineFailure(tag: statement.tag, error: expectation.failure())
         }
-        if let rows = statement.rows { rows.fill((answer.rows ?? []).map { Row($0.map(SQLValue.init)) }) }
       }
     }
+    if let own { throw own }
   }
 
   /// Another node's writer may hold the write lock on the leader: a BEGIN that finds it
