@@ -5,7 +5,8 @@ import Dispatch
 /// On the single file every statement is a function call; on the replicated store every
 /// wait for an answer is a round trip to the leader, and the writer is one thread. So a
 /// batch waits three times, whatever its size: for `BEGIN`, once for every job's
-/// statements, and for `COMMIT`. Each job runs in a savepoint of its own, nested in the
+/// statements, and for `COMMIT` (and once more for every 128 requests it sends: see
+/// `DqliteConnection.maxUnanswered`). Each job runs in a savepoint of its own, nested in the
 /// one before and open until COMMIT, and the next job's `SAVEPOINT` is sent behind the
 /// job's statements without waiting. (A job that queries waits for that query, and its
 /// answer brings every earlier answer with it.)
@@ -13,8 +14,9 @@ import Dispatch
 /// A job whose statement failed, or whose expectation was not met, is known only when
 /// the answers arrive, after later jobs have run on top of it. Then `ROLLBACK TO` its
 /// savepoint takes back it and every job after it; it fails, and the jobs after it run
-/// again, this time each waited for before the next starts: after a failure a batch
-/// costs what it did before pipelining, and no job runs more than twice.
+/// again, ahead of their answers for the first two such failures of a batch, then each
+/// waited for before the next starts: a batch full of failing jobs costs what it did
+/// before pipelining, and no job runs more than four times.
 extension Writer {
   func commitPipelined(_ jobs: [WriteJob]) {
     // Left over only if a batch ended oddly: it must not fail this one.
@@ -105,7 +107,11 @@ extension Writer {
     batch.failures.append((batch.jobs[index], failure.error))
     batch.failed += 1
     for later in index..<batch.jobs.count { batch.acknowledgements[later] = nil }
-    batch.careful = true
+    if batch.restartsLeft > 0 {
+      batch.restartsLeft -= 1
+    } else {
+      batch.careful = true
+    }
     batch.next = index + 1
     let remaining = batch.jobs[(index + 1)...]
     guard database.isInTransaction else {
@@ -146,8 +152,15 @@ struct PipelinedBatch {
   var failed = 0
   /// The jobs that failed, with their errors, told when the batch is over.
   var failures: [(WriteJob, any Error)] = []
-  /// A job failed: from now on each job is waited for before the next runs.
+  /// Take-backs after which the jobs after the failed one still run ahead: a refused
+  /// sign-up now and then costs its batch one more wait, not a wait for each later job.
+  var restartsLeft = PipelinedBatch.restarts
+  /// Jobs failed more often: from now on each job is waited for before the next runs,
+  /// so that no job runs more than `restarts + 2` times, and a batch of failing jobs
+  /// costs about what it did when every job was waited for.
   var careful = false
+
+  static let restarts = 2
 
   init(_ jobs: [WriteJob]) {
     self.jobs = jobs

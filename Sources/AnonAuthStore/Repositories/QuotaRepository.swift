@@ -60,16 +60,8 @@ public enum QuotaRepository {
       [.text(projectID), .text(ipKey), .integer(atMs)])
   }
 
-  /// Drops one IP key's events that have left its window, so the table stays the size of
-  /// the last hour's sign-ups.
-  public static func prune(_ db: Database, projectID: String, ipKey: String, beforeMs: Int64) throws {
-    try db.executePipelined(
-      "DELETE FROM sign_up_events WHERE project_id = ? AND ip_key = ? AND at_ms <= ?",
-      [.text(projectID), .text(ipKey), .integer(beforeMs)])
-  }
-
-  /// Drops up to `limit` events that have left every window (of IPs that never came
-  /// back, which the per-key prune never sees). Returns how many went.
+  /// Drops up to `limit` events that have left every window: the clean-up worker's, every
+  /// pass, which keeps the table about an hour of sign-ups. Returns how many went.
   public static func prune(_ db: Database, beforeMs: Int64, limit: Int) throws -> Int {
     try db.execute(
       "DELETE FROM sign_up_events WHERE rowid IN (SELECT rowid FROM sign_up_events WHERE at_ms <= ? LIMIT ?)",
