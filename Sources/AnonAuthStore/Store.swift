@@ -147,7 +147,11 @@ public final class Store: Sendable {
   /// Returns only after COMMIT: an acknowledged write is on disk (with
   /// `synchronous=FULL`). If `job` throws, only its own changes are rolled back.
   /// `job` must not BEGIN, COMMIT or ROLLBACK itself; savepoints of its own are fine.
-  /// - Throws: what `job` threw; the commit's `StoreError` if the batch failed;
+  /// It may run more than once (on the replicated store a job that ran on top of an
+  /// earlier job's late failure runs again): only its last run's changes and value
+  /// count, so it must have no effect outside the store.
+  /// - Throws: what `job` threw (told when its batch is over); the commit's `StoreError`
+  ///   if the batch failed;
   ///   `.closed` after `close()`; `CancellationError` if the task was cancelled before
   ///   the writer took the job (it never ran; counted in `StoreMetrics.writesDropped`).
   ///   Once the writer has taken it, it runs and commits whatever happens to the task.

@@ -5,7 +5,9 @@ import Synchronization
 /// returns the acknowledgement to send once the batch has committed, so that a caller
 /// never hears "done" about a write that could still be rolled back.
 ///
-/// Exactly one of the acknowledgement and `fail` is ever called, once.
+/// Exactly one of the acknowledgement and `fail` is ever called, once. `perform` may be
+/// called more than once (`Writer.commitPipelined`): only the last run's
+/// acknowledgement is kept.
 struct WriteJob: Sendable {
   let perform: @Sendable (Database) throws -> @Sendable () -> Void
   let fail: @Sendable (any Error) -> Void

@@ -288,7 +288,7 @@ def test_a_batch_of_sign_ups_waits_for_the_leader_three_times(pb):
         requests = delta("anonauth_store_writer_requests_total")
         assert writes >= count, writes
         assert round_trips <= 3 * transactions + 3 * (writes - count), (round_trips, writes, transactions)
-        assert requests >= 8 * count, (requests, writes, transactions)
+        assert requests >= 7 * count, (requests, writes, transactions)
     finally:
         for i in list(cluster.daemons):
             cluster.kill(i)

@@ -13,13 +13,14 @@ public final class DqliteConnection {
   /// Requests written whose responses are not read yet, oldest first, by the answer each
   /// expects: `send` and `sendQuery` add one, and the next call that waits reads them
   /// before its own (the node answers in order).
-  private var unanswered: [DqliteAnswer.Kind] = []
+  private var unanswered: [(answer: DqliteAnswer.Kind, bytes: Int)] = []
   private var unansweredRead = 0
   /// Bytes of the pipelined requests whose answers are not read yet.
   private var unansweredBytes = 0
 
   /// At most this many pipelined requests, and this many of their bytes, wait for their
-  /// answers; past either the next send first reads them. dqlite 1.11 reads a request only
+  /// answers; past either the next send first reads the older half of them, so that the
+  /// node always has requests queued while the client prepares more. dqlite 1.11 reads a request only
   /// once the answer before it is written: with the client not reading, the node stops
   /// when its answers fill the socket, the client's sends then fill it the other way,
   /// and both wait for the socket timeout. On a unix socket each small message is charged
@@ -269,18 +270,20 @@ public final class DqliteConnection {
     let waiting = unanswered.count - unansweredRead
     if waiting > 0, waiting >= Self.maxUnanswered || unansweredBytes + bytes.count > Self.maxUnansweredBytes {
       roundTrips += 1
-      try readUnanswered()
+      try readUnanswered(leaving: Self.maxUnanswered / 2, bytes: Self.maxUnansweredBytes / 2)
     }
     try socket.send(bytes)
     requestsSent += 1
-    unanswered.append(kind)
+    unanswered.append((kind, bytes.count))
     unansweredBytes += bytes.count
   }
 
   /// Reads the pipelined answers in order. A failure the node answered is kept as that
   /// request's outcome; one that leaves the stream unusable (I/O, a malformed message)
   /// is thrown, and the connection is closed.
-  private func readUnanswered() throws(DqliteError) {
+  /// With `leaving`, it stops once no more than that many requests (and `bytes` of
+  /// them) still wait.
+  private func readUnanswered(leaving: Int = 0, bytes: Int = 0) throws(DqliteError) {
     defer {
       if unansweredRead == unanswered.count {
         unanswered.removeAll(keepingCapacity: true)
@@ -288,8 +291,9 @@ public final class DqliteConnection {
         unansweredBytes = 0
       }
     }
-    while unansweredRead < unanswered.count {
-      let kind = unanswered[unansweredRead]
+    while unanswered.count - unansweredRead > leaving || (unansweredBytes > bytes && unansweredRead < unanswered.count)
+    {
+      let (kind, size) = unanswered[unansweredRead]
       let outcome: Result<DqliteAnswer, DqliteError>
       do {
         outcome = .success(try readAnswer(kind))
@@ -301,6 +305,7 @@ public final class DqliteConnection {
         outcome = .failure(error)
       }
       unansweredRead += 1
+      unansweredBytes -= size
       settled.append(outcome)
     }
   }
