@@ -72,7 +72,8 @@ public final class Database {
   /// the writer, reads the answers. The handle is Sendable: a job returns it, and its
   /// caller reads the rows once the write is acknowledged. For small results. Runs at
   /// once on the single file.
-  public func queryPipelined(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> PipelinedRows {
+  public func queryPipelined(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> PipelinedRows
+  {
     try connection.queryPipelined(sql, arguments)
   }
 

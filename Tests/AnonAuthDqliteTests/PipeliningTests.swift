@@ -73,7 +73,8 @@ import Testing
     try connection.send(database: database, statement: insert, parameters: [.integer(1), .text(text)])
     try connection.sendQuery(database: database, statement: count)
     for key in 2...100 {
-      try connection.send(database: database, statement: insert, parameters: [.integer(Int64(key)), .text(text)])
+      try connection.send(
+        database: database, statement: insert, parameters: [.integer(Int64(key)), .text(text)])
     }
     try connection.sendQuery(database: database, statement: all)
     try connection.send(database: database, statement: insert, parameters: [.integer(1), .text("again")])
@@ -110,7 +111,8 @@ import Testing
     let count = 20_000
     var outcomes: [Result<DqliteAnswer, DqliteError>] = []
     for key in 1...count {
-      try connection.send(database: database, statement: insert, parameters: [.integer(Int64(key)), .text("v")])
+      try connection.send(
+        database: database, statement: insert, parameters: [.integer(Int64(key)), .text("v")])
       outcomes += connection.takeSettled()
     }
     outcomes += try connection.settle()
@@ -119,7 +121,9 @@ import Testing
     let waits = connection.roundTrips - roundTrips
     #expect(waits >= count / DqliteConnection.maxUnanswered, "the full pipeline was read as it went")
     _ = try connection.execSQL(database: database, sql: "COMMIT")
-    #expect(try connection.queryAll(database: database, sql: "SELECT count(*) FROM t") == [[.integer(Int64(count))]])
+    #expect(
+      try connection.queryAll(database: database, sql: "SELECT count(*) FROM t") == [[.integer(Int64(count))]]
+    )
   }
 
   /// Several statements in one `EXEC_SQL` run in order and stop at the first failure

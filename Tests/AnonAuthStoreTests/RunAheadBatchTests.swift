@@ -55,7 +55,9 @@ struct RunAheadBatchTests {
     }
   }
 
-  @Test("after two take-backs, each later job is waited for: one failing job after another runs no job more than four times")
+  @Test(
+    "after two take-backs, each later job is waited for: one failing job after another runs no job more than four times"
+  )
   func manyFailuresRunNoJobMoreThanTwice() async throws {
     try await withStore(engine: .cluster) { store, _ in
       try await store.insertItem("taken")
@@ -69,7 +71,8 @@ struct RunAheadBatchTests {
           { database in
             runs.ran(index)
             // Every other job fails.
-            try database.executePipelined(Self.insert, [.text(index.isMultiple(of: 2) ? "taken" : "n\(index)")])
+            try database.executePipelined(
+              Self.insert, [.text(index.isMultiple(of: 2) ? "taken" : "n\(index)")])
           }
         })
       #expect(batch.size == count)
@@ -96,7 +99,8 @@ struct RunAheadBatchTests {
   func unmetExpectationFailsItsJob(engine: Engine) async throws {
     try await withStore(engine: engine) { store, _ in
       try await store.insertItem("taken")
-      let conditional = "INSERT INTO items(name) SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM items WHERE name = ?1)"
+      let conditional =
+        "INSERT INTO items(name) SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM items WHERE name = ?1)"
       let batch = try await GroupCommitTests().runAsOneBatch(
         store,
         ["a", "taken", "b"].map { name in
@@ -157,7 +161,9 @@ extension RunAheadBatchTests {
         release.wait()
       }
       try await GroupCommitTests().waitUntil { blocking.isSet }
-      async let first: Void = store.write { database in try database.executePipelined(Self.insert, [.text("a")]) }
+      async let first: Void = store.write { database in
+        try database.executePipelined(Self.insert, [.text("a")])
+      }
       try await GroupCommitTests().waitUntil { store.metrics.queuedWrites == 1 }
       async let second: Void = {
         do {

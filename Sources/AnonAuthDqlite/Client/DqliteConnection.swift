@@ -146,7 +146,8 @@ public final class DqliteConnection {
   /// Sends a prepared `QUERY` without waiting for its rows, as `send` does an `EXEC`:
   /// its rows are read, all of them, with the answers around it. For small results (a
   /// row or a few): they are held in memory until claimed.
-  public func sendQuery(database: UInt32, statement: UInt32, parameters: [DqliteValue] = []) throws(DqliteError)
+  public func sendQuery(database: UInt32, statement: UInt32, parameters: [DqliteValue] = [])
+    throws(DqliteError)
   {
     try pipeline(.query(database: database, statement: statement, parameters: parameters), answer: .rows)
   }
@@ -291,7 +292,8 @@ public final class DqliteConnection {
         unansweredBytes = 0
       }
     }
-    while unanswered.count - unansweredRead > leaving || (unansweredBytes > bytes && unansweredRead < unanswered.count)
+    while unanswered.count - unansweredRead > leaving
+      || (unansweredBytes > bytes && unansweredRead < unanswered.count)
     {
       let (kind, size) = unanswered[unansweredRead]
       let outcome: Result<DqliteAnswer, DqliteError>

@@ -129,7 +129,8 @@ final class ClusterConnection: SQLConnection {
     let rows = PipelinedRows()
     try claimingPipelined { () throws(StoreError) in
       try run(sql) { (connection, database, statement) throws(DqliteError) in
-        try connection.sendQuery(database: database, statement: statement, parameters: arguments.map(\.dqlite))
+        try connection.sendQuery(
+          database: database, statement: statement, parameters: arguments.map(\.dqlite))
         pipelined.append(Pending(sql: sql, tag: pipelineTag, rows: rows))
       }
     }
@@ -238,7 +239,8 @@ final class ClusterConnection: SQLConnection {
     try settle()
     if pipelineFailure != nil {
       throw StoreError(
-        kind: .invalidArgument, message: "a pipelined statement failed and its job was not taken back", sql: sql)
+        kind: .invalidArgument, message: "a pipelined statement failed and its job was not taken back",
+        sql: sql)
     }
     do throws(StoreError) {
       try retryingWhileBusy(verbs.first == .begin) { () throws(StoreError) in
@@ -375,7 +377,8 @@ final class ClusterConnection: SQLConnection {
   private func refuseAfterEarlierFailure(_ sql: String) throws(StoreError) {
     guard pipelineFailure != nil || transactionLost else { return }
     throw StoreError(
-      kind: .unavailable, message: "an earlier statement of the batch failed; this job is taken back", sql: sql)
+      kind: .unavailable, message: "an earlier statement of the batch failed; this job is taken back",
+      sql: sql)
   }
 
   private func forgetLostTransaction() {

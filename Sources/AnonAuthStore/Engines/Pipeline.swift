@@ -19,7 +19,8 @@ public final class PipelinedRows: Sendable {
   /// - Throws: `.invalidArgument` if they have not arrived: read only after the write returned.
   public func rows() throws(StoreError) -> [Row] {
     guard let rows = answered.withLock({ $0 }) else {
-      throw StoreError(kind: .invalidArgument, message: "a pipelined query's rows were read before they arrived")
+      throw StoreError(
+        kind: .invalidArgument, message: "a pipelined query's rows were read before they arrived")
     }
     return rows
   }

@@ -45,7 +45,9 @@ public enum AccountsRepository {
   /// So a sign-up racing the switch is scheduled either here or by the switch's own pass,
   /// without the job waiting to read the switch first; `scheduledDeletion` reads the
   /// outcome back.
-  public static func insert(_ db: Database, _ account: AccountRecord, deletionAtMsIfCleanupOn deletionAtMs: Int64)
+  public static func insert(
+    _ db: Database, _ account: AccountRecord, deletionAtMsIfCleanupOn deletionAtMs: Int64
+  )
     throws
   {
     var arguments = values(account)
