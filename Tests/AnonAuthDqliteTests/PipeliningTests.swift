@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import AnonAuthDqlite
@@ -97,13 +98,28 @@ import Testing
   }
 
   /// Far more requests than the sockets hold, sent without reading an answer: the
-  /// connection reads the answers waiting whenever its pipeline is full, so neither side
-  /// stops for the other. (Loopback TCP's buffers grow enough that this test's node
-  /// never stalls; the daemon's own node, on a unix socket, stalled every batch of 128
-  /// sign-ups until the send timed out before this bound.)
+  /// connection reads the older half of the answers whenever its pipeline is full, so
+  /// neither side stops for the other. On the abstract unix socket a daemon's own node
+  /// listens on behind the TLS gateway, without that bound the node stopped reading once
+  /// its unread answers filled the socket, the sends then filled it the other way, and
+  /// the test failed with "send timed out".
   @Test func aLongPipelineNeverStallsOnFullSockets() async throws {
-    let (harness, connection, database) = try await SingleNodeTests.oneNode()
-    defer { withExtendedLifetime(harness) {} }
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("dqlite-\(UUID().uuidString)")
+      .path
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let address = "127.0.0.1:\(try LoopbackNodes.freePort())"
+    let node = try DqliteNode(
+      id: 1, address: address, bindAddress: "@anonauth-test-\(UUID().uuidString)", directory: root)
+    defer {
+      node.stop()
+      ClusterDialer.shared.unregisterLocal(address: address)
+    }
+    try node.start()
+    let connection = try await LoopbackNodes.eventually {
+      try DqliteConnector(seeds: [address]).connectToLeader()
+    }
+    let database = try connection.open("store")
     _ = try connection.execSQL(database: database, sql: "CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
     let insert = try connection.prepare(database: database, sql: "INSERT INTO t VALUES (?, ?)").statement
     _ = try connection.execSQL(database: database, sql: "BEGIN")
