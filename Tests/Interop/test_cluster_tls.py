@@ -3,6 +3,7 @@ handshake, before the node gets a byte; a capture of the port shows no SQL while
 run (and does show it with --cluster-insecure, so the capture would see it); the insecure
 mode says so at every start; --dev makes a three-node cluster of its own certificates."""
 
+import json
 import os
 import socket
 import ssl
@@ -75,6 +76,42 @@ def test_strangers_are_refused_at_the_handshake_and_the_node_gets_no_byte(pb):
         # after one succeeds), and logged.
         wait_for(lambda: daemon.log_lines_text().count("cluster: connection refused") >= 4,
                  what="four refusals logged")
+        assert cluster.leader() == 1
+    finally:
+        for i in list(cluster.daemons):
+            cluster.kill(i)
+
+
+def test_a_flood_of_refused_handshakes_writes_a_line_a_second_and_counts_the_rest(pb):
+    """Anyone who reaches the cluster port can make the gateway refuse a handshake: the
+    log gets a burst of lines, then one a second that says how many went unlogged."""
+    cluster = Cluster(size=1)
+    try:
+        address = cluster.addresses[1]
+        assert cluster.leader() == 1
+        daemon = cluster.daemons[1]
+        host, port = address.rsplit(":", 1)
+        attempts = 300
+        for _ in range(attempts):
+            # Not TLS at all: refused at once, before any certificate check.
+            with socket.create_connection((host, int(port)), timeout=10) as plain:
+                plain.sendall(b"GET / HTTP/1.0\r\n\r\n")
+                plain.settimeout(10)
+                try:
+                    plain.recv(64)
+                except OSError:
+                    pass
+        time.sleep(1.2)
+        # One more after the second: its line carries the count of those not written.
+        assert refused(address, cluster_certs.client_context(cluster.authority.ca_file))
+
+        def lines():
+            return [line for line in daemon.log_lines_text().splitlines() if "cluster: connection refused" in line]
+        wait_for(lambda: any("refused_unlogged" in line for line in lines()), what="a line with the count")
+        logged = lines()
+        assert len(logged) <= 10 + 5, len(logged)  # the burst, and a line a second after it
+        unlogged = sum(json.loads(line)["refused_unlogged"] for line in logged if "refused_unlogged" in line)
+        assert len(logged) + unlogged >= attempts, (len(logged), unlogged)
         assert cluster.leader() == 1
     finally:
         for i in list(cluster.daemons):

@@ -65,12 +65,19 @@ public final class ClusterNode: Sendable {
       try ListenCheck.check(config.listen)
       if let slot {
         // The node listens where only this process reaches it; the gateway takes the port.
+        let refusals = LogBudget()
         let socket = "@anonauth-dqlite-\(getpid())-\(config.id)-\(UInt32.random(in: 0...UInt32.max))"
         node = try DqliteNode(
           id: config.id, address: config.advertise, bindAddress: socket, directory: directory)
         let started = try ClusterGateway(
           listen: config.listen, nodeSocket: socket, tls: slot,
-          onRefused: { reason in logger.warning("cluster: connection refused", ["error": .string(reason)]) })
+          onRefused: { reason in
+            // Anyone who reaches the port can cause these: a line a second, with a count.
+            guard let suppressed = refusals.take() else { return }
+            var fields: [String: LogValue] = ["error": .string(reason)]
+            if suppressed > 0 { fields["refused_unlogged"] = .int(Int64(suppressed)) }
+            logger.warning("cluster: connection refused", fields)
+          })
         started.start()
         gateway = started
       } else {
