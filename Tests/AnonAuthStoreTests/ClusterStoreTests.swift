@@ -185,3 +185,22 @@ private final class NodeStopper: @unchecked Sendable {
 
   func stop() { nodes.stop(id) }
 }
+
+extension ClusterStoreTests {
+  @Test("a reader whose link broke (or whose node stopped leading) reads again on a new link, once")
+  func readerRetriesOnANewLink() async throws {
+    try await withStore(engine: .cluster) { store, _ in
+      try await store.write { database in
+        try database.execute("INSERT INTO items(name) VALUES (?)", [.text("kept")])
+      }
+      // Every reader's link is made, then broken, as a failover leaves a pooled link.
+      for _ in 0..<8 {
+        try await store.read { database in
+          _ = try database.query("SELECT 1")
+          database.breakLinkForTesting()
+        }
+      }
+      #expect(try await store.itemNames() == ["kept"])
+    }
+  }
+}

@@ -56,6 +56,10 @@ public final class DqliteConnection {
 
   public func close() { socket.close() }
 
+  /// Ends the stream as a node that went away (or stopped leading and closed it) would,
+  /// without this side knowing yet: for tests of what the next call does.
+  public func shutDownForTesting() { socket.shutDown() }
+
   // MARK: Cluster
 
   /// The leader this node knows of, or nil when it knows none (an election is running,

@@ -72,6 +72,12 @@ final class DqliteSocket {
     fd = -1
   }
 
+  /// Ends the stream both ways but keeps the descriptor, as a peer that went away leaves
+  /// it: the owner finds out at its next send or receive.
+  func shutDown() {
+    if fd >= 0 { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+  }
+
   func send(_ bytes: [UInt8]) throws(DqliteError) {
     guard fd >= 0 else { throw .io("connection closed") }
     var sent = 0

@@ -184,9 +184,17 @@ final class ClusterConnection: SQLConnection {
 
   var requestsSent: Int { pastRequests + (link?.connection.requestsSent ?? 0) }
 
+  /// A reader whose pooled link goes to a node that no longer leads (or whose link broke
+  /// since its last use) sends the query once more, to whichever node leads now: a read
+  /// is safe to repeat, and the caller is spared a `STORE_UNAVAILABLE` after a failover.
   func query(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [Row] {
     try refuseAfterEarlierFailure(sql)
-    return try claimingPipelined { () throws(StoreError) in try queryNow(sql, arguments) }
+    let hadLink = link != nil
+    do {
+      return try claimingPipelined { () throws(StoreError) in try queryNow(sql, arguments) }
+    } catch  where isReadOnly && hadLink && link == nil && error.kind == .unavailable && !transactionOpen {
+      return try queryNow(sql, arguments)
+    }
   }
 
   private func queryNow(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [Row] {
@@ -366,9 +374,10 @@ final class ClusterConnection: SQLConnection {
     return StoreError(error, sql: sql)
   }
 
-  /// Closes the link's socket as a network failure would (`Database.breakLinkForTesting`).
+  /// Ends the link's stream as a network failure or a node that stopped leading would,
+  /// unknown to this side until its next call (`Database.breakLinkForTesting`).
   func breakLinkForTesting() {
-    link?.connection.close()
+    link?.connection.shutDownForTesting()
   }
 
   /// A job of the batch running on top of an earlier job's failure is taken back and runs
