@@ -84,6 +84,30 @@ struct ClusterStoreTests {
     await store.close()
   }
 
+  @Test("after leadership moves, the first write and the first read go to the new leader: no call fails")
+  func leadershipTransferCostsNoCall() async throws {
+    let nodes = try await Self.threeNodes()
+    let store = try Self.open(nodes)
+    // The writer's link and the readers' links are made, to the leader of now.
+    try await store.insertItem("before")
+    for _ in 0..<8 { #expect(try await store.itemNames() == ["before"]) }
+
+    let connector = DqliteConnector(seeds: nodes.seeds, timeoutMs: 10_000)
+    let leader = try connector.findLeader().id
+    let successor: UInt64 = leader == 1 ? 2 : 1
+    let link = try connector.connectToLeader()
+    try link.transfer(to: successor)
+    link.close()
+    _ = try await LoopbackNodes.eventually { () throws -> Bool in
+      guard try connector.findLeader().id == successor else { throw DqliteError.noLeader("not yet") }
+      return true
+    }
+    // Every pooled link still goes to the former leader, which now answers "not leader".
+    try await store.insertItem("after")
+    for _ in 0..<8 { #expect(try await store.itemNames() == ["before", "after"]) }
+    await store.close()
+  }
+
   @Test(
     "the leader stops while a job's statements are pipelined: the batch fails as unavailable, nothing of it is kept"
   )

@@ -250,16 +250,27 @@ final class ClusterConnection: SQLConnection {
         kind: .invalidArgument, message: "a pipelined statement failed and its job was not taken back",
         sql: sql)
     }
+    func send() throws(StoreError) {
+      let (connection, database) = try connected(sql)
+      do throws(DqliteError) {
+        _ = try connection.execSQL(database: database, sql: sql)
+      } catch {
+        if verbs.contains(.begin) && !error.breaksConnection && !error.isLeadershipLost {
+          transactionOpen = true
+        }
+        throw failed(error, sql: sql)
+      }
+    }
     do throws(StoreError) {
       try retryingWhileBusy(verbs.first == .begin) { () throws(StoreError) in
-        let (connection, database) = try connected(sql)
-        do throws(DqliteError) {
-          _ = try connection.execSQL(database: database, sql: sql)
-        } catch {
-          if verbs.contains(.begin) && !error.breaksConnection && !error.isLeadershipLost {
-            transactionOpen = true
-          }
-          throw failed(error, sql: sql)
+        let hadLink = link != nil
+        do throws(StoreError) {
+          try send()
+        } catch  where verbs.first == .begin && hadLink && link == nil && error.kind == .unavailable {
+          // The writer's link went to a node that no longer leads (or broke) while the
+          // writer was idle: nothing has run, so the batch begins again on a new link
+          // instead of failing every job in it after a failover.
+          try send()
         }
       }
     } catch {
