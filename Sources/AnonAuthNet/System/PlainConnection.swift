@@ -188,7 +188,13 @@ public final class PlainConnection: EventHandler, ByteStream {
   private func resumeIfDrained() {
     guard readPaused, output.count - outputIndex <= TLSConnection.outputLowWater else { return }
     readPaused = false
-    if state == .open { scheduleRead() }
+    guard state == .open else { return }
+    scheduleRead()
+    // On the next iteration, not from inside `flush` (see TLSConnection.notifyDrained).
+    loop.runOnNextIteration { [weak self] in
+      guard let self, self.state == .open else { return }
+      self.delegate?.streamOutputDrained(self)
+    }
   }
 
   private func updateInterest() {

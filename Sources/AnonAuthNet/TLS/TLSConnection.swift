@@ -389,7 +389,19 @@ public final class TLSConnection: EventHandler, ByteStream {
   private func resumeIfDrained() {
     guard readPaused, pendingOutputBytes <= Self.outputLowWater else { return }
     readPaused = false
-    if state == .open { yieldTurn() }
+    if state == .open {
+      yieldTurn()
+      notifyDrained()
+    }
+  }
+
+  /// Tells the delegate on the loop's next iteration, not from inside `flush`, so what
+  /// it sends in answer is queued after this write has finished.
+  private func notifyDrained() {
+    loop.runOnNextIteration { [weak self] in
+      guard let self, self.state == .open else { return }
+      self.delegate?.streamOutputDrained(self)
+    }
   }
 
   /// Set when a server's handshake failed: the alert is on its way and TLS is done.

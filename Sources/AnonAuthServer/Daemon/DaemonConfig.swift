@@ -209,6 +209,7 @@ public struct DaemonConfig: Sendable {
     rpc.maxConnections = try int(.maxConnections)
     rpc.maxConnectionsPerIP = try int(.maxConnectionsPerIP)
     rpc.maxConnectionRatePerIP = try int(.maxConnectionRatePerIP)
+    rpc.maxCallLogLinesPerSecond = try int(.maxCallLogLinesPerSecond)
     // A bad entry is reported where the whole list is parsed (Daemon.run).
     if case .success(let policy) = EndUserIPPolicy.parse(trustedProxies) {
       rpc.perIPExempt = policy.trustedProxies

@@ -50,6 +50,7 @@ extension Setting {
     NumberSetting.maxConnections.setting,
     NumberSetting.maxConnectionsPerIP.setting,
     NumberSetting.maxConnectionRatePerIP.setting,
+    NumberSetting.maxCallLogLinesPerSecond.setting,
     NumberSetting.handshakeTimeoutMs.setting,
     NumberSetting.frameTimeoutMs.setting,
     NumberSetting.idleTimeoutMs.setting,
