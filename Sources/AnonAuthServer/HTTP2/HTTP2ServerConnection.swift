@@ -591,6 +591,10 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
       return
     }
     for state in streams.values.sorted(by: { $0.id < $1.id }) {
+      // An answer waits for the peer's window: the peer is not reading, and what it sent
+      // meanwhile waits for that answer, so its body is not late (the stall rule below
+      // bounds the wait).
+      if state.drainWaited, state.bodySince != nil { state.bodySince = now }
       if let since = state.bodySince, age(since) > partialLimit {
         releaseBody(state)
         resetStream(state.id, errorCode: NGHTTP2_CANCEL.rawValue)
