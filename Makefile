@@ -10,7 +10,7 @@ DEB_PACKAGES := pkg-config libssl-dev openssl libsqlite3-dev libprotobuf-c-dev l
                 libnghttp2-dev nghttp2-client \
                 protobuf-c-compiler protobuf-compiler python3 python3-venv faketime debootstrap
 
-.PHONY: run test deps build build-release bench-large proto check-proto check-generator generator-goldens check-links check-client-graph lint format interop-deps \
+.PHONY: run test deps build build-info build-release bench-large proto check-proto check-generator generator-goldens check-links check-client-graph lint format interop-deps \
         reference-docs check-reference-docs \
         test-swift test-interop build-release-tests deploy-smoke test-deploy bench bench-hostile cluster-proof fuzz clean
 
@@ -34,12 +34,24 @@ deps:
 	    || { echo "apt-get failed; install by hand: apt-get install -y$$missing"; exit 1; }; \
 	fi
 
-build:
+build: build-info
 	$(SWIFT) build --build-tests
+
+# `--version`'s commit and build day, in a header git ignores (Sources/CBuildInfo/): written
+# only when they change, so a build of the same commit on the same day recompiles nothing.
+# Without it (a plain `swift build`) both binaries say "unknown" for them.
+BUILD_INFO := Sources/CBuildInfo/generated_build_info.h
+build-info:
+	@commit=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+	if [ "$$commit" != unknown ] && [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then commit="$$commit-dirty"; fi; \
+	new="#define ANONAUTH_BUILD_COMMIT \"$$commit\"\n#define ANONAUTH_BUILD_DATE \"$$(date -u +%Y-%m-%d)\"\n"; \
+	if [ "$$(printf "$$new")" != "$$(cat $(BUILD_INFO) 2>/dev/null)" ]; then \
+	  printf "$$new" > $(BUILD_INFO) && touch Sources/CBuildInfo/build_info.c; \
+	fi
 
 # The daemon and the CLI only: a static Foundation client (the seed-flow test tool) would
 # need libcurl's static archive, which no benchmark uses.
-build-release:
+build-release: build-info
 	for product in anonauthd anonauth; do \
 	  $(SWIFT) build -c release --static-swift-stdlib --product $$product || exit 1; \
 	done
@@ -117,7 +129,7 @@ test-swift: build
 # no-op). It asserts no latency; its 2x p99 goal is `make bench-hostile`'s figure.
 # ANONAUTH_RELEASE_TESTS=0 skips the release build; that test then runs the debug daemon.
 RELEASE_SCRATCH := .build-release
-build-release-tests:
+build-release-tests: build-info
 	@if [ "$${ANONAUTH_RELEASE_TESTS:-1}" != 0 ]; then for product in anonauthd anonauth; do \
 	  $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH) --product $$product || exit 1; \
 	done; fi
