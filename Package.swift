@@ -155,6 +155,10 @@ let package = Package(
     .testTarget(
       name: "AnonAuthClientTests", dependencies: ["AnonAuthClient"],
       swiftSettings: swiftSettings),
+    // The CLI's argument rules and outputs, without a daemon (`@testable import anonauth`).
+    .testTarget(
+      name: "AnonAuthCLITests", dependencies: ["anonauth", "AnonAuthWire", "AnonAuthRPCClient"],
+      swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthFuzzTests", dependencies: ["AnonAuthFuzz"],
       swiftSettings: swiftSettings),
