@@ -11,13 +11,13 @@ DEB_PACKAGES := pkg-config libssl-dev openssl libsqlite3-dev libprotobuf-c-dev l
                 protobuf-c-compiler protobuf-compiler python3 python3-venv faketime debootstrap
 
 .PHONY: run test deps build build-info build-release bench-large proto check-proto check-generator generator-goldens check-links check-client-graph lint format interop-deps \
-        reference-docs check-reference-docs \
+        reference-docs check-reference-docs check-docs \
         test-swift test-interop build-release-tests deploy-smoke test-deploy bench bench-hostile cluster-proof fuzz clean
 
 run: deps build
 	.build/debug/anonauthd --dev --data-dir $(DATA_DIR)
 
-test: deps check-proto check-generator check-links check-client-graph lint build check-reference-docs test-deploy test-swift test-interop
+test: deps check-proto check-generator check-links check-client-graph lint build check-reference-docs check-docs test-deploy test-swift test-interop
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -96,6 +96,11 @@ check-reference-docs: build
 
 check-links:
 	python3 Scripts/check_links.py
+
+# Every sh and Python block of README.md and docs/ run against one `anonauthd --dev`
+# (Scripts/run_docs.py: its markers say which blocks cannot run here, and it lists them).
+check-docs: build interop-deps
+	ANONAUTHD=$(CURDIR)/.build/debug/anonauthd ANONAUTH_CLI=$(CURDIR)/.build/debug/anonauth $(PY) Scripts/run_docs.py
 
 # AnonAuthClient, the app library, must build for iOS and macOS: no C or system-library
 # target in its graph, no import but Foundation, FoundationNetworking and Security.
