@@ -146,8 +146,13 @@ def run_shell(ws, env, script, timeout=BLOCK_TIMEOUT_S):
     env_file = ws.dir / ".docs-env"
     env_file.unlink(missing_ok=True)
     wrapped = f"set -eo pipefail\nset -a\n{script}\nenv -0 > {env_file}\n"
-    result = subprocess.run(["bash", "-c", wrapped], cwd=ws.dir, env=env, stdin=subprocess.DEVNULL,
-                            capture_output=True, text=True, timeout=timeout)
+    try:
+        result = subprocess.run(["bash", "-c", wrapped], cwd=ws.dir, env=env, stdin=subprocess.DEVNULL,
+                                capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as expired:
+        text = "".join(part.decode(errors="replace") if isinstance(part, bytes) else part
+                       for part in (expired.stdout or "", expired.stderr or ""))
+        return 124, f"timed out after {timeout} s\n{text}", env
     ended = env
     if result.returncode == 0 and env_file.exists():
         ended = dict(item.split("=", 1) for item in env_file.read_text().split("\0") if "=" in item)
@@ -238,10 +243,14 @@ def main(argv):
                 else:
                     script = ws.dir / ".docs-block.py"
                     script.write_text(block.text + "\n")
-                    result = subprocess.run([sys.executable, str(script)], cwd=ws.dir, env=env,
-                                            stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                            timeout=BLOCK_TIMEOUT_S)
-                    code, output, ended = result.returncode, result.stdout + result.stderr, env
+                    try:
+                        result = subprocess.run([sys.executable, str(script)], cwd=ws.dir, env=env,
+                                                stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                                timeout=BLOCK_TIMEOUT_S)
+                        code, output = result.returncode, result.stdout + result.stderr
+                    except subprocess.TimeoutExpired:
+                        code, output = 124, f"timed out after {BLOCK_TIMEOUT_S} s"
+                    ended = env
                 page_env[block.page] = ended
                 took = time.monotonic() - began
                 if code == 0:
