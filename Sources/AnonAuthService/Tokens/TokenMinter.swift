@@ -105,7 +105,7 @@ public final class TokenMinter: Sendable {
         active = (record.kid, try RSASigningKey(pkcs8DER: der))
       }
     }
-    guard let active else { throw CryptoError("no active signing key") }
+    guard let active else { throw CryptoError("signing keys", reason: "no active signing key") }
     let made = SigningKeyRing(activeKID: active.0, active: active.1, published: published)
     ring.withLock { $0 = (made, records.map(\.kid)) }
   }
