@@ -368,13 +368,19 @@ import Testing
     events.filter { if case .data = $0 { true } else { false } }.count
   }
 
-  @Test func aLocalMethodsStreamHasOneAnswerOutstandingUntilTheDrainEvent() async throws {
-    let h = try Harness()
-    defer { h.stop() }
+  /// Stream 1 of the echo method, its first answer queued behind a window that stays
+  /// closed (its send waits for the drain event).
+  static func answerBehindAClosedWindow(_ h: Harness) async {
     h.onLoop { $0.sinkForTests?.stuckBytes = 1 << 20 }
     h.open(1, path: Self.echo)
     h.send(1, GRPCMessageDeframer.frame([1]))
     #expect(await h.eventually { Self.dataCount($0) == 1 })
+  }
+
+  @Test func aLocalMethodsStreamHasOneAnswerOutstandingUntilTheDrainEvent() async throws {
+    let h = try Harness()
+    defer { h.stop() }
+    await Self.answerBehindAClosedWindow(h)
     // The first answer waits behind a closed window: the next messages are held, not
     // answered, and nothing is reset or polled.
     h.send(1, GRPCMessageDeframer.frame([2]) + GRPCMessageDeframer.frame([3]), endStream: true)
@@ -393,10 +399,7 @@ import Testing
   @Test func aLocalMethodsStreamClosedWhileItsAnswerWaitsEndsItsCall() async throws {
     let h = try Harness()
     defer { h.stop() }
-    h.onLoop { $0.sinkForTests?.stuckBytes = 1 << 20 }
-    h.open(1, path: Self.echo)
-    h.send(1, GRPCMessageDeframer.frame([1]))
-    #expect(await h.eventually { Self.dataCount($0) == 1 })
+    await Self.answerBehindAClosedWindow(h)
     #expect(h.taken == 1)
     // The session resets the stalled stream (CANCEL): the waiting send returns false
     // and the method's task ends, giving its slot back.
@@ -407,10 +410,7 @@ import Testing
   @Test func messagesHeldBehindAWaitingAnswerAreBounded() async throws {
     let h = try Harness()
     defer { h.stop() }
-    h.onLoop { $0.sinkForTests?.stuckBytes = 1 << 20 }
-    h.open(1, path: Self.echo)
-    h.send(1, GRPCMessageDeframer.frame([1]))
-    #expect(await h.eventually { Self.dataCount($0) == 1 })
+    await Self.answerBehindAClosedWindow(h)
     let many = (0...GRPCStreamHandler.maxQueuedMessages).flatMap { _ in GRPCMessageDeframer.frame([7]) }
     h.send(1, many)
     let status = try #require(h.events.last.flatMap(Self.status))
