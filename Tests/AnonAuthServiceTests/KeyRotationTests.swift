@@ -88,6 +88,10 @@ struct KeyRotationTests {
           + h.projectID)
       #expect(try await h.verify(before.idToken).uid == before.localId)
       #expect(try await h.verify(after.idToken).uid == after.localId)
+      // After another change of address, both earlier issuers' tokens still verify.
+      h.minter.setPublicURL("https://moved.example.test")
+      #expect(try await h.verify(before.idToken).uid == before.localId)
+      #expect(try await h.verify(after.idToken).uid == after.localId)
       // Another project's issuer under the same URL is refused.
       let claims = try h.minter.verify(after.idToken, projectID: h.projectID)
       #expect(claims["aud"]?.stringValue == h.projectID)

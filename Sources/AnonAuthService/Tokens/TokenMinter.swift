@@ -190,6 +190,16 @@ public final class TokenMinter: Sendable {
     )
   }
 
+  /// Whether `iss` names `projectID`'s issuer under any address this server has had: the
+  /// issuer prefix's form, or any public URL's (`https://.../<project>`). A token whose
+  /// signature is one of this server's keys was issued by this server, so a token issued
+  /// before `--public-url` was set or changed (a `--dev` daemon on port 0 changes it at
+  /// each start) keeps verifying until it expires; `aud` still binds it to the project.
+  func isIssuer(_ iss: String?, of projectID: String) -> Bool {
+    guard let iss else { return false }
+    return iss == issuerPrefix + projectID || (iss.hasPrefix("https://") && iss.hasSuffix("/" + projectID))
+  }
+
   /// Checks an ID token this server made for `projectID`: signature by a published key,
   /// issuer, audience, subject, and times.
   /// - Throws: `INVALID_ID_TOKEN` (malformed, bad signature, wrong project, unknown key)
@@ -217,9 +227,7 @@ public final class TokenMinter: Sendable {
       throw RPCError(.invalidIdToken, "the ID token's signature is not valid")
     }
     let claims = decoded.claims
-    let iss = claims["iss"]?.stringValue
-    guard claims["aud"]?.stringValue == projectID,
-      iss == currentIssuerPrefix + projectID || iss == issuerPrefix + projectID
+    guard claims["aud"]?.stringValue == projectID, isIssuer(claims["iss"]?.stringValue, of: projectID)
     else {
       throw RPCError(.invalidIdToken, "the ID token belongs to another project")
     }
