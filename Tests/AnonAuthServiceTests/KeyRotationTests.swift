@@ -73,6 +73,23 @@ struct KeyRotationTests {
     }
   }
 
+  @Test("the leaked-key runbook: the old key's row deleted, the new key signs at the next start")
+  func leakedKeyDeleted() async throws {
+    try await ServiceHarness.with { h in
+      let oldKid = try #require(try JWT.decode(try await h.signUp().idToken).keyID)
+      let newKid = try await h.minter.rotate()
+      try await h.store.write { db in
+        try db.execute("DELETE FROM signing_keys WHERE kid = ?", [.text(oldKid)])
+      }
+      let again = TokenMinter(
+        store: h.store, clock: h.clock, masterKey: h.masterKey, issuerPrefix: ServiceHarness.issuerPrefix,
+        pool: h.stack.pool)
+      try await again.start()
+      #expect(try kids(jwks: again.publicKeys().jwks) == [newKid])
+      #expect(try JWT.decode(try await again.sign(["sub": "a"])).keyID == newKid)
+    }
+  }
+
   @Test("a public URL names new tokens' issuer; tokens of the issuer prefix keep verifying")
   func publicURLIssuer() async throws {
     try await ServiceHarness.with { h in

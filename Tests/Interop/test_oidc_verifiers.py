@@ -304,3 +304,37 @@ def test_a_native_client_without_alpn_still_gets_frames(world, pb):
         assert s.selected_alpn_protocol() is None
         status, _ = call(s, pb, "/anonauth.v1.HealthService/Check", pb.health.CheckRequest())
         assert status.code == 0, status
+
+
+def read_http_reply(sock):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, f"closed after {data!r}"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int([line.split(b":", 1)[1] for line in head.split(b"\r\n")
+                  if line.lower().startswith(b"content-length:")][0])
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head, body
+
+
+def test_a_request_line_split_across_records_is_still_http(daemon):
+    """The first bytes "G", then "ET /..." in another TLS record: the server waits for
+    enough bytes to tell, then serves HTTP/1.1."""
+    with daemon.connect(alpn=None) as s:
+        s.sendall(b"G")
+        s.sendall(b"ET /.well-known/jwks.json HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        head, body = read_http_reply(s)
+    assert head.startswith(b"HTTP/1.1 200"), head
+    assert json.loads(body)["keys"]
+
+
+def test_a_stalled_method_prefix_is_closed_as_a_partial_frame(daemon):
+    """"GE" and nothing more: held while undecided, and closed by the partial-frame
+    timeout (500 ms in the test daemon), as a frame's first bytes would be."""
+    from conftest import assert_closed
+    with daemon.connect(alpn=None) as s:
+        s.sendall(b"GE")
+        assert_closed(s)
