@@ -9,6 +9,9 @@ PY           := $(VENV)/bin/python
 DEB_PACKAGES := pkg-config libssl-dev openssl libsqlite3-dev libprotobuf-c-dev libcrypt-dev libdqlite-dev \
                 libnghttp2-dev nghttp2-client \
                 protobuf-c-compiler protobuf-compiler python3 python3-venv faketime debootstrap
+# For the interop tests only: go-oidc, a verifier outside Python, built offline from
+# Debian's Go sources by Tests/Interop/test_oidc_verifiers.py.
+INTEROP_DEB_PACKAGES := golang-go golang-github-coreos-go-oidc-dev
 
 .PHONY: run test deps build build-info build-release bench-large proto check-proto check-generator generator-goldens check-links check-client-graph lint format interop-deps \
         reference-docs check-reference-docs check-docs \
@@ -19,8 +22,9 @@ run: deps build
 
 test: deps check-proto check-generator check-links check-client-graph lint build check-reference-docs check-docs test-deploy test-swift test-interop
 
-deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+# Installs the Debian packages $(1) that are missing (root or sudo), or says what to install.
+define install_debs
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -33,6 +37,10 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null \
 	    || { echo "apt-get failed; install by hand: apt-get install -y$$missing"; exit 1; }; \
 	fi
+endef
+
+deps:
+	$(call install_debs,$(DEB_PACKAGES))
 
 build: build-info
 	$(SWIFT) build --build-tests
@@ -119,6 +127,7 @@ $(VENV)/.ok: Tests/Interop/requirements.txt
 	touch $@
 
 interop-deps: $(VENV)/.ok
+	$(call install_debs,$(INTEROP_DEB_PACKAGES))
 
 # Two runs: the in-process suites, then the real daemons alone. Together, the in-process
 # suites (some 60 stores and password pools at once: 1,300 threads, 200 runnable on 2

@@ -45,24 +45,60 @@ final class ServerConnection: TLSHandshakeDelegate, ByteStreamDelegate, ServedCo
 
   /// The handshake chose the protocol (`TransportSwitch`): a byte-level transport
   /// (HTTP/1.1, HTTP/2) takes this one's place in the registry and gets the stream's
-  /// bytes; `anonauth/1` or no ALPN stays here, with frames.
+  /// bytes; `anonauth/1` stays here, with frames. Without ALPN the first bytes decide
+  /// (`sniffing`).
   func connectionDidHandshake(_ connection: TLSConnection) {
     calls.clientCertificateName = connection.verifiedPeerName
-    let choice = TransportSwitch.choice(alpn: connection.negotiatedProtocol)
+    guard let choice = TransportSwitch.choice(alpn: connection.negotiatedProtocol) else {
+      sniffing = []
+      return
+    }
+    _ = hand(to: choice, replaying: [])
+  }
+
+  /// Gives the connection to the byte-level transport `choice` names, with `bytes` it
+  /// already received. False for native frames: they stay here.
+  private func hand(to choice: TransportSwitch.Choice, replaying bytes: [UInt8]) -> Bool {
     guard
       let transport = TransportSwitch.byteTransport(
         choice, stream: connection, core: core, registry: registry)
-    else { return }
+    else { return false }
     registry.replace(self, with: transport)
     connection.delegate = transport
     if goingAway { transport.drain() }
+    if !bytes.isEmpty {
+      bytes.withUnsafeBytes { transport.stream(connection, didReceive: $0) }
+    }
+    return true
   }
+
+  /// The first bytes of a connection that offered no ALPN, held until they tell an HTTP
+  /// request line from a native frame (at most "OPTIONS": `TransportSwitch.sniff`); nil
+  /// once decided, or when ALPN decided.
+  private var sniffing: [UInt8]?
+  /// When the first held bytes came: held bytes age as a partial frame does.
+  private var sniffingSince: UInt64?
 
   var peerHost: String? { connection.peer?.host }
 
   func closeNow() { connection.close() }
 
   func stream(_ stream: any ByteStream, didReceive bytes: UnsafeRawBufferPointer) {
+    if var held = sniffing {
+      held.append(contentsOf: bytes)
+      switch TransportSwitch.sniff(held) {
+      case .needMore:
+        sniffing = held
+        if sniffingSince == nil { sniffingSince = MonotonicClock.now() }
+        return
+      case .decided(let choice):
+        sniffing = nil
+        sniffingSince = nil
+        if hand(to: choice, replaying: held) { return }
+        if !held.withUnsafeBytes({ reader.append($0) }) { fail(.overBudget) }
+        return
+      }
+    }
     if !reader.append(bytes) { fail(.overBudget) }
   }
 
@@ -196,7 +232,9 @@ final class ServerConnection: TLSHandshakeDelegate, ByteStreamDelegate, ServedCo
         connection.close()
       }
     case .open:
-      if let since = reader.partialFrameSince, age(since) > config.partialFrameTimeoutMs * 1_000_000 {
+      if let since = reader.partialFrameSince ?? sniffingSince,
+        age(since) > config.partialFrameTimeoutMs * 1_000_000
+      {
         connection.close()
       } else if slotsTaken == 0, !goingAway,
         age(connection.lastActivity) > config.idleTimeoutMs * 1_000_000
