@@ -4,7 +4,7 @@ import Testing
 @testable import AnonAuthClient
 
 /// Code written for FirebaseAuth reads the same: `Auth.auth()` after `configure`, and
-/// `catch where error.code == ...` on the typed error.
+/// errors read through `NSError` as Firebase's are.
 @Suite struct SeedShapeTests {
   @Test func callersSwitchOnTheCode() async {
     let stub = StubServer()
@@ -13,12 +13,12 @@ import Testing
     var caught = ""
     do {
       _ = try await auth.createUser(withEmail: "a@example.com", password: "pw123456")
-    } catch  where error.code == .weakPassword {
-      caught = "weak"
-    } catch  where error.code == .emailAlreadyInUse {
-      caught = "in use"
     } catch {
-      caught = "other"
+      switch AuthErrorCode(rawValue: (error as NSError).code) {
+      case .weakPassword: caught = "weak"
+      case .emailAlreadyInUse: caught = "in use"
+      default: caught = "other"
+      }
     }
     #expect(caught == "in use")
   }

@@ -1,0 +1,79 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import AnonAuthClient
+
+/// A store that can be locked, as the Keychain is before the first unlock after a
+/// restart: reads and writes fail with `.locked` until it is unlocked.
+final class LockableStore: SessionStore {
+  private let state: Mutex<(locked: Bool, session: Session?)>
+
+  init(locked: Bool, session: Session? = nil) { state = Mutex((locked, session)) }
+
+  func unlock() { state.withLock { $0.locked = false } }
+  var saved: Session? { state.withLock { $0.session } }
+
+  func load() throws -> Session? {
+    try state.withLock { state throws(SessionStoreError) in
+      if state.locked { throw SessionStoreError.locked }
+      return state.session
+    }
+  }
+
+  func save(_ session: Session?) throws {
+    try state.withLock { state throws(SessionStoreError) in
+      if state.locked { throw SessionStoreError.locked }
+      state.session = session
+    }
+  }
+}
+
+/// A locked store is never taken for "signed out": no new anonymous account is made for
+/// a user who has one, the session is read after unlock, and an account made while the
+/// store is locked is kept in memory and saved once it opens.
+@Suite struct LockedStoreTests {
+  static let saved = Session(
+    uid: "u-saved", idToken: "id-s", refreshToken: "refresh-s",
+    expirationDate: Date(timeIntervalSinceNow: 3600),
+    isAnonymous: true)
+
+  @Test func aLockedStoreMakesNoNewAccountAndIsReadAfterUnlock() async throws {
+    let stub = StubServer()
+    let store = LockableStore(locked: true, session: Self.saved)
+    let auth = stub.auth(store: store)
+    let heard = Mutex<[String]>([])
+    auth.addStateDidChangeListener { _, user in heard.withLock { $0.append(user?.uid ?? "nil") } }
+    #expect(auth.currentUser == nil)
+
+    var caught: (any Error)?
+    do { try await auth.signInAnonymously() } catch { caught = error }
+    // `as NSError`, not `as? NSError`: on Linux only the coercion bridges.
+    #expect((try #require(caught) as NSError).code == AuthErrorCode.keychainError.rawValue)
+    #expect(stub.methods.isEmpty)
+
+    store.unlock()
+    #expect(auth.currentUser?.uid == "u-saved")
+    let again = try await auth.signInAnonymously()
+    #expect(again.user.uid == "u-saved")
+    #expect(stub.methods.isEmpty)
+    auth.drain()
+    #expect(heard.withLock { $0 } == ["nil", "u-saved"])
+  }
+
+  @Test func anAccountMadeWhileLockedIsKeptAndSavedAfterUnlock() async throws {
+    let stub = StubServer()
+    stub.on("accounts:signIn", StubServer.signIn(uid: "u1"))
+    stub.on("accounts:signInWithPassword", StubServer.signIn(uid: "u1"))
+    stub.on("accounts:lookup", StubServer.lookup(uid: "u1", email: "a@example.com", providers: ["password"]))
+    let store = LockableStore(locked: true)
+    let auth = stub.auth(store: store)
+    try await auth.signIn(withEmail: "a@example.com", password: "pw")
+    #expect(auth.currentUser?.uid == "u1")
+    #expect(store.saved == nil)
+
+    store.unlock()
+    #expect(auth.currentUser?.uid == "u1")
+    #expect(store.saved?.uid == "u1")
+  }
+}
