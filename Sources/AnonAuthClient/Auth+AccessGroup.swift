@@ -39,9 +39,3 @@ extension Auth {
     }
   }
 }
-
-/// A store that can keep the session in a shared access group (`useUserAccessGroup`).
-public protocol AccessGroupSessionStore: SessionStore {
-  /// The same store, in `accessGroup` (nil: the app's own).
-  func withAccessGroup(_ accessGroup: String?) -> any SessionStore
-}

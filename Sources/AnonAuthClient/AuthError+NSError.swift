@@ -51,6 +51,7 @@ extension AuthErrorCode {
     case .keychainError: "The session could not be read or kept by the device's store."
     case .internalError: "The server could not do this; see the failure reason."
     case .malformedJWT: "The token is not a well-formed JWT."
+    default: "AnonAuth does not offer this (\(name))."
     }
   }
 }

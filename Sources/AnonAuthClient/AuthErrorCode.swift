@@ -44,16 +44,99 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable {
   /// An ID token that is not a JWT.
   case malformedJWT = 18000
 
+  // FirebaseAuth's other codes, so that an app's `switch` over them still builds: no
+  // AnonAuth call produces them (phone, multi-factor, web flows, reCAPTCHA, Game Center,
+  // email actions, custom tokens).
+  case invalidCustomToken = 17000
+  case customTokenMismatch = 17002
+  case appNotAuthorized = 17028
+  case expiredActionCode = 17029
+  case invalidActionCode = 17030
+  case invalidMessagePayload = 17031
+  case invalidSender = 17032
+  case invalidRecipientEmail = 17033
+  case missingIosBundleID = 17036
+  case missingAndroidPackageName = 17037
+  case unauthorizedDomain = 17038
+  case invalidContinueURI = 17039
+  case missingContinueURI = 17040
+  case missingPhoneNumber = 17041
+  case invalidPhoneNumber = 17042
+  case missingVerificationCode = 17043
+  case invalidVerificationCode = 17044
+  case missingVerificationID = 17045
+  case invalidVerificationID = 17046
+  case missingAppCredential = 17047
+  case invalidAppCredential = 17048
+  case sessionExpired = 17051
+  case quotaExceeded = 17052
+  case missingAppToken = 17053
+  case notificationNotForwarded = 17054
+  case appNotVerified = 17055
+  case captchaCheckFailed = 17056
+  case webContextAlreadyPresented = 17057
+  case webContextCancelled = 17058
+  case appVerificationUserInteractionFailure = 17059
+  case invalidClientID = 17060
+  case webNetworkRequestFailed = 17061
+  case webInternalError = 17062
+  case webSignInUserInteractionFailure = 17063
+  case localPlayerNotAuthenticated = 17066
+  case invalidProviderID = 17071
+  case tenantIDMismatch = 17072
+  case unsupportedTenantOperation = 17073
+  case invalidHostingLinkDomain = 17214
+  case rejectedCredential = 17075
+  case gameKitNotLinked = 17076
+  case secondFactorRequired = 17078
+  case missingMultiFactorSession = 17081
+  case missingMultiFactorInfo = 17082
+  case invalidMultiFactorSession = 17083
+  case multiFactorInfoNotFound = 17084
+  case adminRestrictedOperation = 17085
+  case unverifiedEmail = 17086
+  case secondFactorAlreadyEnrolled = 17087
+  case maximumSecondFactorCountExceeded = 17088
+  case unsupportedFirstFactor = 17089
+  case emailChangeNeedsVerification = 17090
+  case missingClientIdentifier = 17093
+  case missingOrInvalidNonce = 17094
+  case blockingCloudFunctionError = 17105
+  case recaptchaNotEnabled = 17200
+  case missingRecaptchaToken = 17201
+  case invalidRecaptchaToken = 17202
+  case invalidRecaptchaAction = 17203
+  case missingClientType = 17204
+  case missingRecaptchaVersion = 17205
+  case invalidRecaptchaVersion = 17206
+  case invalidReqType = 17207
+  case recaptchaSDKNotLinked = 17208
+  case recaptchaSiteKeyMissing = 17209
+  case recaptchaActionCreationFailed = 17210
+  case passwordDoesNotMeetRequirements = 17211
+
   /// Firebase's short name of the code (`ERROR_EMAIL_ALREADY_IN_USE`), under
   /// `AuthErrors.userInfoNameKey`.
   public var name: String {
-    if self == .invalidAPIKey { return "ERROR_INVALID_API_KEY" }
+    switch self {
+    case .networkError: return "ERROR_NETWORK_REQUEST_FAILED"
+    case .missingAndroidPackageName: return "ERROR_MISSING_ANDROID_PKG_NAME"
+    case .appVerificationUserInteractionFailure: return "ERROR_APP_VERIFICATION_FAILED"
+    case .webSignInUserInteractionFailure: return "ERROR_WEB_USER_INTERACTION_FAILURE"
+    case .blockingCloudFunctionError: return "ERROR_BLOCKING_CLOUD_FUNCTION_RETURNED_ERROR"
+    default: break
+    }
+    // The case name in upper snake case: a word starts at an uppercase letter after a
+    // lowercase one, or at the last capital of an acronym (`invalidAPIKey`: API_KEY).
+    let letters = Array(String(describing: self))
     var name = "ERROR_"
-    var previousWasLowercase = false
-    for character in String(describing: self) {
-      if character.isUppercase && previousWasLowercase { name.append("_") }
-      name.append(contentsOf: character.uppercased())
-      previousWasLowercase = character.isLowercase
+    for (index, letter) in letters.enumerated() {
+      if index > 0 && letter.isUppercase {
+        let previous = letters[index - 1]
+        let next = index + 1 < letters.count ? letters[index + 1] : "A"
+        if previous.isLowercase || (previous.isUppercase && next.isLowercase) { name.append("_") }
+      }
+      name.append(contentsOf: letter.uppercased())
     }
     return name
   }

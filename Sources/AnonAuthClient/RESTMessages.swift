@@ -140,3 +140,20 @@ struct ErrorReply: Decodable {
 
 /// The empty answer of `accounts:delete`.
 struct EmptyReply: Decodable {}
+
+/// `accounts:resetPassword`: without `newPassword` it only checks the code.
+struct ResetPasswordBody: Encodable {
+  var oobCode: String
+  var newPassword: String?
+}
+
+/// `accounts:update` with the code of an email-verification email.
+struct ActionCodeBody: Encodable {
+  var oobCode: String
+}
+
+/// `accounts:signInWithCustomToken`.
+struct CustomTokenBody: Encodable {
+  var token: String
+  var returnSecureToken = true
+}

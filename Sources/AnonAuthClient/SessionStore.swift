@@ -11,6 +11,12 @@ public protocol SessionStore: Sendable {
   func save(_ session: Session?) throws
 }
 
+/// A store that can keep the session in a shared access group (`useUserAccessGroup`).
+public protocol AccessGroupSessionStore: SessionStore {
+  /// The same store, in `accessGroup` (nil: the app's own).
+  func withAccessGroup(_ accessGroup: String?) -> any SessionStore
+}
+
 /// Why a store could not be read or written.
 public enum SessionStoreError: Error, Sendable, Equatable {
   /// Protected data is not available yet (the device has not been unlocked since it

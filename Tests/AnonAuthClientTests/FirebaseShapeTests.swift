@@ -41,6 +41,8 @@ import Testing
     #expect(AuthErrorCode.invalidAPIKey.name == "ERROR_INVALID_API_KEY")
     #expect(AuthErrorCode.emailAlreadyInUse.name == "ERROR_EMAIL_ALREADY_IN_USE")
     #expect(AuthErrorCode.malformedJWT.name == "ERROR_MALFORMED_JWT")
+    #expect(AuthErrorCode.tenantIDMismatch.name == "ERROR_TENANT_ID_MISMATCH")
+    #expect(AuthErrorCode.networkError.name == "ERROR_NETWORK_REQUEST_FAILED")
     #expect(AuthErrorCode.networkError.rawValue == 17020 && AuthErrorCode.internalError.rawValue == 17999)
   }
 
