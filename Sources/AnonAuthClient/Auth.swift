@@ -76,11 +76,13 @@ public final class Auth: Sendable {
   }
 
   /// Forgets the session here and in the store. Refresh tokens stay valid on the server
-  /// until they are revoked.
+  /// until they are revoked. With nobody signed in it does nothing, as FirebaseAuth:
+  /// above all it leaves alone a store that could not be read yet (a locked Keychain),
+  /// whose user the app has not seen.
   /// - Throws: `.keychainError` when the store could not erase it (the user is signed
   ///   out here all the same, and the store is erased at the next call).
   public func signOut() throws {
-    try replace(nil)
+    try replace(nil, when: { $0 != nil })
   }
 
   /// Points this `Auth` at an AnonAuth emulator listener (`--firebase-emulator-listen`),

@@ -51,6 +51,8 @@ final class LockableStore: SessionStore {
     // `as NSError`, not `as? NSError`: on Linux only the coercion bridges.
     #expect((try #require(caught) as NSError).code == AuthErrorCode.keychainError.rawValue)
     #expect(stub.methods.isEmpty)
+    // A defensive sign-out at launch does not erase the user it has not seen.
+    try auth.signOut()
 
     store.unlock()
     #expect(auth.currentUser?.uid == "u-saved")
