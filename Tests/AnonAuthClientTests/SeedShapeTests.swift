@@ -32,3 +32,22 @@ import Testing
     #expect(error?.message.contains("Auth.configure") == true)
   }
 }
+
+extension SeedShapeTests {
+  @Test func theOptionsFileGivesTheBaseURLAndTheKey() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "anonauth-options-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let options = directory.appendingPathComponent("AnonAuth.json")
+    try Data(#"{"base_url":"https://auth.example.com:7443","api_key":"k1"}"#.utf8).write(to: options)
+    let read = try ClientOptions(file: options)
+    #expect(read.baseURL.absoluteString == "https://auth.example.com:7443" && read.apiKey == "k1")
+    // The `client.json` that `anonauthd --dev` writes.
+    try Data(#"{"rpc":"127.0.0.1:7443","api_key":"k2","ca_file":"x.pem"}"#.utf8).write(to: options)
+    #expect(try ClientOptions(file: options).baseURL.absoluteString == "https://127.0.0.1:7443")
+    try Data(#"{"rpc":"127.0.0.1:7443"}"#.utf8).write(to: options)
+    let error = #expect(throws: AuthError.self) { try ClientOptions(file: options) }
+    #expect(error?.message.contains("api_key") == true)
+  }
+}

@@ -145,6 +145,13 @@ public struct AccountSummary: Sendable, Equatable {
     try await change.commitChanges()
   }
 
+  public func setPhoto(_ url: URL?) async throws {
+    guard let user = auth.currentUser else { throw NSError(domain: "App", code: 1) }
+    let change = user.createProfileChangeRequest()
+    change.photoURL = url
+    try await change.commitChanges()
+  }
+
   public func refreshProfile() async throws {
     try await auth.currentUser?.reload()
   }

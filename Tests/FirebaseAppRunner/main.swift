@@ -81,6 +81,9 @@ var seen: [String: Any] = [:]
   seen["held_updated_in_place"] = !held.isAnonymous && held.email == email && held === Auth.auth().currentUser
   try await service.rename(to: "Ada")
   seen["held_display_name"] = held.displayName ?? ""
+  seen["photo_change"] = await bridged {
+    try await service.setPhoto(URL(string: "https://example.com/ada.png"))
+  }
   let details = try await service.tokenDetails(forcingRefresh: true)
   seen["token_provider"] = details.provider
   seen["authorization_header"] = try await service.authorizationHeader().hasPrefix("Bearer ey")

@@ -77,6 +77,7 @@ def test_app_code_written_to_firebase_auth_runs_against_the_daemon(pb):
     # The User the app held became permanent in place, and is currentUser.
     assert seen["held_updated_in_place"] is True
     assert seen["held_display_name"] == "Ada"
+    assert seen["photo_change"] == {"code": 0}  # sent and accepted (not stored yet)
     assert seen["token_provider"] == "password"
     assert seen["authorization_header"] is True
     assert seen["summary"]["providers"] == ["password"] and seen["summary"]["has_created"] is True
