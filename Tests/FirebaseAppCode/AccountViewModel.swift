@@ -1,6 +1,9 @@
 // App code written to FirebaseAuth 12's public API. The only line that differs from the
-// FirebaseAuth build of this file is the import below (`import FirebaseAuth`).
-import AnonAuthClient
+// FirebaseAuth build of this file is the import below (`@preconcurrency import
+// FirebaseAuth`: FirebaseAuth's Auth, User and AuthDataResult are not Sendable, so Swift 6
+// main-actor code imports it so; AnonAuthClient's types are, and the attribute changes
+// nothing here).
+@preconcurrency import AnonAuthClient
 import Foundation
 import Observation
 
