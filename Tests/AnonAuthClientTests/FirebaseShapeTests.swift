@@ -136,3 +136,45 @@ import Testing
     #expect(result.authDate == Date(timeIntervalSince1970: 1_699_990_000))
   }
 }
+
+extension FirebaseShapeTests {
+  @Test func reauthenticationChecksTheUserAndAPasswordChangeKeepsTheNewTokens() async throws {
+    let stub = StubServer()
+    stub.on("accounts:signInWithPassword", StubServer.signIn(uid: "u1"))
+    stub.on("accounts:lookup", StubServer.lookup(uid: "u1", email: "a@example.com", providers: ["password"]))
+    stub.on("accounts:signInWithPassword", StubServer.signIn(uid: "u2"))
+    stub.on(
+      "accounts:update", #"{"localId":"u1","idToken":"id-3","refreshToken":"refresh-3","expiresIn":"3600"}"#)
+    stub.on("accounts:lookup", StubServer.lookup(uid: "u1", email: "a@example.com", providers: ["password"]))
+    let auth = stub.auth()
+    let user = try await auth.signIn(withEmail: "a@example.com", password: "pw").user
+
+    var caught: (any Error)?
+    do {
+      try await user.reauthenticate(
+        with: EmailAuthProvider.credential(withEmail: "b@example.com", password: "pw"))
+    } catch {
+      caught = error
+    }
+    #expect((try #require(caught) as NSError).code == AuthErrorCode.userMismatch.rawValue)
+    #expect(auth.currentUser === user)
+
+    try await user.updatePassword(to: "new password")
+    let update = try #require(stub.seen.last { $0.method == "accounts:update" })
+    #expect(
+      update.json["password"] as? String == "new password" && update.json["idToken"] as? String == "id-1")
+    #expect(user.refreshToken == "refresh-3")
+    #expect(try await user.getIDToken() == "id-3")
+  }
+
+  @Test func authStateChangesStartsWithTheCurrentUser() async throws {
+    let stub = StubServer()
+    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
+    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    let auth = stub.auth()
+    var changes = auth.authStateChanges.makeAsyncIterator()
+    #expect(await changes.next() == .some(nil))
+    try await auth.signInAnonymously()
+    #expect(await changes.next()??.uid == "u1")
+  }
+}

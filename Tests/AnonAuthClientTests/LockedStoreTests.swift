@@ -79,3 +79,45 @@ final class LockableStore: SessionStore {
     #expect(store.saved?.uid == "u1")
   }
 }
+
+/// A store with access groups, in memory: one session per group.
+final class GroupedStore: AccessGroupSessionStore {
+  let group: String?
+  private let sessions: Mutex<[String: Session]>
+
+  init(group: String? = nil, sessions: [String: Session] = [:]) {
+    self.group = group
+    self.sessions = Mutex(sessions)
+  }
+
+  private init(group: String?, sharing other: GroupedStore) {
+    self.group = group
+    self.sessions = Mutex(other.sessions.withLock { $0 })
+  }
+
+  func withAccessGroup(_ accessGroup: String?) -> any SessionStore {
+    GroupedStore(group: accessGroup, sharing: self)
+  }
+  func load() -> Session? { sessions.withLock { $0[group ?? ""] } }
+  func save(_ session: Session?) { sessions.withLock { $0[group ?? ""] = session } }
+}
+
+extension LockedStoreTests {
+  @Test func useUserAccessGroupSwitchesToTheUserSavedThere() async throws {
+    let stub = StubServer()
+    var shared = Self.saved
+    shared.uid = "u-shared"
+    let auth = stub.auth(store: GroupedStore(sessions: ["": Self.saved, "TEAM.shared": shared]))
+    let heard = Mutex<[String]>([])
+    auth.addStateDidChangeListener { _, user in heard.withLock { $0.append(user?.uid ?? "nil") } }
+    #expect(auth.currentUser?.uid == "u-saved")
+
+    try auth.useUserAccessGroup("TEAM.shared")
+    #expect(auth.userAccessGroup == "TEAM.shared")
+    #expect(auth.currentUser?.uid == "u-shared")
+    try auth.useUserAccessGroup("TEAM.empty")
+    #expect(auth.currentUser == nil)
+    auth.drain()
+    #expect(heard.withLock { $0 } == ["u-saved", "u-shared", "nil"])
+  }
+}
