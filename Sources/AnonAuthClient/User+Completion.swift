@@ -4,32 +4,32 @@ extension User {
   public func link(
     with credential: AuthCredential, completion: ((AuthDataResult?, (any Error)?) -> Void)? = nil
   ) {
-    auth.deliver(completion) { try await self.link(with: credential) }
+    deliver(completion) { try await self.link(with: credential) }
   }
 
   public func unlink(fromProvider provider: String, completion: ((User?, (any Error)?) -> Void)? = nil) {
-    auth.deliver(completion) { try await self.unlink(fromProvider: provider) }
+    deliver(completion) { try await self.unlink(fromProvider: provider) }
   }
 
   public func reauthenticate(
     with credential: AuthCredential, completion: ((AuthDataResult?, (any Error)?) -> Void)? = nil
   ) {
-    auth.deliver(completion) { try await self.reauthenticate(with: credential) }
+    deliver(completion) { try await self.reauthenticate(with: credential) }
   }
 
   public func updatePassword(to password: String, completion: (((any Error)?) -> Void)? = nil) {
-    auth.deliver(completion) { try await self.updatePassword(to: password) }
+    deliver(completion) { try await self.updatePassword(to: password) }
   }
 
   public func reload(completion: (((any Error)?) -> Void)? = nil) {
-    auth.deliver(completion) { try await self.reload() }
+    deliver(completion) { try await self.reload() }
   }
 
   public func delete(completion: (((any Error)?) -> Void)? = nil) {
-    auth.deliver(completion) { try await self.delete() }
+    deliver(completion) { try await self.delete() }
   }
 
   public func sendEmailVerification(completion: (((any Error)?) -> Void)? = nil) {
-    auth.deliver(completion) { try await self.sendEmailVerification() }
+    deliver(completion) { try await self.sendEmailVerification() }
   }
 }

@@ -11,6 +11,7 @@ extension User {
   ///   `.userTokenExpired`.
   @discardableResult
   public func link(with credential: AuthCredential) async throws -> AuthDataResult {
+    let auth = try self.auth
     let reply = try await auth.withIDToken(of: uid) { token throws(AuthError) -> SignInReply in
       if credential.provider == EmailAuthProvider.id {
         return try await auth.rest.accounts(
@@ -41,6 +42,7 @@ extension User {
   ///   `.wrongPassword`, `.userNotFound`.
   @discardableResult
   public func reauthenticate(with credential: AuthCredential) async throws -> AuthDataResult {
+    let auth = try self.auth
     let reply: SignInReply
     if credential.provider == EmailAuthProvider.id {
       reply = try await auth.rest.accounts(
@@ -67,6 +69,7 @@ extension User {
 
   /// Reads the user again from the server, updating this object.
   public func reload() async throws {
+    let auth = try self.auth
     try await auth.withIDToken(of: uid) { _ throws(AuthError) in
       guard let session = auth.state.withLock({ $0.user?.session }), session.uid == uid else {
         throw AuthError(.nullUser)
@@ -78,6 +81,7 @@ extension User {
   /// Deletes the account on the server, then signs out.
   /// - Throws: `.requiresRecentLogin`, `.userTokenExpired`, `.networkError`.
   public func delete() async throws {
+    let auth = try self.auth
     try await auth.withIDToken(of: uid) { token throws(AuthError) in
       _ = try await auth.rest.accounts("delete", IDTokenBody(idToken: token), as: EmptyReply.self)
     }
@@ -88,6 +92,7 @@ extension User {
   /// server answers that it does not serve `accounts:sendOobCode`, thrown as
   /// `.internalError`; the call works unchanged once it does.
   public func sendEmailVerification() async throws {
+    let auth = try self.auth
     try await auth.withIDToken(of: uid) { token throws(AuthError) in
       _ = try await auth.rest.accounts(
         "sendOobCode", OobCodeBody(requestType: "VERIFY_EMAIL", idToken: token), as: EmptyReply.self)
@@ -102,6 +107,7 @@ extension User {
   /// Sends `body` to `accounts:update` with the user's ID token, keeps the tokens it
   /// returns, and reads the user again.
   func change(_ body: UpdateBody) async throws(AuthError) {
+    let auth = try self.auth
     try await auth.withIDToken(of: uid) { token throws(AuthError) in
       var body = body
       body.idToken = token
@@ -151,6 +157,6 @@ public final class UserProfileChangeRequest: Sendable {
   }
 
   public func commitChanges(completion: (((any Error)?) -> Void)? = nil) {
-    user.auth.deliver(completion) { try await self.commitChanges() }
+    user.deliver(completion) { try await self.commitChanges() }
   }
 }

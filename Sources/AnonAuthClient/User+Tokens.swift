@@ -32,7 +32,7 @@ extension User {
   }
 
   public func getIDTokenForcingRefresh(_ forceRefresh: Bool, completion: ((String?, (any Error)?) -> Void)?) {
-    auth.deliver(completion) { try await self.getIDToken(forcingRefresh: forceRefresh) }
+    deliver(completion) { try await self.getIDToken(forcingRefresh: forceRefresh) }
   }
 
   public func getIDTokenResult(completion: ((AuthTokenResult?, (any Error)?) -> Void)?) {
@@ -42,6 +42,6 @@ extension User {
   public func getIDTokenResult(
     forcingRefresh: Bool, completion: ((AuthTokenResult?, (any Error)?) -> Void)?
   ) {
-    auth.deliver(completion) { try await self.getIDTokenResult(forcingRefresh: forcingRefresh) }
+    deliver(completion) { try await self.getIDTokenResult(forcingRefresh: forcingRefresh) }
   }
 }

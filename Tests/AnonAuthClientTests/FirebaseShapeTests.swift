@@ -178,3 +178,22 @@ extension FirebaseShapeTests {
     #expect(await changes.next()??.uid == "u1")
   }
 }
+
+extension FirebaseShapeTests {
+  @Test func anAuthAndItsUserDoNotKeepEachOtherAlive() async throws {
+    let stub = StubServer()
+    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
+    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    weak var gone: Auth?
+    var user: User?
+    do {
+      let auth = stub.auth()
+      gone = auth
+      user = try await auth.signInAnonymously().user
+    }
+    #expect(gone == nil)
+    #expect(user?.uid == "u1")
+    let error = await #expect(throws: AuthError.self) { try await user?.getIDToken() }
+    #expect(error?.code == .nullUser)
+  }
+}
