@@ -151,6 +151,15 @@ let package = Package(
     .executableTarget(
       name: "anonauth-seed-flow", dependencies: ["AnonAuthClient"], path: "Tests/SeedFlow",
       swiftSettings: swiftSettings),
+    // App code written to FirebaseAuth 12's public API, built against AnonAuthClient with
+    // only its import changed (Swift 6 mode, no other setting, as an app's target), and
+    // the program that runs it against a real daemon for Tests/Interop/test_firebase_app_code.py.
+    .target(
+      name: "FirebaseAppCode", dependencies: ["AnonAuthClient"], path: "Tests/FirebaseAppCode",
+      swiftSettings: [.swiftLanguageMode(.v6)]),
+    .executableTarget(
+      name: "anonauth-firebase-app", dependencies: ["FirebaseAppCode", "AnonAuthClient"],
+      path: "Tests/FirebaseAppRunner", swiftSettings: swiftSettings),
     // The Foundation-only client against a URLProtocol stub: no daemon, no C.
     .testTarget(
       name: "AnonAuthClientTests", dependencies: ["AnonAuthClient"],
