@@ -57,11 +57,6 @@ struct HTTP2OutputBudget {
     return comeBackIfDrained(within: account.force(to: bytes))
   }
 
-  /// Over, and nothing drained for `nanos`.
-  func stalled(now: UInt64, after nanos: UInt64) -> Bool {
-    over && now > progressAt && now - progressAt > nanos
-  }
-
   mutating func release() {
     bytes = 0
     over = false

@@ -45,9 +45,11 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   private var prefaceReceived = false
   /// A header block begun and not finished (CONTINUATION pending): since when.
   private var headerBlockSince: UInt64?
-  private(set) var goingAway = false
+  /// The timeouts' clocks and the drain state.
+  private var lifecycle: ConnectionLifecycle
+  var goingAway: Bool { lifecycle.isDraining }
   private var finalGoAwaySent = false
-  private var closing = false
+  private var closing: Bool { lifecycle.isClosing }
   private var flushScheduled = false
   /// Inside `stream(_:didReceive:)`: output is flushed when it returns.
   private var receiving = false
@@ -62,6 +64,7 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
     self.core = core
     self.registry = registry
     startedAt = MonotonicClock.now()
+    lifecycle = ConnectionLifecycle(config: core.config)
     calls = ConnectionCalls(
       core: core, loop: stream.loop, peerHost: stream.peer?.host,
       clientCertificateName: stream.verifiedPeerName)
@@ -135,7 +138,7 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
       nghttp2_session_del(session)
       self.session = nil
     }
-    closing = true
+    _ = lifecycle.beginClosing()
     registry?.remove(self)
     core.connectionClosed(heldPeakBytes: outputBudget.peak + held.peak)
   }
@@ -199,8 +202,7 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   }
 
   private func closeGracefully() {
-    guard !closing else { return }
-    closing = true
+    guard lifecycle.beginClosing() else { return }
     stream.closeGracefully()
   }
 
@@ -548,8 +550,7 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   /// the final GOAWAY naming the last stream served a moment later (streams the peer
   /// opened meanwhile are still served), then close once every stream has ended.
   func drain() {
-    guard !goingAway, let session else { return }
-    goingAway = true
+    guard let session, lifecycle.beginDraining() else { return }
     _ = nghttp2_submit_shutdown_notice(session)
     flush()
     _ = stream.loop.schedule(afterNanos: 1_000_000_000) { [weak self] in self?.sendFinalGoAway() }
@@ -571,56 +572,61 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   /// Handshake (the client preface), stalled header blocks and request bodies (the
   /// partial-frame timeout), and idle (no call waiting for its answer): GOAWAY and close.
   func checkTimeouts(now: UInt64) {
-    guard let session, stream.isOpen, !closing else { return }
-    let config = core.config
-    func age(_ since: UInt64) -> UInt64 { now > since ? now - since : 0 }
-    if !prefaceReceived {
-      if age(startedAt) > config.handshakeTimeoutMs * 1_000_000 { closeGracefully() }
-      return
-    }
-    let partialLimit = config.partialFrameTimeoutMs * 1_000_000
+    guard session != nil, stream.isOpen, !closing else { return }
     if stream.readPaused {
       // The peer's bytes are not being read: its unfinished requests are not late.
       if headerBlockSince != nil { headerBlockSince = now }
       for state in streams.values where state.bodySince != nil { state.bodySince = now }
     }
-    if let since = headerBlockSince, age(since) > partialLimit {
-      _ = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
-      flush()
+    switch lifecycle.expiry(
+      now: now, handshakeSince: prefaceReceived ? nil : startedAt, partialSince: headerBlockSince,
+      lastActivity: stream.lastActivity, idle: false)
+    {
+    case .handshake:
       closeGracefully()
       return
+    case .partialRequest:
+      // A header block begun and never finished.
+      terminate(NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+      return
+    case .idle, nil:
+      if !prefaceReceived { return }
     }
     for state in streams.values.sorted(by: { $0.id < $1.id }) {
       // An answer waits for the peer's window: the peer is not reading, and what it sent
       // meanwhile waits for that answer, so its body is not late (the stall rule below
       // bounds the wait).
       if state.drainWaited, state.bodySince != nil { state.bodySince = now }
-      if let since = state.bodySince, age(since) > partialLimit {
+      if let since = state.bodySince, lifecycle.partialExpired(since: since, now: now) {
         releaseBody(state)
         resetStream(state.id, errorCode: NGHTTP2_CANCEL.rawValue)
       }
       // A streaming method waits for this stream's window, which has not moved for the
       // idle timeout: reset (CANCEL), which drops its queued output and ends the call.
       if state.drainWaited, state.pendingOutput > 0,
-        age(state.outputProgressAt) > config.idleTimeoutMs * 1_000_000
+        lifecycle.idleExpired(since: state.outputProgressAt, now: now)
       {
         state.drainWaited = false
         resetStream(state.id, errorCode: NGHTTP2_CANCEL.rawValue)
       }
     }
     if outputBudget.recheck() == .cameBack { scheduleWindowsBack() }
-    if outputBudget.stalled(now: now, after: partialLimit) {
+    if outputBudget.over, lifecycle.partialExpired(since: outputBudget.progressAt, now: now) {
       // Over its output budget, and nothing drained for the frame timeout.
       core.metrics.http2ConnectionsCalmed.add(1, ordering: .relaxed)
-      _ = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
-      flush()
-      closeGracefully()
+      terminate(NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
       return
     }
-    if calls.unanswered == 0, age(stream.lastActivity) > config.idleTimeoutMs * 1_000_000 {
-      _ = nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
-      flush()
-      closeGracefully()
+    if calls.unanswered == 0, lifecycle.idleExpired(since: stream.lastActivity, now: now) {
+      terminate(NGHTTP2_NO_ERROR.rawValue)
     }
+  }
+
+  /// GOAWAY with `errorCode`, what the session has flushed, and close.
+  private func terminate(_ errorCode: UInt32) {
+    guard let session else { return }
+    _ = nghttp2_session_terminate_session(session, errorCode)
+    flush()
+    closeGracefully()
   }
 }

@@ -19,12 +19,15 @@ final class ServerConnection: TLSHandshakeDelegate, ByteStreamDelegate, ServedCo
   /// process's and the peer's byte budget until their tasks return.
   let calls: ConnectionCalls
   private var lastCallID: UInt64 = 0
-  private(set) var goingAway = false
+  /// The timeouts' clocks and the drain state.
+  private var lifecycle: ConnectionLifecycle
+  var goingAway: Bool { lifecycle.isDraining }
 
   init(connection: TLSConnection, core: ServerCore, registry: ConnectionRegistry) {
     self.connection = connection
     self.core = core
     self.registry = registry
+    lifecycle = ConnectionLifecycle(config: core.config)
     calls = ConnectionCalls(
       core: core, loop: connection.loop, peerHost: connection.peer?.host, clientCertificateName: nil)
     reader = FrameReader(
@@ -210,8 +213,7 @@ final class ServerConnection: TLSHandshakeDelegate, ByteStreamDelegate, ServedCo
 
   /// Graceful shutdown: no new calls here; close once the calls in flight are answered.
   func drain() {
-    guard !goingAway else { return }
-    goingAway = true
+    guard lifecycle.beginDraining() else { return }
     calls.drain()
     guard connection.state == .open else {
       connection.close()
@@ -224,27 +226,21 @@ final class ServerConnection: TLSHandshakeDelegate, ByteStreamDelegate, ServedCo
   /// Called by the periodic sweep: handshake, partial-frame and idle timeouts. Ages
   /// saturate at zero: an instant stamped after `now` was read is no age at all.
   func checkTimeouts(now: UInt64) {
-    let config = core.config
-    func age(_ since: UInt64) -> UInt64 { now > since ? now - since : 0 }
-    switch connection.state {
-    case .handshaking, .connecting:
-      if age(connection.startedAt) > config.handshakeTimeoutMs * 1_000_000 {
-        connection.close()
-      }
-    case .open:
-      if let since = reader.partialFrameSince ?? sniffingSince,
-        age(since) > config.partialFrameTimeoutMs * 1_000_000
-      {
-        connection.close()
-      } else if slotsTaken == 0, !goingAway,
-        age(connection.lastActivity) > config.idleTimeoutMs * 1_000_000
-      {
-        goingAway = true
-        calls.drain()
-        sendGoAway(reason: .idleTimeout)
-        connection.closeGracefully()
-      }
-    case .closing, .closed:
+    let handshaking = connection.state == .handshaking || connection.state == .connecting
+    guard handshaking || connection.state == .open else { return }
+    let expiry = lifecycle.expiry(
+      now: now, handshakeSince: handshaking ? connection.startedAt : nil,
+      partialSince: reader.partialFrameSince ?? sniffingSince, lastActivity: connection.lastActivity,
+      idle: slotsTaken == 0 && lifecycle.isServing)
+    switch expiry {
+    case .handshake, .partialRequest:
+      connection.close()
+    case .idle:
+      _ = lifecycle.beginDraining()
+      calls.drain()
+      sendGoAway(reason: .idleTimeout)
+      connection.closeGracefully()
+    case nil:
       break
     }
   }
