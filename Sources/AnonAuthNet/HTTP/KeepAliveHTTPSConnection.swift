@@ -28,7 +28,7 @@ public final class KeepAliveHTTPSConnection {
     connection = try OutboundConnection(
       host: host, port: port, context: context, deadline: ContinuousClock.now + .milliseconds(timeoutMs))
     buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 1)
-    let chosen = Self.negotiatedProtocol(connection.ssl)
+    let chosen = connection.negotiatedProtocol
     guard chosen == Self.applicationProtocol else {
       throw .tls(
         host: host, detail: "the server chose ALPN \(chosen ?? "none"), not \(Self.applicationProtocol)")
@@ -76,11 +76,4 @@ public final class KeepAliveHTTPSConnection {
     return response.headers["content-length"] != nil || response.headers["transfer-encoding"] != nil
   }
 
-  private static func negotiatedProtocol(_ ssl: OpaquePointer) -> String? {
-    var data: UnsafePointer<UInt8>?
-    var length: UInt32 = 0
-    anonauth_ssl_get_alpn(ssl, &data, &length)
-    guard let data, length > 0 else { return nil }
-    return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
-  }
 }

@@ -4,12 +4,13 @@ import Glibc
 
 /// One outbound TLS connection for a single request, driven synchronously on an I/O
 /// thread: a non-blocking socket and `poll` so that every step (connect, handshake,
-/// write, read) stops at the request's deadline. The certificate must chain to the
-/// context's CAs and name the host (SNI and `SSL_set1_host`).
+/// write, read) stops at the request's deadline. The bytes go through the stream core's
+/// TLS record layer (`TLSRecords`), so the certificate checks (it must chain to the
+/// context's CAs and name the host: SNI and `SSL_set1_host`) are the event-driven
+/// clients' own; only the waiting differs (`poll` here, the event loop there).
 final class OutboundConnection {
   private let fd: Int32
-  /// Internal, not private: a kept-alive connection reads the negotiated ALPN from it.
-  let ssl: OpaquePointer
+  private let records: TLSRecords
   private let host: String
   /// When the next step must be done by. A kept-alive connection moves it on before
   /// each request; a one-request connection keeps the one it was opened with.
@@ -32,41 +33,35 @@ final class OutboundConnection {
       if ContinuousClock.now >= deadline { throw .timeout(host: host) }
     }
     guard let fd = connected else { throw .connect(host: host) }
-    ERR_clear_error()
-    guard let ssl = SSL_new(context.ctx) else {
+    do {
+      records = try TLSRecords(fd: fd, context: context, serverName: host)
+    } catch {
       Socket.close(fd)
-      throw .tls(host: host, detail: OpenSSLError("SSL_new").description)
+      throw .tls(host: host, detail: error.description)
     }
     self.fd = fd
-    self.ssl = ssl
-    SSL_set_fd(ssl, fd)
-    SSL_set_connect_state(ssl)
-    var probe = in6_addr()
-    if inet_pton(AF_INET, host, &probe) == 1 || inet_pton(AF_INET6, host, &probe) == 1 {
-      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
-    } else {
-      _ = anonauth_ssl_set_tlsext_host_name(ssl, host)
-      SSL_set1_host(ssl, host)
-    }
-    try drive("TLS handshake") { SSL_connect($0) }
+    try drive("TLS handshake") { $0.handshake() }
   }
 
   deinit {
-    ERR_clear_error()
-    SSL_free(ssl)
+    records.release()
     Socket.close(fd)
   }
+
+  /// The application protocol the server chose (ALPN).
+  var negotiatedProtocol: String? { records.negotiatedProtocol }
 
   /// Writes all of `bytes`.
   func write(_ bytes: [UInt8]) throws(HTTPClientError) {
     var offset = 0
     while offset < bytes.count {
-      let n = try drive("TLS write") { ssl in
+      let n = try drive("TLS write") { records in
         bytes.withUnsafeBytes { raw in
-          SSL_write(ssl, raw.baseAddress.map { $0 + offset }, Int32(min(bytes.count - offset, 1 << 20)))
+          records.write(UnsafeRawBufferPointer(rebasing: raw[offset..<min(bytes.count, offset + (1 << 20))]))
         }
       }
-      offset += Int(n)
+      guard n > 0 else { throw .io(host: host, detail: "TLS write: connection closed") }
+      offset += n
     }
   }
 
@@ -74,31 +69,28 @@ final class OutboundConnection {
   /// or a peer that just closed the socket: the HTTP framing decides if that was early).
   func read(into buffer: UnsafeMutableRawBufferPointer) throws(HTTPClientError) -> Int {
     do {
-      return Int(try drive("TLS read") { SSL_read($0, buffer.baseAddress, Int32(buffer.count)) })
+      return try drive("TLS read") { $0.read(into: buffer) }
     } catch .io {
       return 0
     }
   }
 
-  /// Runs an SSL call until it succeeds, polling for whatever it wants, up to the deadline.
+  /// Runs a record-layer step until it moves bytes (or completes), polling for whatever
+  /// it wants, up to the deadline; 0 at the peer's orderly end.
   @discardableResult
-  private func drive(_ what: String, _ call: (OpaquePointer) -> Int32) throws(HTTPClientError) -> Int32 {
+  private func drive(_ what: String, _ step: (TLSRecords) -> RecordIO) throws(HTTPClientError) -> Int {
     while true {
-      ERR_clear_error()
-      let rc = call(ssl)
-      if rc > 0 { return rc }
-      let error = SSL_get_error(ssl, rc)
-      switch error {
-      case SSL_ERROR_WANT_READ:
-        try wait(for: Int16(POLLIN))
-      case SSL_ERROR_WANT_WRITE:
-        try wait(for: Int16(POLLOUT))
-      case SSL_ERROR_ZERO_RETURN:
+      switch step(records) {
+      case .transferred(let n): return n
+      case .wantRead: try wait(for: Int16(POLLIN))
+      case .wantWrite: try wait(for: Int16(POLLOUT))
+      case .closed:
+        if what == "TLS handshake" {
+          throw .tls(host: host, detail: "\(what): the server closed the connection")
+        }
         return 0
-      case SSL_ERROR_SYSCALL:
-        throw .io(host: host, detail: "\(what): connection closed")
-      default:
-        let detail = OpenSSLError(what).description
+      case .failed(let error):
+        let detail = "\(what): \(error)"
         if what == "TLS handshake" { throw .tls(host: host, detail: detail) }
         throw .io(host: host, detail: detail)
       }
