@@ -42,6 +42,9 @@ import Testing
     /// What `pendingBytes` reports: a peer that reads nothing keeps it high.
     var stuckBytes = 0
     func pendingBytes(_ stream: Int32) -> Int { stuckBytes }
+    /// Streams the handler refused from their header block alone.
+    var refusedAtOnce: [Int32] = []
+    func streamRefusedAtOnce(_ stream: Int32) { refusedAtOnce.append(stream) }
     /// Streams whose handler waits for the drain event (a peer that reads nothing).
     var drainWaited: Set<Int32> = []
     func notifyWhenDrained(_ stream: Int32) -> Bool {
@@ -303,6 +306,8 @@ import Testing
     let h = try Harness()
     defer { h.stop() }
     h.open(1, path: Self.sleep, method: "GET", endStream: true)
+    // Counted with the connection's refusals (past a burst, the connection is ended).
+    #expect(h.onLoop { $0.sinkForTests?.refusedAtOnce } == [1])
     let status = try #require(h.events.first.flatMap(Self.status))
     #expect(Self.value(":status", in: status.block) == "405")
   }

@@ -45,18 +45,22 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
     call.requestEnded = endStream
     streams[stream] = call
     // Refusals in grpc-go's order; none carries a reason (they are gRPC's, not AnonAuth's).
+    // Each counts with the connection's refusals (`streamRefusedAtOnce`).
     if head.method != "POST" {
+      session.streamRefusedAtOnce(stream)
       finish(
         call, GRPCStatus(.internalError, "gRPC requests are POST, not \(Self.echo(head.method))"),
         httpStatus: 405)
       return
     }
     if let value = head.malformedTimeout {
+      session.streamRefusedAtOnce(stream)
       finish(
         call, GRPCStatus(.internalError, "malformed grpc-timeout \"\(Self.echo(value))\""), httpStatus: 400)
       return
     }
     if head.hasUnsupportedEncoding {
+      session.streamRefusedAtOnce(stream)
       finish(
         call,
         GRPCStatus(
@@ -66,6 +70,7 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
       return
     }
     if head.metadataOverLimits {
+      session.streamRefusedAtOnce(stream)
       // The native transport refuses such a call's frame (MALFORMED_FRAME); here the
       // call alone is refused, with the payload's reason for a request it will not read.
       finish(

@@ -510,6 +510,8 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
 
   func pendingBytes(_ id: Int32) -> Int { streams[id]?.pendingOutput ?? 0 }
 
+  func streamRefusedAtOnce(_ id: Int32) { noteRefusal() }
+
   func notifyWhenDrained(_ id: Int32) -> Bool {
     guard let state = streams[id], state.pendingOutput > 0 else { return false }
     state.drainWaited = true

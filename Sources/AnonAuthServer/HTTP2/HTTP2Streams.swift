@@ -72,6 +72,9 @@ protocol HTTP2StreamSink: AnyObject {
   /// nothing is queued (no event will come) or the stream is gone. A stream whose queue
   /// does not move for the idle timeout while waited on is reset (CANCEL).
   func notifyWhenDrained(_ stream: Int32) -> Bool
+  /// The handler refused the stream from its header block alone (a malformed request):
+  /// counted with the session's own refusals, past whose burst the connection ends.
+  func streamRefusedAtOnce(_ stream: Int32)
   /// The per-connection state every call of this connection shares: slots, budgets,
   /// deadlines (see `ConnectionCalls`), and the peer.
   var calls: ConnectionCalls { get }
@@ -85,4 +88,6 @@ protocol HTTP2StreamSink: AnyObject {
 extension HTTP2StreamSink {
   /// Fakes of the sink (tests) hold no body: nothing to give back.
   func messagesTaken(_ stream: Int32, bytes: Int) {}
+  /// Fakes of the sink count nothing.
+  func streamRefusedAtOnce(_ stream: Int32) {}
 }
