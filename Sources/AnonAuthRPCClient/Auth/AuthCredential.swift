@@ -51,9 +51,11 @@ public enum GoogleAuthProvider {
   /// - Parameters:
   ///   - idToken: the Google ID token; AnonAuth verifies it (signature, issuer, audience,
   ///     expiry).
-  ///   - accessToken: accepted for FirebaseAuth's signature; AnonAuth does not use it.
+  ///   - accessToken: Google's access token, sent along as FirebaseAuth and
+  ///     `AnonAuthClient` send it (the server verifies the ID token; it does not need
+  ///     the access token today).
   public static func credential(withIDToken idToken: String, accessToken: String) -> AuthCredential {
-    AuthCredential(provider: id, idToken: idToken)
+    AuthCredential(provider: id, idToken: idToken, accessToken: accessToken)
   }
 }
 
