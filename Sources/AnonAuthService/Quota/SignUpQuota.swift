@@ -3,9 +3,10 @@ import AnonAuthWire
 
 /// The per-IP sign-up quota: a sliding one-hour window per IP key per project, kept in
 /// the store as per-minute counters (`QuotaRepository`) so that it survives restarts and
-/// admitting a sign-up costs the same however many the window holds. `admit` runs inside the sign-up's own write
-/// job; the store has one writer, and the count and the check are one statement, so
-/// check-and-count is atomic and exactly N of M concurrent attempts get in.
+/// admitting a sign-up costs the same however many the window holds. `admit` runs inside
+/// the sign-up's own write job; the store has one writer, and the count and the check
+/// are one statement, so check-and-count is atomic and exactly N of M concurrent
+/// attempts get in.
 public enum SignUpQuota {
   public static let windowMs: Int64 = 3_600_000
 

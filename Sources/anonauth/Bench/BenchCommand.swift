@@ -15,7 +15,7 @@ enum BenchCommand {
                     native,grpc: alternating rounds as for signup, ratio grpc / native
       signup        anonymous SignUp, each from an end-user IP of its own (x-end-user-ip
                     with the admin key: the per-IP quota is exercised, never the limit) [64 x 4];
-                    --end-user-ip IP: every one from IP instead (raise the project's quota:
+                    --end-user-ip IP (native): every one from IP instead (raise the quota:
                     its window is read on each sign-up; make bench-scaling)
                     --protocol native (default), http (POST /v1/accounts:signUp over
                     HTTPS/JSON, ALPN http/1.1, keep-alive: one connection per call in
