@@ -11,12 +11,11 @@ Measured so far:
     too little room under the quota's ceiling of 1,000,000) written into it by SQL; and the same rounds from many addresses (each
     sign-up from an address of its own), whose windows the prefill does not touch:
     their ratio is the run's noise;
-  - VerifyIdToken with check_revoked and GetAccountInfo on a fresh store, then on the
-    same store with --accounts more (default 1,000,000; 0: skipped) loaded by
-    load_accounts.py while the daemon is stopped.
-Not yet measured here (issue 37, item 3): refresh at 1 and 100 sessions, those two at
-5,000,000 accounts, deep list-accounts pages, a clean-up pass at 5,000,000 accounts,
-admission tables at 1,000 and 1,000,000 addresses.
+  - VerifyIdToken with check_revoked, GetAccountInfo and ListAccounts pages on a store
+    of 10,000 accounts, then on the same store with --accounts more (default 1,000,000;
+    0: skipped) loaded by load_accounts.py while the daemon is stopped.
+Not yet measured here (issue 37, item 3): refresh at 1 and 100 sessions, a clean-up
+pass at 5,000,000 accounts, admission tables at 1,000 and 1,000,000 addresses.
 
     python3 Scripts/bench_scaling.py [--seconds 10] [--window 950000] [--accounts 1000000]
 
@@ -116,17 +115,21 @@ def main():
     print(f"| sign-up, an address per call (control) | as before | as before | {many_small:.0f} us "
           f"| {many_large:.0f} us | {many_large / many_small:.2f}x |")
     for name, small, large in reads:
-        print(f"| {name} | a fresh store | {args.accounts:,} more accounts | {small:.0f} us | {large:.0f} us "
+        print(f"| {name} | 10,000 accounts | {args.accounts:,} more accounts | {small:.0f} us | {large:.0f} us "
               f"| {large / small:.2f}x |")
 
 
 def accounts_rounds(rsa, seconds, accounts):
     """VerifyIdToken with check_revoked and GetAccountInfo (each bench makes its own
-    accounts first) on a fresh store, then with `accounts` more loaded into the stopped
-    store: [(name, small, large)] of the daemon's CPU per call."""
+    accounts first) and ListAccounts pages (walks from 64 places of the uid space) on a
+    store of 10,000 accounts, then with `accounts` more loaded into the stopped store:
+    [(name, small, large)] of the daemon's CPU per call."""
     work = tempfile.mkdtemp(prefix="anonauth-scaling-")
     daemon = bench_large.Daemon(os.path.join(work, "store"))
-    kinds = [("VerifyIdToken check_revoked", ["verify", "--check-revoked"]), ("GetAccountInfo", ["account-info"])]
+    # The first bench makes 10,000 accounts: the small store's size, and enough that
+    # ListAccounts' pages are full there too.
+    kinds = [("VerifyIdToken check_revoked", ["verify", "--check-revoked", "--accounts", "10000"]),
+             ("GetAccountInfo", ["account-info"]), ("ListAccounts, a page of 100", ["list-accounts"])]
     load = ["--connections", "16", "--concurrency", "8", "--seconds", seconds]
     try:
         os.makedirs(daemon.dir)
