@@ -14,6 +14,20 @@ public final class Database {
   /// How many statements this connection has compiled: lets tests prove cache reuse.
   public var statementsPrepared: Int { connection.statementsPrepared }
 
+  /// On the single file, the virtual machine steps `sql` took since last asked (nil if
+  /// not cached, or on the replicated store): tests prove a statement's cost does not
+  /// grow with the data without timing it.
+  func virtualMachineSteps(_ sql: String) -> Int? {
+    (connection as? SQLiteConnection)?.virtualMachineSteps(sql)
+  }
+
+  /// On the single file, SQLite's plan for `sql`, one detail line per step (parameters
+  /// unbound); nil on the replicated store. For the tests that keep hot paths off full
+  /// scans.
+  public func queryPlan(_ sql: String) throws(StoreError) -> [String]? {
+    try (connection as? SQLiteConnection)?.queryPlan(sql)
+  }
+
   /// Runs one statement, discarding any rows.
   /// - Throws: `StoreError`; `isUniqueViolation` tells a duplicate key from other failures.
   public func execute(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) {

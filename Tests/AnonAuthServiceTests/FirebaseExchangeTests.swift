@@ -157,7 +157,8 @@ import Testing
       // The EMAIL_EXISTS answer kept its place in the sign-up quota, as a sign-up would.
       let counted = try await h.store.read { db in
         try db.queryOne(
-          "SELECT count(*) FROM sign_up_events WHERE project_id = ?", [.text(LinkingHarness.projectID)]
+          "SELECT coalesce(sum(count), 0) FROM sign_up_buckets WHERE project_id = ?",
+          [.text(LinkingHarness.projectID)]
         ).map { try $0.int64(0) } ?? 0
       }
       #expect(counted == 2)

@@ -309,10 +309,13 @@ final class ServiceHarness: Sendable {
     }
   }
 
-  /// The IP keys the sign-up quota counted, oldest first.
+  /// The IP keys the sign-up quota counted, once per sign-up: oldest first, in key order
+  /// within one time.
   func countedIPKeys() async throws -> [String] {
     try await store.read { db in
-      try db.query("SELECT ip_key FROM sign_up_events ORDER BY at_ms, rowid").map { try $0.string(0) }
+      try db.query("SELECT ip_key, count FROM sign_up_buckets ORDER BY minute, oldest_ms, ip_key").flatMap {
+        Array(repeating: try $0.string(0), count: Int(try $0.int64(1)))
+      }
     }
   }
 }

@@ -54,6 +54,18 @@ def test_each_bench_runs_without_a_failed_call(daemon, kind):
         report["server_cpu_us_per_call"] / 1e6 * 1000, rel=0.01)
 
 
+def test_signup_from_one_address_meets_that_address_quota(daemon):
+    """--end-user-ip sends every sign-up from one address: with a quota of 5 an hour
+    exactly 5 get in, the rest are refused with the quota's reason."""
+    result = subprocess.run([CLI, "admin", "update-config", "sign_up_quota_per_hour=5", "--data-dir", daemon.dir],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = bench(daemon, "signup", "--end-user-ip", "10.9.9.9", "--connections", "2", "--concurrency", "2",
+                   "--allow-failures")
+    assert report["calls"] == 5 and report["failures"] > 0, report
+    assert set(report["failures_by_reason"]) == {"TOO_MANY_ATTEMPTS_TRY_LATER"}, report
+
+
 def test_mix_makes_every_kind_of_call(daemon):
     report = bench(daemon, "mix", "--connections", "4", "--concurrency", "2", "--accounts", "64")
     assert report["failures"] == 0, report

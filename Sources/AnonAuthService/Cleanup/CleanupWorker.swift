@@ -125,9 +125,10 @@ public final class CleanupWorker: Sendable {
     return total
   }
 
-  /// Forgets sign-up quota events older than the quota's window, 5,000 per write job, so
-  /// the table holds about one hour of sign-ups (and one pass's interval) whatever the
-  /// traffic was. Sign-ups do not prune: this is the only place events go.
+  /// Forgets the sign-up quota's minutes whose sign-ups are all older than the quota's
+  /// window, 5,000 per write job, so the table holds about an hour of minutes per
+  /// address (and one pass's interval) whatever the traffic was. Sign-ups do not prune:
+  /// this is the only place minutes go.
   func pruneQuotaEvents() async throws(RPCError) {
     let before = env.clock.nowMs() - SignUpQuota.windowMs
     while try await env.write({ db in try QuotaRepository.prune(db, beforeMs: before, limit: 5000) }) == 5000

@@ -2,9 +2,11 @@ import AnonAuthStore
 import AnonAuthWire
 
 /// The per-IP sign-up quota: a sliding one-hour window per IP key per project, kept in
-/// the store so that it survives restarts. `admit` runs inside the sign-up's own write
-/// job; the store has one writer, and the count and the check are one statement, so
-/// check-and-count is atomic and exactly N of M concurrent attempts get in.
+/// the store as per-minute counters (`QuotaRepository`) so that it survives restarts and
+/// admitting a sign-up costs the same however many the window holds. `admit` runs inside
+/// the sign-up's own write job; the store has one writer, and the count and the check
+/// are one statement, so check-and-count is atomic and exactly N of M concurrent
+/// attempts get in.
 public enum SignUpQuota {
   public static let windowMs: Int64 = 3_600_000
 
@@ -13,9 +15,9 @@ public enum SignUpQuota {
   /// `ServiceEnvironment.write` answers `TOO_MANY_ATTEMPTS_TRY_LATER`. The job does not
   /// wait for the decision: on the replicated store that would be a round trip.
   ///
-  /// Events that have left the window are not pruned here: the count reads the window
-  /// only, and the clean-up worker drops them every pass (`pruneQuotaEvents`), so a
-  /// sign-up costs one statement less.
+  /// Minutes that have left the window are not pruned here: the count reads the window's
+  /// minutes only, and the clean-up worker drops the others every pass
+  /// (`pruneQuotaEvents`), so a sign-up costs one statement less.
   public static func admit(_ db: Database, project: ProjectRecord, ipKey: String, nowMs: Int64) throws {
     let since = nowMs - windowMs
     let refused = Refused(
@@ -40,15 +42,10 @@ public enum SignUpQuota {
       let window = try QuotaRepository.standing(
         db, projectID: projectID, ipKey: ipKey, sinceMs: since, nowMs: nowMs)
       let quota = window.scheduled ?? self.quota
-      // A place is free once enough sign-ups have turned an hour old to bring the count
-      // under the quota: the (count - quota)-th oldest is the one to wait for (the oldest
-      // when the window is exactly full; a later one when a lower quota came into force).
-      // A window with room again (sign-ups aged out since) gives the shortest wait.
-      let blocking =
-        window.count >= quota
-        ? try QuotaRepository.eventTime(
-          db, projectID: projectID, ipKey: ipKey, sinceMs: since, offset: window.count - quota) : nil
-      let freeAtMs = window.count >= quota ? (blocking ?? window.oldestMs ?? nowMs) + windowMs : nowMs
+      // A place is free once the hour's start has passed enough sign-ups to bring the
+      // count under the quota (more than the oldest when a lower quota came into force);
+      // a window with room again (sign-ups aged out since) gives the shortest wait.
+      let freeAtMs = window.roomSinceMs(quota: quota, sinceMs: since) + windowMs
       return Self.refusal(retryAfterSeconds: min(3600, max(1, (freeAtMs - nowMs + 999) / 1000)))
     }
 

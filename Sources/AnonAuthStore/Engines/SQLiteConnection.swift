@@ -217,6 +217,7 @@ final class SQLiteConnection: SQLConnection {
 
   private func statement(for sql: String) throws(StoreError) -> Statement {
     try checkOpen(sql)
+    StatementLog.note(sql, path: path)
     if let cached = cache[sql] {
       if !cached.inUse { return cached }
       return try prepare(sql, persistent: false)
@@ -225,6 +226,24 @@ final class SQLiteConnection: SQLConnection {
     let statement = try prepare(sql, persistent: true)
     cache[sql] = statement
     return statement
+  }
+
+  /// SQLite's plan for `sql` (`EXPLAIN QUERY PLAN`), one detail line per step, with its
+  /// parameters left unbound (NULL): what the plan tests read. Not cached.
+  func queryPlan(_ sql: String) throws(StoreError) -> [String] {
+    try checkOpen(sql)
+    let statement = try prepare("EXPLAIN QUERY PLAN " + sql, persistent: false)
+    defer { statement.finalize() }
+    var details: [String] = []
+    while try statement.step() { details.append((try? statement.row().string(3)) ?? "") }
+    return details
+  }
+
+  /// The virtual machine steps the cached statement for `sql` took since this was last
+  /// asked (then counting starts again), nil if it is not cached: a cost that grows with
+  /// the rows a statement visits and not with the machine's load, for tests.
+  func virtualMachineSteps(_ sql: String) -> Int? {
+    cache[sql].map { Int(sqlite3_stmt_status($0.handle, SQLITE_STMTSTATUS_VM_STEP, 1)) }
   }
 
   /// Statements still running (an outer `forEach`) are finalized when they finish.

@@ -282,5 +282,36 @@ public enum AnonAuthSchema {
         -- 0 (every key made before): from its creation.
         ALTER TABLE signing_keys ADD COLUMN signs_from_ms INTEGER NOT NULL DEFAULT 0;
         """),
+    Migration(
+      version: 11,
+      sql: """
+        -- The sign-up quota's window as counters: one row per project, IP key and minute
+        -- instead of one per sign-up, so admitting a sign-up reads at most the hour's
+        -- minutes however many sign-ups the window holds (counting the events took time
+        -- in proportion to them, inside the one writer's transaction). A row keeps its
+        -- minute's count, its oldest and newest sign-up, and how many were at the oldest:
+        -- while the hour's boundary runs through the minute, those are taken to have left
+        -- and the rest to count (QuotaRepository.Bucket). Minutes by integer division
+        -- (times are after 1970). The events of the window carry over; the table of
+        -- events goes.
+        CREATE TABLE sign_up_buckets (
+          project_id TEXT NOT NULL,
+          ip_key TEXT NOT NULL,
+          minute INTEGER NOT NULL,
+          count INTEGER NOT NULL,
+          oldest_ms INTEGER NOT NULL,
+          at_oldest INTEGER NOT NULL,
+          newest_ms INTEGER NOT NULL,
+          PRIMARY KEY (project_id, ip_key, minute)
+        ) WITHOUT ROWID;
+        CREATE INDEX sign_up_buckets_age ON sign_up_buckets(minute);
+        INSERT INTO sign_up_buckets (project_id, ip_key, minute, count, oldest_ms, at_oldest, newest_ms)
+          SELECT project_id, ip_key, at_ms / 60000, count(*), min(at_ms), 0, max(at_ms)
+          FROM sign_up_events GROUP BY project_id, ip_key, at_ms / 60000;
+        UPDATE sign_up_buckets SET at_oldest = (SELECT count(*) FROM sign_up_events AS e
+          WHERE e.project_id = sign_up_buckets.project_id AND e.ip_key = sign_up_buckets.ip_key
+            AND e.at_ms = sign_up_buckets.oldest_ms);
+        DROP TABLE sign_up_events;
+        """),
   ]
 }

@@ -14,7 +14,9 @@ enum BenchCommand {
       health        HealthService/Check [64 x 8]; --protocol native (default), grpc, or
                     native,grpc: alternating rounds as for signup, ratio grpc / native
       signup        anonymous SignUp, each from an end-user IP of its own (x-end-user-ip
-                    with the admin key: the per-IP quota is exercised, never the limit) [64 x 4]
+                    with the admin key: the per-IP quota is exercised, never the limit) [64 x 4];
+                    --end-user-ip IP (native): every one from IP instead (raise the quota:
+                    its window is read on each sign-up; make bench-scaling)
                     --protocol native (default), http (POST /v1/accounts:signUp over
                     HTTPS/JSON, ALPN http/1.1, keep-alive: one connection per call in
                     flight, N x C of them), grpc (HTTP/2, ALPN h2: C streams on each
