@@ -9,18 +9,22 @@ PY           := $(VENV)/bin/python
 DEB_PACKAGES := pkg-config libssl-dev openssl libsqlite3-dev libprotobuf-c-dev libcrypt-dev libdqlite-dev \
                 libnghttp2-dev nghttp2-client \
                 protobuf-c-compiler protobuf-compiler python3 python3-venv faketime debootstrap
+# For the interop tests only: go-oidc, a verifier outside Python, built offline from
+# Debian's Go sources by Tests/Interop/test_oidc_verifiers.py.
+INTEROP_DEB_PACKAGES := golang-go golang-github-coreos-go-oidc-dev
 
-.PHONY: run test deps build build-release bench-large proto check-proto check-generator generator-goldens check-links check-client-graph lint format interop-deps \
-        reference-docs check-reference-docs \
+.PHONY: run test deps build build-info build-release bench-large proto check-proto check-generator generator-goldens check-links check-client-graph check-keychain-stub lint format interop-deps \
+        reference-docs check-reference-docs check-docs \
         test-swift test-interop build-release-tests deploy-smoke test-deploy bench bench-hostile cluster-proof fuzz clean
 
 run: deps build
 	.build/debug/anonauthd --dev --data-dir $(DATA_DIR)
 
-test: deps check-proto check-generator check-links check-client-graph lint build check-reference-docs test-deploy test-swift test-interop
+test: deps check-proto check-generator check-links check-client-graph check-keychain-stub lint build check-reference-docs check-docs test-deploy test-swift test-interop
 
-deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+# Installs the Debian packages $(1) that are missing (root or sudo), or says what to install.
+define install_debs
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -33,13 +37,29 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null \
 	    || { echo "apt-get failed; install by hand: apt-get install -y$$missing"; exit 1; }; \
 	fi
+endef
 
-build:
+deps:
+	$(call install_debs,$(DEB_PACKAGES))
+
+build: build-info
 	$(SWIFT) build --build-tests
+
+# `--version`'s commit and build day, in a header git ignores (Sources/CBuildInfo/): written
+# only when they change, so a build of the same commit on the same day recompiles nothing.
+# Without it (a plain `swift build`) both binaries say "unknown" for them.
+BUILD_INFO := Sources/CBuildInfo/generated_build_info.h
+build-info:
+	@commit=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+	if [ "$$commit" != unknown ] && [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then commit="$$commit-dirty"; fi; \
+	new="#define ANONAUTH_BUILD_COMMIT \"$$commit\"\n#define ANONAUTH_BUILD_DATE \"$$(date -u +%Y-%m-%d)\"\n"; \
+	if [ "$$(printf "$$new")" != "$$(cat $(BUILD_INFO) 2>/dev/null)" ]; then \
+	  printf "$$new" > $(BUILD_INFO) && touch Sources/CBuildInfo/build_info.c; \
+	fi
 
 # The daemon and the CLI only: a static Foundation client (the seed-flow test tool) would
 # need libcurl's static archive, which no benchmark uses.
-build-release:
+build-release: build-info
 	for product in anonauthd anonauth; do \
 	  $(SWIFT) build -c release --static-swift-stdlib --product $$product || exit 1; \
 	done
@@ -85,10 +105,19 @@ check-reference-docs: build
 check-links:
 	python3 Scripts/check_links.py
 
+# Every sh and Python block of README.md and docs/ run against one `anonauthd --dev`
+# (Scripts/run_docs.py: its markers say which blocks cannot run here, and it lists them).
+check-docs: build interop-deps
+	ANONAUTHD=$(CURDIR)/.build/debug/anonauthd ANONAUTH_CLI=$(CURDIR)/.build/debug/anonauth $(PY) Scripts/run_docs.py
+
 # AnonAuthClient, the app library, must build for iOS and macOS: no C or system-library
 # target in its graph, no import but Foundation, FoundationNetworking and Security.
 check-client-graph:
 	python3 Scripts/check_client_graph.py
+
+# The Keychain store compiled on Linux against a stub Security module, and run over it.
+check-keychain-stub:
+	sh Scripts/check_keychain_stub.sh
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Package.swift
@@ -102,6 +131,7 @@ $(VENV)/.ok: Tests/Interop/requirements.txt
 	touch $@
 
 interop-deps: $(VENV)/.ok
+	$(call install_debs,$(INTEROP_DEB_PACKAGES))
 
 # Two runs: the in-process suites, then the real daemons alone. Together, the in-process
 # suites (some 60 stores and password pools at once: 1,300 threads, 200 runnable on 2
@@ -117,7 +147,7 @@ test-swift: build
 # no-op). It asserts no latency; its 2x p99 goal is `make bench-hostile`'s figure.
 # ANONAUTH_RELEASE_TESTS=0 skips the release build; that test then runs the debug daemon.
 RELEASE_SCRATCH := .build-release
-build-release-tests:
+build-release-tests: build-info
 	@if [ "$${ANONAUTH_RELEASE_TESTS:-1}" != 0 ]; then for product in anonauthd anonauth; do \
 	  $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH) --product $$product || exit 1; \
 	done; fi

@@ -41,6 +41,8 @@ let package = Package(
       name: "CNghttp2", pkgConfig: "libnghttp2",
       providers: [.apt(["libnghttp2-dev"]), .brew(["nghttp2"])]),
     .target(name: "CShims", dependencies: ["COpenSSL"]),
+    // `--version`'s release, commit and build date (the last two written by `make build`).
+    .target(name: "CBuildInfo"),
 
     // The protobuf-c code generated from Protos/ by `make proto` (committed).
     .target(name: "AnonAuthProto", dependencies: ["CProtobufC"]),
@@ -94,10 +96,11 @@ let package = Package(
       swiftSettings: swiftSettings),
 
     .executableTarget(
-      name: "anonauthd", dependencies: ["AnonAuthServer", "AnonAuthCrypto"],
+      name: "anonauthd", dependencies: ["AnonAuthServer", "AnonAuthCrypto", "CBuildInfo"],
       swiftSettings: swiftSettings),
     .executableTarget(
-      name: "anonauth", dependencies: ["AnonAuthRPCClient", "AnonAuthWire", "AnonAuthCrypto", "AnonAuthNet"],
+      name: "anonauth",
+      dependencies: ["AnonAuthRPCClient", "AnonAuthWire", "AnonAuthCrypto", "AnonAuthNet", "CBuildInfo"],
       swiftSettings: swiftSettings),
 
     // libFuzzer targets for every parser hostile bytes reach (`make fuzz`), and the
@@ -148,9 +151,22 @@ let package = Package(
     .executableTarget(
       name: "anonauth-seed-flow", dependencies: ["AnonAuthClient"], path: "Tests/SeedFlow",
       swiftSettings: swiftSettings),
+    // App code written to FirebaseAuth 12's public API, built against AnonAuthClient with
+    // only its import changed (Swift 6 mode, no other setting, as an app's target), and
+    // the program that runs it against a real daemon for Tests/Interop/test_firebase_app_code.py.
+    .target(
+      name: "FirebaseAppCode", dependencies: ["AnonAuthClient"], path: "Tests/FirebaseAppCode",
+      swiftSettings: [.swiftLanguageMode(.v6)]),
+    .executableTarget(
+      name: "anonauth-firebase-app", dependencies: ["FirebaseAppCode", "AnonAuthClient"],
+      path: "Tests/FirebaseAppRunner", swiftSettings: swiftSettings),
     // The Foundation-only client against a URLProtocol stub: no daemon, no C.
     .testTarget(
       name: "AnonAuthClientTests", dependencies: ["AnonAuthClient"],
+      swiftSettings: swiftSettings),
+    // The CLI's argument rules and outputs, without a daemon (`@testable import anonauth`).
+    .testTarget(
+      name: "AnonAuthCLITests", dependencies: ["anonauth", "AnonAuthWire", "AnonAuthRPCClient"],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthFuzzTests", dependencies: ["AnonAuthFuzz"],

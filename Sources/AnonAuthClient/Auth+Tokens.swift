@@ -12,7 +12,7 @@ extension Auth {
       case wait(Task<Session, any Error>)
     }
     let step = try state.withLock { state throws(AuthError) -> Step in
-      guard let session = state.session, session.uid == uid else { throw AuthError(.nullUser) }
+      guard let session = state.user?.session, session.uid == uid else { throw AuthError(.nullUser) }
       if let refreshing = state.refreshing { return .wait(refreshing.task) }
       if !forcingRefresh && session.expirationDate.timeIntervalSinceNow > Self.refreshMargin {
         return .fresh(session.idToken)
@@ -66,6 +66,7 @@ extension Auth {
   func withIDToken<Reply>(
     of uid: String, _ call: (String) async throws(AuthError) -> Reply
   ) async throws(AuthError) -> Reply {
+    settleStore()
     let token = try await idToken(of: uid, forcingRefresh: false)
     do {
       return try await call(token)

@@ -1,12 +1,19 @@
+import Foundation
+
 /// A credential to sign in with or to link to the signed-in user, made by one of the
-/// providers, as FirebaseAuth's `AuthCredential`.
-public struct AuthCredential: Sendable, Equatable {
-  /// "password", "google.com", "facebook.com" or "oidc.<name>".
+/// providers, as FirebaseAuth's `AuthCredential` (a class, so that `OAuthCredential` is
+/// one). The same model travels in `AuthDataResult.credential` and in the error after
+/// `.credentialAlreadyInUse`.
+///
+/// `@unchecked Sendable` is safe: every stored property is an immutable `let` of a
+/// Sendable type; the class is only open to this module's `OAuthCredential`.
+public class AuthCredential: @unchecked Sendable, Equatable {
+  /// "password", "google.com", "facebook.com", "apple.com" or "oidc.<name>".
   public let provider: String
   let email: String
   let password: String
-  let idToken: String
-  let accessToken: String
+  let idTokenValue: String
+  let accessTokenValue: String
   let nonce: String
 
   init(
@@ -16,17 +23,36 @@ public struct AuthCredential: Sendable, Equatable {
     self.provider = provider
     self.email = email
     self.password = password
-    self.idToken = idToken
-    self.accessToken = accessToken
+    self.idTokenValue = idToken
+    self.accessTokenValue = accessToken
     self.nonce = nonce
   }
 
-  /// The `postBody` of `accounts:signInWithIdp`: the provider's token as a form.
+  /// The `postBody` of `accounts:signInWithIdp`: the provider's tokens as a form, the
+  /// access token included whenever there is one (Google's too).
   var postBody: String {
     var fields = [("providerId", provider)]
-    if !idToken.isEmpty { fields.append(("id_token", idToken)) }
-    if !accessToken.isEmpty { fields.append(("access_token", accessToken)) }
+    if !idTokenValue.isEmpty { fields.append(("id_token", idTokenValue)) }
+    if !accessTokenValue.isEmpty { fields.append(("access_token", accessTokenValue)) }
     if !nonce.isEmpty { fields.append(("nonce", nonce)) }
     return FormEncoding.encode(fields)
   }
+
+  public static func == (lhs: AuthCredential, rhs: AuthCredential) -> Bool {
+    lhs.provider == rhs.provider && lhs.email == rhs.email && lhs.password == rhs.password
+      && lhs.idTokenValue == rhs.idTokenValue && lhs.accessTokenValue == rhs.accessTokenValue
+      && lhs.nonce == rhs.nonce
+  }
+}
+
+/// A credential of an OAuth or OpenID Connect provider, as FirebaseAuth's
+/// `OAuthCredential`: what `OAuthProvider` makes, and what a sign-in with a provider
+/// returns in `AuthDataResult.credential`.
+public final class OAuthCredential: AuthCredential, @unchecked Sendable {
+  /// The provider's ID token, if any.
+  public var idToken: String? { idTokenValue.isEmpty ? nil : idTokenValue }
+  /// The provider's access token, if any.
+  public var accessToken: String? { accessTokenValue.isEmpty ? nil : accessTokenValue }
+  /// OAuth 1 secrets are not used by any provider AnonAuth verifies: always nil.
+  public var secret: String? { nil }
 }

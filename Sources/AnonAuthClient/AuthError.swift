@@ -1,7 +1,10 @@
 import Foundation
 
 /// The error of every `Auth` and `User` call: a code to switch on, and the server's own
-/// message (`"WEAK_PASSWORD : Password should be at least 6 characters"`) for logs.
+/// message (`"WEAK_PASSWORD : Password should be at least 6 characters"`) for logs. It
+/// bridges to the `NSError` FirebaseAuth throws: domain `FIRAuthErrorDomain`, code the
+/// `AuthErrorCode`'s raw value, and `userInfo` with a description, the code's name, and
+/// (after `.credentialAlreadyInUse`) the credential to sign in with instead.
 public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
   public let code: AuthErrorCode
   /// The server's `error.message` as it came, or a local explanation.
@@ -9,11 +12,18 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
   /// With `.credentialAlreadyInUse`: a credential that signs in to the account which
   /// owns the identity, when the server returned one.
   public let updatedCredential: AuthCredential?
+  /// With `.emailAlreadyInUse` and `.credentialAlreadyInUse`: the email concerned, when
+  /// known.
+  public let email: String?
 
-  public init(_ code: AuthErrorCode, message: String = "", updatedCredential: AuthCredential? = nil) {
+  public init(
+    _ code: AuthErrorCode, message: String = "", updatedCredential: AuthCredential? = nil,
+    email: String? = nil
+  ) {
     self.code = code
     self.message = message
     self.updatedCredential = updatedCredential
+    self.email = email
   }
 
   /// The code of a Firebase error message: the part before " : " when it carries a
@@ -74,6 +84,6 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
   }
 
   public var description: String {
-    message.isEmpty ? "AuthError.\(code.rawValue)" : "AuthError.\(code.rawValue): \(message)"
+    message.isEmpty ? "AuthError.\(code)" : "AuthError.\(code): \(message)"
   }
 }

@@ -1,3 +1,22 @@
+import Foundation
+
+/// FirebaseAuth's `AuthProviderID`: the providers' ids, typed.
+public struct AuthProviderID: Equatable, Hashable, Sendable {
+  public let rawValue: String
+
+  private init(rawValue: String) { self.rawValue = rawValue }
+
+  public static var apple: Self { Self(rawValue: "apple.com") }
+  public static var email: Self { Self(rawValue: "password") }
+  public static var facebook: Self { Self(rawValue: "facebook.com") }
+  public static var gameCenter: Self { Self(rawValue: "gc.apple.com") }
+  public static var gitHub: Self { Self(rawValue: "github.com") }
+  public static var google: Self { Self(rawValue: "google.com") }
+  public static var phone: Self { Self(rawValue: "phone") }
+  /// "oidc.<name>" as configured on the project.
+  public static func custom(_ value: String) -> Self { Self(rawValue: value) }
+}
+
 /// Email and password credentials.
 public enum EmailAuthProvider {
   /// The provider id of email and password credentials.
@@ -16,9 +35,9 @@ public enum GoogleAuthProvider {
 
   /// - Parameters:
   ///   - idToken: the Google ID token; the server verifies it.
-  ///   - accessToken: sent along when given, as Firebase's SDKs do.
+  ///   - accessToken: sent along, as Firebase's SDKs do.
   public static func credential(withIDToken idToken: String, accessToken: String) -> AuthCredential {
-    AuthCredential(provider: id, idToken: idToken, accessToken: accessToken)
+    OAuthCredential(provider: id, idToken: idToken, accessToken: accessToken)
   }
 }
 
@@ -29,19 +48,53 @@ public enum FacebookAuthProvider {
   public static let id = "facebook.com"
 
   public static func credential(withAccessToken accessToken: String) -> AuthCredential {
-    AuthCredential(provider: id, accessToken: accessToken)
+    OAuthCredential(provider: id, accessToken: accessToken)
   }
 }
 
-/// Any OpenID Connect provider configured on the project as `oidc.<name>` (and Google).
+/// Any OpenID Connect provider configured on the project as `oidc.<name>`, Google, and
+/// Sign in with Apple (whose credential the server refuses with `.operationNotAllowed` or
+/// `.invalidCredential` until it verifies Apple's tokens).
 public enum OAuthProvider {
+  /// FirebaseAuth's generic OAuth id.
+  public static let id = "OAuth"
+
   /// - Parameters:
-  ///   - providerID: "oidc.<name>" as configured on the project, or "google.com".
+  ///   - providerID: `.custom("oidc.<name>")` as configured on the project, or `.google`.
   ///   - idToken: the provider's ID token.
-  ///   - rawNonce: when given, the token's `nonce` must match it.
+  ///   - rawNonce: the token's `nonce` must match it.
+  ///   - accessToken: sent along when given.
+  public static func credential(
+    providerID: AuthProviderID, idToken: String, rawNonce: String, accessToken: String? = nil
+  ) -> OAuthCredential {
+    OAuthCredential(
+      provider: providerID.rawValue, idToken: idToken, accessToken: accessToken ?? "", nonce: rawNonce)
+  }
+
+  /// A credential without a nonce.
+  public static func credential(
+    providerID: AuthProviderID, idToken: String, accessToken: String? = nil
+  ) -> OAuthCredential {
+    OAuthCredential(provider: providerID.rawValue, idToken: idToken, accessToken: accessToken ?? "")
+  }
+
+  /// A credential of an access token alone (the server checks it with the provider).
+  public static func credential(providerID: AuthProviderID, accessToken: String) -> OAuthCredential {
+    OAuthCredential(provider: providerID.rawValue, accessToken: accessToken)
+  }
+
+  /// A Sign in with Apple credential. The name is Apple's to give once; AnonAuth does not
+  /// store it (set it with a profile change request after signing in).
+  public static func appleCredential(
+    withIDToken idToken: String, rawNonce: String?, fullName: PersonNameComponents?
+  ) -> OAuthCredential {
+    OAuthCredential(provider: AuthProviderID.apple.rawValue, idToken: idToken, nonce: rawNonce ?? "")
+  }
+
+  /// This library's earlier spelling, kept for code written against it.
   public static func credential(
     withProviderID providerID: String, idToken: String, rawNonce: String? = nil
   ) -> AuthCredential {
-    AuthCredential(provider: providerID, idToken: idToken, nonce: rawNonce ?? "")
+    OAuthCredential(provider: providerID, idToken: idToken, nonce: rawNonce ?? "")
   }
 }

@@ -13,15 +13,19 @@ public struct FileSessionStore: SessionStore {
   /// The next session while it is written; it replaces `url` once complete.
   var pending: URL { url.appendingPathExtension("new") }
 
-  public func load() -> Session? {
+  /// A missing file, or one that is not a session, is no session; a file that exists
+  /// but cannot be read throws, so that the `Auth` does not take it for a signed-out user.
+  public func load() throws -> Session? {
     // A save cut short between removing the old file and moving the new one into place
     // leaves the new one complete under `pending`.
-    for candidate in [url, pending] {
-      if let data = try? Data(contentsOf: candidate),
-        let session = try? JSONDecoder().decode(Session.self, from: data)
-      {
-        return session
+    for candidate in [url, pending] where FileManager.default.fileExists(atPath: candidate.path) {
+      let data: Data
+      do {
+        data = try Data(contentsOf: candidate)
+      } catch {
+        throw SessionStoreError.failed(status: 0)
       }
+      if let session = try? JSONDecoder().decode(Session.self, from: data) { return session }
     }
     return nil
   }

@@ -27,10 +27,23 @@ struct SignInWithIdpBody: Encodable {
 }
 
 /// `accounts:update`: `deleteProvider` unlinks.
+/// `password` changes it, `displayName` and `photoUrl` the profile
+/// (`deleteAttribute` `DISPLAY_NAME` / `PHOTO_URL` clears them).
 struct UpdateBody: Encodable {
   var idToken: String
   var deleteProvider: [String]?
+  var password: String?
+  var displayName: String?
+  var photoUrl: String?
+  var deleteAttribute: [String]?
   var returnSecureToken = true
+}
+
+/// `accounts:sendOobCode` (email actions; not served by AnonAuth yet).
+struct OobCodeBody: Encodable {
+  var requestType: String
+  var email: String?
+  var idToken: String?
 }
 
 /// `accounts:signInWithFirebaseIdToken` (AnonAuth's): a Firebase ID token to exchange.
@@ -58,6 +71,9 @@ struct SignInReply: Decodable {
   /// With `errorMessage`: the provider's token, to sign in to that user instead.
   var oauthIdToken: String?
   var oauthAccessToken: String?
+  /// The provider's profile of the user, a JSON object as a string.
+  var rawUserInfo: String?
+  var screenName: String?
 }
 
 /// What `accounts:update` answers; tokens only when the change rotated them.
@@ -78,6 +94,11 @@ struct AccountRecord: Decodable {
   var displayName: String?
   var emailVerified: Bool?
   var disabled: Bool?
+  var photoUrl: String?
+  var phoneNumber: String?
+  /// Strings of epoch milliseconds.
+  var createdAt: String?
+  var lastLoginAt: String?
   var providerUserInfo: [ProviderRecord]?
 }
 
@@ -87,6 +108,8 @@ struct ProviderRecord: Decodable {
   var federatedId: String?
   var email: String?
   var displayName: String?
+  var photoUrl: String?
+  var phoneNumber: String?
 }
 
 /// The token endpoint's answer (snake case, as Firebase's).
@@ -117,3 +140,20 @@ struct ErrorReply: Decodable {
 
 /// The empty answer of `accounts:delete`.
 struct EmptyReply: Decodable {}
+
+/// `accounts:resetPassword`: without `newPassword` it only checks the code.
+struct ResetPasswordBody: Encodable {
+  var oobCode: String
+  var newPassword: String?
+}
+
+/// `accounts:update` with the code of an email-verification email.
+struct ActionCodeBody: Encodable {
+  var oobCode: String
+}
+
+/// `accounts:signInWithCustomToken`.
+struct CustomTokenBody: Encodable {
+  var token: String
+  var returnSecureToken = true
+}

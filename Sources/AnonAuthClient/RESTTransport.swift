@@ -16,6 +16,8 @@ struct RESTTransport: Sendable {
   var emulatorLayout = false
   /// True in the `Auth` that `Auth.auth()` returns before `Auth.configure`.
   var unconfigured = false
+  /// `Auth.languageCode`, sent as `X-Firebase-Locale` as Firebase's SDKs send it.
+  var languageCode: String?
 
   /// One `accounts:` call.
   func accounts<Body: Encodable, Reply: Decodable>(
@@ -76,6 +78,7 @@ struct RESTTransport: Sendable {
     request.httpBody = body
     request.setValue(contentType, forHTTPHeaderField: "Content-Type")
     request.setValue("application/json", forHTTPHeaderField: "Accept")
+    if let languageCode { request.setValue(languageCode, forHTTPHeaderField: "X-Firebase-Locale") }
     let data: Data
     let response: URLResponse
     do {

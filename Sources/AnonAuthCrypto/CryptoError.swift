@@ -18,5 +18,14 @@ public struct CryptoError: Error, CustomStringConvertible, Sendable {
     self.detail = parts.joined(separator: "; ")
   }
 
+  /// A failure whose reason is known without OpenSSL's queue (which is still drained, so
+  /// that it holds nothing of this failure for the next error): "AES-GCM open:
+  /// authentication failed", not "AES-GCM open: authentication failed failed".
+  public init(_ operation: String, reason: String) {
+    let drained = CryptoError(operation)
+    self.operation = operation
+    self.detail = drained.detail.isEmpty ? reason : "\(reason) (\(drained.detail))"
+  }
+
   public var description: String { detail.isEmpty ? "\(operation) failed" : "\(operation): \(detail)" }
 }

@@ -1,3 +1,4 @@
+import CBuildInfo
 import Foundation
 
 /// The `anonauth` command line: one subcommand per task, `--help` on each.
@@ -22,7 +23,8 @@ let commands:
   ]
 
 @MainActor func usage() -> String {
-  var out = "Usage: anonauth COMMAND [options]\n\nCommands:\n"
+  var out =
+    "Usage: anonauth COMMAND [options]    (anonauth --version: version, commit, build date)\n\nCommands:\n"
   for command in commands {
     out += "  \(command.name.padding(toLength: 22, withPad: " ", startingAt: 0))\(command.summary)\n"
   }
@@ -31,6 +33,12 @@ let commands:
 }
 
 let raw = Array(CommandLine.arguments.dropFirst())
+if raw.first == "--version" {
+  print(
+    "anonauth \(String(cString: anonauth_build_version())) (commit \(String(cString: anonauth_build_commit())), "
+      + "built \(String(cString: anonauth_build_date())))")
+  quit(0)
+}
 guard let name = raw.first, name != "--help", name != "-h", name != "help" else {
   print(usage(), terminator: "")
   quit(raw.isEmpty ? 2 : 0)
@@ -45,8 +53,13 @@ if rest.contains("--help") || rest.contains("-h") {
   quit(0)
 }
 do {
-  let arguments = try Arguments(
+  let arguments = Arguments(
     rest, switchNames: Connection.switchNames.union(AdminCommand.switches).union(BenchCommand.switches))
+  if let shape = CommandShapes.table[name] {
+    try shape.check(arguments)
+  } else if name != "admin" {
+    try arguments.requireValues()
+  }
   try await command.run(arguments)
   quit(0)
 } catch {

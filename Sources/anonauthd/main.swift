@@ -1,7 +1,17 @@
 import AnonAuthServer
+import CBuildInfo
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+// `--version`: the release, the commit and the build day (`make build` embeds the last two;
+// a plain `swift build` says "unknown" for them). Nothing of the daemon starts.
+if arguments.first == "--version" {
+  let version = String(cString: anonauth_build_version())
+  let commit = String(cString: anonauth_build_commit())
+  let date = String(cString: anonauth_build_date())
+  FileHandle.standardOutput.write(Data("anonauthd \(version) (commit \(commit), built \(date))\n".utf8))
+  exit(0)
+}
 // `--print-reference <page>` prints a generated docs page (docs/reasons.md,
 // docs/metrics.md) and exits: nothing of the daemon starts, so `make reference-docs`
 // needs no data directory or port.

@@ -35,6 +35,7 @@ import Testing
     #expect(exchange.json["idToken"] as? String == "eyJ.firebase.token")
     #expect(exchange.json["returnSecureToken"] as? Bool == true)
     #expect(store.load()?.uid == "fb-1" && store.load()?.refreshToken == "refresh-9")
+    auth.drain()
     #expect(heard.withLock { $0 } == ["nil", "fb-1"])
   }
 

@@ -4,7 +4,7 @@ import Testing
 @testable import AnonAuthClient
 
 /// Code written for FirebaseAuth reads the same: `Auth.auth()` after `configure`, and
-/// `catch where error.code == ...` on the typed error.
+/// errors read through `NSError` as Firebase's are.
 @Suite struct SeedShapeTests {
   @Test func callersSwitchOnTheCode() async {
     let stub = StubServer()
@@ -13,12 +13,12 @@ import Testing
     var caught = ""
     do {
       _ = try await auth.createUser(withEmail: "a@example.com", password: "pw123456")
-    } catch  where error.code == .weakPassword {
-      caught = "weak"
-    } catch  where error.code == .emailAlreadyInUse {
-      caught = "in use"
     } catch {
-      caught = "other"
+      switch AuthErrorCode(rawValue: (error as NSError).code) {
+      case .weakPassword: caught = "weak"
+      case .emailAlreadyInUse: caught = "in use"
+      default: caught = "other"
+      }
     }
     #expect(caught == "in use")
   }
@@ -30,5 +30,24 @@ import Testing
     let error = await #expect(throws: AuthError.self) { try await auth.signInAnonymously() }
     #expect(error?.code == .internalError)
     #expect(error?.message.contains("Auth.configure") == true)
+  }
+}
+
+extension SeedShapeTests {
+  @Test func theOptionsFileGivesTheBaseURLAndTheKey() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "anonauth-options-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let options = directory.appendingPathComponent("AnonAuth.json")
+    try Data(#"{"base_url":"https://auth.example.com:7443","api_key":"k1"}"#.utf8).write(to: options)
+    let read = try ClientOptions(file: options)
+    #expect(read.baseURL.absoluteString == "https://auth.example.com:7443" && read.apiKey == "k1")
+    // The `client.json` that `anonauthd --dev` writes.
+    try Data(#"{"rpc":"127.0.0.1:7443","api_key":"k2","ca_file":"x.pem"}"#.utf8).write(to: options)
+    #expect(try ClientOptions(file: options).baseURL.absoluteString == "https://127.0.0.1:7443")
+    try Data(#"{"rpc":"127.0.0.1:7443"}"#.utf8).write(to: options)
+    let error = #expect(throws: AuthError.self) { try ClientOptions(file: options) }
+    #expect(error?.message.contains("api_key") == true)
   }
 }

@@ -34,6 +34,7 @@ import Testing
     try auth.signOut()
     auth.removeStateDidChangeListener(handle)
     _ = try await auth.signInAnonymously()
+    auth.drain()
 
     #expect(heard.withLock { $0 } == ["nil", "u1", "u2", "nil"])
     #expect(removedHeard.withLock { $0 } == ["nil"])

@@ -57,9 +57,13 @@ final class StubServer: Sendable {
   func auth(store: any SessionStore = MemorySessionStore()) -> Auth {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.protocolClasses = [StubProtocol.self]
-    return Auth(
+    let auth = Auth(
       baseURL: baseURL, apiKey: "test-key", sessionStore: store,
       urlSession: URLSession(configuration: configuration))
+    // Tests run no main queue: listeners and completions go to a queue of their own,
+    // which `drain` waits on.
+    auth.callbackQueue = DispatchQueue(label: "anonauth-client-test-callbacks")
+    return auth
   }
 
   /// Queues an answer for the next call of `method` ("accounts:signUp", "token").
@@ -155,4 +159,9 @@ final class StubProtocol: URLProtocol {
     }
     return data
   }
+}
+
+extension Auth {
+  /// Waits until every listener call and completion queued so far has run.
+  func drain() { callbackQueue.sync {} }
 }

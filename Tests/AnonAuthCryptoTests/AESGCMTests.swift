@@ -34,6 +34,19 @@ import Testing
     }
   }
 
+  /// The daemon started with another master key printed "authentication failed failed".
+  @Test func wrongKeySaysAuthenticationFailedOnce() throws {
+    let sealed = try AESGCM.seal(Array("secret".utf8), key: key, associatedData: aad)
+    var otherKey = key
+    otherKey[0] ^= 1
+    do {
+      _ = try AESGCM.open(sealed, key: otherKey, associatedData: aad)
+      Issue.record("opened with the wrong key")
+    } catch {
+      #expect(error.description == "AES-GCM open: authentication failed")
+    }
+  }
+
   @Test func wrongKeyOrAssociatedDataIsRejected() throws {
     let sealed = try AESGCM.seal(Array("secret".utf8), key: key, associatedData: aad)
     var otherKey = key

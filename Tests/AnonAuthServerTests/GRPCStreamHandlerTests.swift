@@ -42,6 +42,13 @@ import Testing
     /// What `pendingBytes` reports: a peer that reads nothing keeps it high.
     var stuckBytes = 0
     func pendingBytes(_ stream: Int32) -> Int { stuckBytes }
+    /// Streams whose handler waits for the drain event (a peer that reads nothing).
+    var drainWaited: Set<Int32> = []
+    func notifyWhenDrained(_ stream: Int32) -> Bool {
+      guard stuckBytes > 0 else { return false }
+      drainWaited.insert(stream)
+      return true
+    }
   }
 
   /// Answers each request message with the same bytes; ends OK, or with the status a
@@ -135,6 +142,15 @@ import Testing
       onLoop { h in
         guard let sink = h.sink else { return }
         h.handler.streamClosed(stream, errorCode: errorCode, session: sink)
+      }
+    }
+
+    /// The peer's window opened: everything queued on `stream` drained.
+    func drain(_ stream: Int32) {
+      onLoop { h in
+        guard let sink = h.sink, sink.drainWaited.remove(stream) != nil else { return }
+        sink.stuckBytes = 0
+        h.handler.streamDrained(stream, session: sink)
       }
     }
 
@@ -348,15 +364,57 @@ import Testing
     #expect(h.events.allSatisfy { if case .headers(5, _, _) = $0 { false } else { true } })
   }
 
-  @Test func aLocalMethodsStreamWhoseOutputNeverDrainsIsResetAtTheIdleTimeout() async throws {
-    let h = try Harness { $0.idleTimeoutMs = 200 }
-    defer { h.stop() }
+  static func dataCount(_ events: [FakeSink.Event]) -> Int {
+    events.filter { if case .data = $0 { true } else { false } }.count
+  }
+
+  /// Stream 1 of the echo method, its first answer queued behind a window that stays
+  /// closed (its send waits for the drain event).
+  static func answerBehindAClosedWindow(_ h: Harness) async {
     h.onLoop { $0.sinkForTests?.stuckBytes = 1 << 20 }
     h.open(1, path: Self.echo)
     h.send(1, GRPCMessageDeframer.frame([1]))
-    // The answer is queued behind a window that never opens: the stream is reset
-    // (CANCEL), not polled for ever.
-    #expect(await h.eventually { $0.contains(.reset(1, 8)) })
+    #expect(await h.eventually { Self.dataCount($0) == 1 })
+  }
+
+  @Test func aLocalMethodsStreamHasOneAnswerOutstandingUntilTheDrainEvent() async throws {
+    let h = try Harness()
+    defer { h.stop() }
+    await Self.answerBehindAClosedWindow(h)
+    // The first answer waits behind a closed window: the next messages are held, not
+    // answered, and nothing is reset or polled.
+    h.send(1, GRPCMessageDeframer.frame([2]) + GRPCMessageDeframer.frame([3]), endStream: true)
+    try await Task.sleep(for: .milliseconds(200))
+    #expect(Self.dataCount(h.events) == 1)
+    #expect(h.onLoop { $0.sinkForTests?.drainWaited == [1] })
+    // The window opens: the held messages are answered, then the call ends.
+    h.drain(1)
+    #expect(await h.eventually(Self.hasStatus))
+    let events = h.events
+    #expect(events.contains(.data(1, GRPCMessageDeframer.frame([2]))))
+    #expect(events.contains(.data(1, GRPCMessageDeframer.frame([3]))))
+    #expect(events.last == .trailers(1, [HTTP2Header("grpc-status", "0")]))
+  }
+
+  @Test func aLocalMethodsStreamClosedWhileItsAnswerWaitsEndsItsCall() async throws {
+    let h = try Harness()
+    defer { h.stop() }
+    await Self.answerBehindAClosedWindow(h)
+    #expect(h.taken == 1)
+    // The session resets the stalled stream (CANCEL): the waiting send returns false
+    // and the method's task ends, giving its slot back.
+    h.close(1, errorCode: 8)
+    #expect(await h.eventually { _ in h.taken == 0 })
+  }
+
+  @Test func messagesHeldBehindAWaitingAnswerAreBounded() async throws {
+    let h = try Harness()
+    defer { h.stop() }
+    await Self.answerBehindAClosedWindow(h)
+    let many = (0...GRPCStreamHandler.maxQueuedMessages).flatMap { _ in GRPCMessageDeframer.frame([7]) }
+    h.send(1, many)
+    let status = try #require(h.events.last.flatMap(Self.status))
+    #expect(status.code == "8")  // RESOURCE_EXHAUSTED
   }
 
   @Test func aStreamResetByThePeerCancelsItsCall() async throws {

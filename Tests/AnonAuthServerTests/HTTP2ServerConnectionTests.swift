@@ -407,9 +407,11 @@ import Testing
       // second frame waits in the session, not in the socket's queue.
       #expect(await h.eventually { $0.client.responses[id]?.headers[":status"] == "200" })
       #expect(await h.onLoop { $0.client.responses[id]?.body.count ?? 0 } < body.count)
+      // The socket drained: its event (no timer) moves the rest.
       await h.onLoop { h in
         h.stream?.highWater = nil
         h.stream?.readPaused = false
+        if let stream = h.stream { h.connection?.streamOutputDrained(stream) }
       }
       #expect(await h.eventually { $0.client.responses[id]?.closedWith == 0 })
       #expect(await h.onLoop { $0.client.responses[id]?.body } == body)
@@ -423,6 +425,55 @@ import Testing
       }
       #expect(await h.eventually { $0.client.responses[id]?.closedWith != nil })
       #expect(await h.onLoop { $0.client.responses[id]?.headers[":status"] } == "431")
+    }
+  }
+
+  @Test func answersQueuedOverTheOutputBudgetRefuseNewStreamsUntilTheyDrain() async throws {
+    try await Harness.with(clientWindow: 0) { h in
+      // 20 answers of 60,000 bytes wait behind closed windows: over the connection's
+      // 1 MiB of queued output.
+      let body = Array(repeating: UInt8(7), count: 60_000)
+      var ids: [Int32] = []
+      for _ in 0..<20 { ids.append(await h.onLoop { $0.client.request(path: "/echo", body: body) }) }
+      #expect(
+        await h.eventually { h in ids.allSatisfy { h.client.responses[$0]?.headers[":status"] == "200" } })
+      #expect(await h.eventually { ($0.connection?.calls.taken ?? 1) == 0 })
+      #expect(await h.onLoop { $0.core.receiveBudget.totalBytes } >= 20 * 60_000)
+      // A new stream is refused, not served: REFUSED_STREAM (7), nothing done.
+      let refused = await h.onLoop { $0.client.request(method: "GET", path: "/echo") }
+      #expect(await h.eventually { $0.client.responses[refused]?.closedWith != nil })
+      #expect(await h.onLoop { $0.client.responses[refused]?.closedWith } == NGHTTP2_REFUSED_STREAM.rawValue)
+      #expect(h.core.metrics.http2StreamsRefusedOverOutputBudget.load(ordering: .relaxed) == 1)
+      // The peer reads: the answers drain, the charge goes, and new streams are served.
+      await h.onLoop { h in for id in ids { h.client.openWindow(id, by: 1 << 20) } }
+      #expect(await h.eventually { h in ids.allSatisfy { h.client.responses[$0]?.closedWith == 0 } })
+      #expect(await h.onLoop { $0.client.responses[ids[0]]?.body } == body)
+      #expect(await h.onLoop { $0.core.receiveBudget.totalBytes } == 0)
+      let served = await h.onLoop { $0.client.request(path: "/echo", body: [1]) }
+      #expect(await h.eventually { $0.client.responses[served]?.headers[":status"] == "200" })
+      await h.onLoop { $0.client.openWindow(served, by: 1 << 20) }
+      #expect(await h.eventually { $0.client.responses[served]?.closedWith == 0 })
+      #expect(await h.onLoop { $0.client.responses[served]?.body } == [1])
+    }
+  }
+
+  @Test func aConnectionThatKeepsSendingRefusedHeaderListsIsCalmed() async throws {
+    try await Harness.with { h in
+      let big = String(repeating: "b", count: 17 * 1024)
+      var ids: [Int32] = []
+      for _ in 0...HTTP2SessionLimits.refusedStreamBurst {
+        ids.append(
+          await h.onLoop { $0.client.request(method: "GET", path: "/echo", headers: [("x-big", big)]) })
+      }
+      #expect(
+        await h.eventually {
+          $0.client.goAways.contains { $0.errorCode == NGHTTP2_ENHANCE_YOUR_CALM.rawValue }
+        })
+      // The refusals within the burst were answered 431 first.
+      #expect(await h.onLoop { $0.client.responses[ids[0]]?.headers[":status"] } == "431")
+      #expect(await h.eventually { $0.stream?.closed == true })
+      #expect(h.core.metrics.http2HeaderListsRefused.load(ordering: .relaxed) >= 8)
+      #expect(h.core.metrics.http2ConnectionsCalmed.load(ordering: .relaxed) == 1)
     }
   }
 

@@ -180,6 +180,13 @@ final class HTTP2TestClient {
     _ = nghttp2_session_resume_data(session, id)
   }
 
+  /// Opens the client's receive window by `increment` bytes: for the stream, and for
+  /// the connection as well (stream 0).
+  func openWindow(_ id: Int32, by increment: Int32) {
+    _ = nghttp2_submit_window_update(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, increment)
+    _ = nghttp2_submit_window_update(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, increment)
+  }
+
   func reset(_ id: Int32, errorCode: UInt32 = NGHTTP2_CANCEL.rawValue) {
     _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, errorCode)
   }

@@ -148,6 +148,18 @@ def test_claims_revocation_and_verify_id_token(app, emulated):
     assert auth.verify_id_token(id_token, app=app)["uid"] == uid
 
 
+def test_emulator_mode_skips_the_signature(app, emulated):
+    """Why docs/verifying-tokens.md says never to verify tokens with an Admin SDK in
+    emulator mode: a token whose signature was altered is accepted. The production paths
+    refuse it (test_oidc_verifiers.py)."""
+    id_token = client_call(emulated, "signUp", {"returnSecureToken": True})["idToken"]
+    head, payload, signature = id_token.split(".")
+    middle = len(signature) // 2
+    forged = ".".join([head, payload, signature[:middle] + ("A" if signature[middle] != "A" else "B")
+                       + signature[middle + 1:]])
+    assert auth.verify_id_token(forged, app=app)["uid"]
+
+
 def test_delete_user_and_delete_users(app):
     for n in range(3):
         auth.create_user(uid=f"del-{n}", app=app)

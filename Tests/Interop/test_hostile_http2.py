@@ -26,7 +26,7 @@ import pytest
 
 import h2wire
 from abuse import PeakRSS, rss_bytes
-from conftest import Daemon, TEST_DAEMON_FLAGS, call, metrics
+from conftest import Daemon, TEST_DAEMON_FLAGS, call, call_frame, metrics, read_frame, send_frame
 from h2wire import (
     DATA, GOAWAY, HEADERS, PING, RST_STREAM, SETTINGS, ACK, END_STREAM,
     Connection, error_name, grpc_message, grpc_request_headers,
@@ -557,5 +557,120 @@ def test_streams_over_an_acknowledged_limit_end_the_connection(pb):
         assert goaway is not None and error_name(goaway[1]) == "PROTOCOL_ERROR", goaway
         assert goaway[0] == 15, goaway  # the eighth stream
         assert_served(d, pb)
+    finally:
+        assert d.stop() == 0
+
+
+# --- answers queued behind closed windows, refusals that cost nothing, the log budget ---
+
+REFLECTION = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
+
+
+def reflection_request(symbol=b"anonauth.v1.AdminService"):
+    """A ServerReflectionRequest asking for the file that holds `symbol` (field 4): the
+    admin service's, whose answer is about 12 KB."""
+    return grpc_message(b"\x22" + bytes([len(symbol)]) + symbol)
+
+
+def buffered(daemon):
+    return metrics(daemon)["anonauth_rpc_buffered_bytes"]
+
+
+def test_zero_window_reflection_streams_hold_one_answer_each_within_the_budget(pb):
+    # The review's attack: INITIAL_WINDOW_SIZE 0, 120 reflection streams (no key needed),
+    # 8 requests of 31 bytes on each. Every answer is held until the peer reads: one per
+    # stream (the next requests wait), charged to the byte budgets; the connection over
+    # its output budget takes no new stream, and is ended (GOAWAY ENHANCE_YOUR_CALM) when
+    # nothing has drained for the frame timeout.
+    d = Daemon(extra=[*TEST_DAEMON_FLAGS, "--frame-timeout-ms", "4000"])
+    try:
+        attacker = Connection(d, source="127.0.0.71", preface=False)
+        before = rss_bytes(d.proc.pid)
+        encoder = hpack.Encoder()
+        blob = h2wire.PREFACE + h2wire.settings([(h2wire.INITIAL_WINDOW_SIZE, 0)])
+        fields = grpc_request_headers(REFLECTION)
+        for i in range(120):
+            stream = 2 * i + 1
+            blob += h2wire.headers(stream, encoder.encode(fields)) + h2wire.data(stream, reflection_request() * 8)
+        attacker.send(blob)
+        deadline = time.monotonic() + 30
+        while metrics(d)["anonauth_http2_output_over_budget_total"] < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert metrics(d)["anonauth_http2_output_over_budget_total"] == 1, "the answers were never queued"
+        # A new stream on it is refused (REFUSED_STREAM): no new work while over.
+        attacker.send(h2wire.headers(241, encoder.encode(fields)) + h2wire.data(241, reflection_request(), True))
+        frames = attacker.frames(lambda f: f.kind == RST_STREAM and f.stream == 241, seconds=10)
+        assert frames and frames[-1].kind == RST_STREAM and frames[-1].stream == 241, frames[-3:]
+        assert struct.unpack(">I", frames[-1].payload)[0] == h2wire.REFUSED_STREAM
+        held = buffered(d)
+        # One answer a stream: under 120 x 16 KiB (eight a stream would be about 12 MB).
+        assert 1 << 20 < held < 120 * 16 * 1024, held
+        assert rss_bytes(d.proc.pid) - before < MEMORY_BOUND
+        assert_served(d, pb)
+        goaway = attacker.goaway(seconds=20)
+        assert goaway and goaway[1] == h2wire.ENHANCE_YOUR_CALM, goaway
+        assert attacker.wait_closed(10)
+        assert not [f for f in attacker.received if f.kind == DATA and f.payload], "DATA sent into a zero window"
+        attacker.close()
+        # The charge is given back with the connection.
+        deadline = time.monotonic() + 20
+        while buffered(d) > 0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert buffered(d) == 0
+        assert metrics(d)["anonauth_http2_connections_calmed_total"] == 1
+    finally:
+        assert d.stop() == 0
+
+
+def bomb_block():
+    """A 16 KB header block: a 4,000-byte field into the dynamic table, then about
+    12,000 one-byte references to it (48 MB decoded)."""
+    block = h2wire.encode(grpc_request_headers()) + h2wire.hpack_literal_indexed(b"x-bomb", b"a" * 4000)
+    return block + h2wire.hpack_indexed(62) * (16384 - 9 - len(block))
+
+
+def test_repeated_refused_header_lists_end_the_connection_with_enhance_your_calm(daemon, pb):
+    # Stream after stream of HPACK bombs on one connection: each is answered 431 without
+    # being decoded into fields; past a small burst the connection is ended, and its
+    # reconnections meet the address's connection rate limit.
+    attacker = Connection(daemon, source="127.0.0.72")
+    block = bomb_block()
+    goaway, sent = send_until_goaway(attacker, (h2wire.headers(2 * i + 1, block, end_stream=True) for i in range(64)))
+    assert goaway and goaway[1] == h2wire.ENHANCE_YOUR_CALM, (goaway, sent)
+    refused = [f for f in attacker.received if f.kind == HEADERS and f.fields == {":status": "431"}]
+    assert 1 <= len(refused) <= 9, len(refused)
+    assert attacker.wait_closed(10)
+    m = metrics(daemon)
+    assert m["anonauth_http2_header_lists_refused_total"] >= len(refused)
+    assert m["anonauth_http2_connections_calmed_total"] == 1
+    assert_served(daemon, pb)
+
+
+def test_call_log_lines_have_a_budget_and_every_call_is_counted(pb):
+    # 300 calls to an unknown path as fast as one connection goes: a burst of log lines,
+    # then the rate; the rest only counted, and the next line written says how many.
+    d = Daemon(extra=[*TEST_DAEMON_FLAGS, "--max-call-log-lines-per-second", "5"])
+    try:
+        started = time.monotonic()
+        with d.connect() as s:
+            for i in range(300):
+                send_frame(s, call_frame(pb, i + 1, "/nowhere.Service/Flood"))
+            for _ in range(300):
+                read_frame(s, pb)
+            time.sleep(1.5)  # earns more lines
+            send_frame(s, call_frame(pb, 1000, "/nowhere.Service/Flood"))
+            read_frame(s, pb)
+        lines = [json.loads(line) for line in d.log_lines() if line.startswith("{")]
+        calls = [entry for entry in lines if entry.get("msg") == "call"]
+        elapsed = time.monotonic() - started
+        # A burst of 10, then 5 a second: far fewer lines than calls.
+        assert 10 <= len(calls) <= 10 + 5 * elapsed + 1, (len(calls), elapsed)
+        # Every call is either written or counted in the next line written.
+        suppressed = sum(entry.get("suppressed", 0) for entry in calls)
+        assert len(calls) + suppressed == 301, (len(calls), suppressed)
+        m = metrics(d)
+        assert m["anonauth_call_log_lines_suppressed_total"] == suppressed
+        answered = sum(v for k, v in m.items() if k.startswith("anonauth_rpc_calls_total{"))
+        assert answered == 301, {k: v for k, v in m.items() if k.startswith("anonauth_rpc_calls_total{")}
     finally:
         assert d.stop() == 0

@@ -35,86 +35,98 @@ var seen: [String: Any] = [:]
 let heard = HeardUsers()
 
 /// The code of the error `body` throws, or "none".
-func code(_ body: () async throws -> Void) async -> String {
+@MainActor func code(_ body: () async throws -> Void) async -> String {
   do {
     try await body()
     return "none"
   } catch let error as AuthError {
-    return error.code.rawValue
+    return "\(error.code)"
   } catch {
     return "\(error)"
   }
 }
 
-do {
-  let auth = makeAuth(Auth.configure(baseURL: baseURL, apiKey: apiKey, sessionStore: store))
-  let handle = Auth.auth().addStateDidChangeListener { _, user in heard.append(user?.uid ?? "nil") }
+/// The flow. In a function rather than at the top level: top-level code picks the
+/// completion-handler overloads (`signInAnonymously(completion:)`) over the async ones,
+/// with FirebaseAuth as here.
+@MainActor func flow() async {
+  do {
+    let auth = makeAuth(Auth.configure(baseURL: baseURL, apiKey: apiKey, sessionStore: store))
+    // This program runs no main queue: listeners are called on a queue of its own.
+    let callbacks = DispatchQueue(label: "seed-flow-callbacks")
+    auth.callbackQueue = callbacks
+    let handle = Auth.auth().addStateDidChangeListener { _, user in heard.append(user?.uid ?? "nil") }
 
-  // The seed: sign in anonymously, then make the account permanent with the same uid.
-  let anonymous = try await Auth.auth().signInAnonymously()
-  seen["anonymous_uid"] = anonymous.user.uid
-  seen["anonymous_is_anonymous"] = anonymous.user.isAnonymous
-  seen["anonymous_is_new_user"] = anonymous.additionalUserInfo?.isNewUser ?? false
-  let firstToken = try await anonymous.user.getIDToken()
-  seen["first_token_parts"] = firstToken.split(separator: ".").count
+    // The seed: sign in anonymously, then make the account permanent with the same uid.
+    let anonymous = try await Auth.auth().signInAnonymously()
+    seen["anonymous_uid"] = anonymous.user.uid
+    seen["anonymous_is_anonymous"] = anonymous.user.isAnonymous
+    seen["anonymous_is_new_user"] = anonymous.additionalUserInfo?.isNewUser ?? false
+    let firstToken = try await anonymous.user.getIDToken()
+    seen["first_token_parts"] = firstToken.split(separator: ".").count
 
-  let credential = EmailAuthProvider.credential(withEmail: email, password: password)
-  let linked = try await anonymous.user.link(with: credential)
-  seen["linked_uid"] = linked.user.uid
-  seen["linked_is_anonymous"] = linked.user.isAnonymous
-  seen["linked_email"] = linked.user.email ?? ""
-  seen["linked_providers"] = linked.user.providerData.map(\.providerID)
+    let credential = EmailAuthProvider.credential(withEmail: email, password: password)
+    let linked = try await anonymous.user.link(with: credential)
+    seen["linked_uid"] = linked.user.uid
+    seen["linked_is_anonymous"] = linked.user.isAnonymous
+    seen["linked_email"] = linked.user.email ?? ""
+    seen["linked_providers"] = linked.user.providerData.map(\.providerID)
 
-  // Another device cannot take the email.
-  let other = makeAuth(Auth(baseURL: baseURL, apiKey: apiKey))
-  let otherUser = try await other.signInAnonymously().user
-  seen["email_taken"] = await code { _ = try await otherUser.link(with: credential) }
-  seen["weak_password"] = await code {
-    _ = try await other.createUser(withEmail: "weak-" + email, password: "1")
+    // Another device cannot take the email.
+    let other = makeAuth(Auth(baseURL: baseURL, apiKey: apiKey))
+    let otherUser = try await other.signInAnonymously().user
+    seen["email_taken"] = await code { _ = try await otherUser.link(with: credential) }
+    seen["weak_password"] = await code {
+      _ = try await other.createUser(withEmail: "weak-" + email, password: "1")
+    }
+
+    try Auth.auth().signOut()
+    seen["signed_out_user"] = Auth.auth().currentUser?.uid ?? "nil"
+    seen["wrong_password"] = await code {
+      _ = try await auth.signIn(withEmail: email, password: "wrong password")
+    }
+    let again = try await Auth.auth().signIn(withEmail: email, password: password)
+    seen["signed_in_uid"] = again.user.uid
+    seen["signed_in_is_new_user"] = again.additionalUserInfo?.isNewUser ?? true
+
+    // A restart: the session comes back from the file, and refreshes.
+    let restarted = makeAuth(
+      Auth(baseURL: baseURL, apiKey: apiKey, sessionStore: FileSessionStore(path: arguments[4])))
+    let before = (try? store.load())?.refreshToken ?? ""
+    let user = restarted.currentUser
+    seen["restarted_uid"] = user?.uid ?? "nil"
+    let oldToken = try await user?.getIDToken() ?? ""
+    let newToken = try await user?.getIDToken(forcingRefresh: true) ?? ""
+    seen["refresh_changed_id_token"] = !newToken.isEmpty && newToken != oldToken
+    seen["refresh_rotated_refresh_token"] = ((try? store.load())?.refreshToken ?? before) != before
+    seen["still_signed_in_after_refresh"] = restarted.currentUser?.uid ?? "nil"
+
+    // Delete: signed out, and the email no longer signs in.
+    try await restarted.currentUser?.delete()
+    seen["deleted_user"] = restarted.currentUser?.uid ?? "nil"
+    seen["sign_in_after_delete"] = await code {
+      _ = try await auth.signIn(withEmail: email, password: password)
+    }
+    // The first Auth still holds the deleted user's session: its next refresh is refused
+    // and signs it out, as Firebase's SDKs do.
+    let stale = Auth.auth().currentUser
+    seen["stale_refresh"] = await code { _ = try await stale?.getIDToken(forcingRefresh: true) }
+    seen["stale_signed_out"] = Auth.auth().currentUser == nil
+    try await otherUser.delete()
+
+    Auth.auth().removeStateDidChangeListener(handle)
+    callbacks.sync {}
+    seen["listener_heard"] = heard.uids
+    seen["wrong_key"] = await code {
+      _ = try await makeAuth(Auth(baseURL: baseURL, apiKey: "not-a-key", sessionStore: MemorySessionStore()))
+        .signInAnonymously()
+    }
+  } catch {
+    seen["failed"] = "\(error)"
   }
-
-  try Auth.auth().signOut()
-  seen["signed_out_user"] = Auth.auth().currentUser?.uid ?? "nil"
-  seen["wrong_password"] = await code {
-    _ = try await auth.signIn(withEmail: email, password: "wrong password")
-  }
-  let again = try await Auth.auth().signIn(withEmail: email, password: password)
-  seen["signed_in_uid"] = again.user.uid
-  seen["signed_in_is_new_user"] = again.additionalUserInfo?.isNewUser ?? true
-
-  // A restart: the session comes back from the file, and refreshes.
-  let restarted = makeAuth(
-    Auth(baseURL: baseURL, apiKey: apiKey, sessionStore: FileSessionStore(path: arguments[4])))
-  let before = store.load()?.refreshToken ?? ""
-  let user = restarted.currentUser
-  seen["restarted_uid"] = user?.uid ?? "nil"
-  let oldToken = try await user?.getIDToken() ?? ""
-  let newToken = try await user?.getIDToken(forcingRefresh: true) ?? ""
-  seen["refresh_changed_id_token"] = !newToken.isEmpty && newToken != oldToken
-  seen["refresh_rotated_refresh_token"] = (store.load()?.refreshToken ?? before) != before
-  seen["still_signed_in_after_refresh"] = restarted.currentUser?.uid ?? "nil"
-
-  // Delete: signed out, and the email no longer signs in.
-  try await restarted.currentUser?.delete()
-  seen["deleted_user"] = restarted.currentUser?.uid ?? "nil"
-  seen["sign_in_after_delete"] = await code {
-    _ = try await auth.signIn(withEmail: email, password: password)
-  }
-  // The first Auth still holds the deleted user's session: its next refresh is refused
-  // and signs it out, as Firebase's SDKs do.
-  let stale = Auth.auth().currentUser
-  seen["stale_refresh"] = await code { _ = try await stale?.getIDToken(forcingRefresh: true) }
-  seen["stale_signed_out"] = Auth.auth().currentUser == nil
-  try await otherUser.delete()
-
-  Auth.auth().removeStateDidChangeListener(handle)
-  seen["listener_heard"] = heard.uids
-  seen["wrong_key"] = await code {
-    _ = try await makeAuth(Auth(baseURL: baseURL, apiKey: "not-a-key")).signInAnonymously()
-  }
-} catch {
-  seen["failed"] = "\(error)"
 }
+
+await flow()
 
 let output = try JSONSerialization.data(withJSONObject: seen, options: [.sortedKeys])
 print(String(decoding: output, as: UTF8.self))

@@ -22,7 +22,7 @@ struct CertificateBuilder {
   func signedPEM(
     subjectKey: OpaquePointer, issuer: OpaquePointer?, issuerKey: OpaquePointer
   ) throws(CryptoError) -> String {
-    guard notBefore < notAfter else { throw CryptoError("certificate validity is empty") }
+    guard notBefore < notAfter else { throw CryptoError("certificate", reason: "validity is empty") }
     ERR_clear_error()
     guard let cert = X509_new() else { throw CryptoError("X509_new") }
     defer { X509_free(cert) }

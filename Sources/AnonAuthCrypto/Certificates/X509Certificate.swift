@@ -15,7 +15,7 @@ public enum X509Certificate {
   public static func selfSigned(
     for key: RSASigningKey, commonName: String, validFrom: Date, validFor seconds: Int
   ) throws(CryptoError) -> String {
-    guard seconds > 0 else { throw CryptoError("certificate validity must be positive") }
+    guard seconds > 0 else { throw CryptoError("certificate", reason: "validity must be positive") }
     let builder = CertificateBuilder(
       subject: [("CN", commonName)],
       notBefore: validFrom, notAfter: validFrom.addingTimeInterval(TimeInterval(seconds)),

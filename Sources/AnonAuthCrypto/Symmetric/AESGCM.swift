@@ -19,7 +19,7 @@ public enum AESGCM {
   public static func seal(
     _ plaintext: [UInt8], key: [UInt8], associatedData: [UInt8] = []
   ) throws(CryptoError) -> [UInt8] {
-    guard key.count == keySize else { throw CryptoError("AES-GCM key must be 32 bytes") }
+    guard key.count == keySize else { throw CryptoError("AES-GCM", reason: "the key must be 32 bytes") }
     guard plaintext.count <= Int(Int32.max) - 64, associatedData.count <= Int(Int32.max) else {
       throw CryptoError("AES-GCM input too large")
     }
@@ -62,9 +62,9 @@ public enum AESGCM {
   public static func open(
     _ sealed: [UInt8], key: [UInt8], associatedData: [UInt8] = []
   ) throws(CryptoError) -> [UInt8] {
-    guard key.count == keySize else { throw CryptoError("AES-GCM key must be 32 bytes") }
+    guard key.count == keySize else { throw CryptoError("AES-GCM", reason: "the key must be 32 bytes") }
     guard sealed.count >= overhead, sealed[0] == version else {
-      throw CryptoError("AES-GCM open: not a sealed box")
+      throw CryptoError("AES-GCM open", reason: "not a sealed box")
     }
     guard sealed.count <= Int(Int32.max), associatedData.count <= Int(Int32.max) else {
       throw CryptoError("AES-GCM input too large")
@@ -98,7 +98,7 @@ public enum AESGCM {
       EVP_DecryptFinal_ex(ctx, buffer.baseAddress.map { $0 + written }, &length)
     }
     // A failed tag check leaves nothing on OpenSSL's queue; say what it means.
-    guard finished == 1 else { throw CryptoError("AES-GCM open: authentication failed") }
+    guard finished == 1 else { throw CryptoError("AES-GCM open", reason: "authentication failed") }
     written += Int(length)
     return Array(plaintext[..<written])
   }

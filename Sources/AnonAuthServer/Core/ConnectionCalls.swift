@@ -85,7 +85,7 @@ final class ConnectionCalls {
     let core = core
     let router = core.router
     let startedAt = MonotonicClock.now()
-    return startTask(
+    let admission = startTask(
       id: id, payloadBytes: payload.count,
       timeoutNanos: core.config.effectiveTimeoutMs(requested: timeoutMs) * 1_000_000,
       work: {
@@ -116,6 +116,15 @@ final class ConnectionCalls {
             fields: log)
         }
       })
+    // A call refused before it ran (TOO_MANY_CALLS, SHUTTING_DOWN) is counted and logged
+    // like any other, within the log's budget.
+    if case .refused(let error) = admission, log.claimLogging() {
+      core.logCall(
+        method: method, requestID: requestID, result: .failure(error),
+        nanos: MonotonicClock.now() - startedAt,
+        fields: log)
+    }
+    return admission
   }
 
   /// Starts work that is not a router call (an HTTP request of the JSON API, a stream of

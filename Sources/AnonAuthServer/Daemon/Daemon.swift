@@ -170,10 +170,19 @@ public enum Daemon {
       recordCall: FirebaseCallLog(logger: logger, metrics: metrics, router: router).record)
     // On the emulator listener only, the Admin SDK's `Bearer owner` stands for the admin key
     // (a key this process makes for itself, only when that listener is on).
-    let httpApplication = AdminEmulatorOwner(
+    let emulatorOwner = AdminEmulatorOwner(
       api: firebaseAPI,
       processAdminKey: config.rpc.emulatorListen == nil ? nil : try directory.makeProcessAdminKey(),
       isAdminKey: { directory.isAdminKey($0) })
+    // The issuer's discovery document and keys, on the RPC port, before the API.
+    let httpApplication = IssuerDocuments(
+      api: emulatorOwner, minter: minter, projectExists: { directory.project($0) != nil })
+    // The issuer's address is known now unless --dev names it by a port still to be picked.
+    if let publicURL = config.publicURL {
+      minter.setPublicURL(publicURL)
+    } else if config.publicURLFromListenAddress, config.listen.port != 0 {
+      minter.setPublicURL(IssuerURL.dev(rpc: config.listen))
+    }
     // The gRPC methods the transport serves itself, by path: grpc.health.v1 (the readiness
     // `health` reports) and server reflection over the descriptors embedded at build time.
     let grpcMethods = GRPCLocalMethods(GRPCStandardServices.methods(health: health))
@@ -188,6 +197,9 @@ public enum Daemon {
         "--firebase-emulator-listen \(config.rpc.emulatorListen?.description ?? ""): \(error)")
     } catch {
       throw ConfigError("--listen \(config.listen): \(error)")
+    }
+    if config.publicURLFromListenAddress, config.listen.port == 0 {
+      minter.setPublicURL(IssuerURL.dev(rpc: rpcAddress))
     }
     let ops = try OpsServer(
       routes: OpsRoutes.make(
@@ -223,6 +235,7 @@ public enum Daemon {
       "event": "ready", "rpc": .string(rpcAddress.description), "ops": .string(opsAddress.description),
       "pid": .int(Int64(getpid())), "data_dir": .string(dataDir.path), "dev": .bool(config.dev),
     ].merging(server.emulatorAddress.map { ["firebase_emulator": .string($0.description)] } ?? [:]) { $1 }
+      .merging(minter.publicURL.map { ["public_url": .string($0)] } ?? [:]) { $1 }
     FileHandle.standardOutput.write(Data((LogValue.object(ready).json + "\n").utf8))
     if !newDevKeys.isEmpty {
       // Where the new keys are, never the keys: stdout is often kept as logs (container

@@ -14,6 +14,12 @@ public struct DaemonConfig: Sendable {
   public var clientCAFile: String?
   public var adminRequiresClientCertificate: Bool
   public var issuerPrefix: String
+  /// `--public-url` without its trailing slash; nil when empty. In `--dev` with neither it
+  /// nor `--issuer-prefix` given, `devPublicURL` makes one from the RPC port's address.
+  public var publicURL: String?
+  /// `--dev` with neither `--public-url` nor `--issuer-prefix` set: the daemon's issuer is
+  /// its own RPC address (`IssuerURL.dev`), so OIDC libraries find its keys out of the box.
+  public var publicURLFromListenAddress: Bool
   public var masterKeyFile: String?
   public var adminKeyFile: String?
   public var trustedProxies: [String]
@@ -169,6 +175,10 @@ public struct DaemonConfig: Sendable {
     guard issuerPrefix.hasPrefix("https://") || issuerPrefix.hasPrefix("http://") else {
       throw ConfigError("--issuer-prefix: expected an http(s) URL, got \"\(issuerPrefix)\"")
     }
+    publicURL = try IssuerURL.parsePublicURL(text("public-url"))
+    let issuerPrefixGiven = resolved.contains { $0.setting.name == "issuer-prefix" && $0.source != "default" }
+    let devMode = try bool("dev")
+    publicURLFromListenAddress = publicURL == nil && !issuerPrefixGiven && devMode
     masterKeyFile = values["master-key-file"].flatMap { $0.isEmpty ? nil : $0 }
     adminKeyFile = values["admin-key-file"].flatMap { $0.isEmpty ? nil : $0 }
     trustedProxies = text("trusted-proxies").split(separator: ",").map {
@@ -209,6 +219,7 @@ public struct DaemonConfig: Sendable {
     rpc.maxConnections = try int(.maxConnections)
     rpc.maxConnectionsPerIP = try int(.maxConnectionsPerIP)
     rpc.maxConnectionRatePerIP = try int(.maxConnectionRatePerIP)
+    rpc.maxCallLogLinesPerSecond = try int(.maxCallLogLinesPerSecond)
     // A bad entry is reported where the whole list is parsed (Daemon.run).
     if case .success(let policy) = EndUserIPPolicy.parse(trustedProxies) {
       rpc.perIPExempt = policy.trustedProxies

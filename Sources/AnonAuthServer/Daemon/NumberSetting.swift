@@ -60,6 +60,10 @@ extension NumberSetting {
     "max-connection-rate-per-ip", 64, .perSecond, 0...10_000_000,
     "new RPC connections a second per client IP, after a burst of --max-connections-per-ip; 0: off",
     section: .transport)
+  static let maxCallLogLinesPerSecond = NumberSetting(
+    "max-call-log-lines-per-second", 1_000, .perSecond, 0...10_000_000,
+    "call log lines written a second, after a burst of twice as many; the lines over it are counted (anonauth_call_log_lines_suppressed_total, and a suppressed count on the next line written); 0: off",
+    section: .transport)
 
   // Timeouts (RPCServerConfig).
   static let handshakeTimeoutMs = NumberSetting(

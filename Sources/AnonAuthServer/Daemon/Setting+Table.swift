@@ -15,7 +15,16 @@ extension Setting {
       "tls-cert", nil, "PEM certificate chain; in --dev a self-signed one is made in the data dir",
       section: .security),
     Setting("tls-key", nil, "PEM private key of --tls-cert", section: .security),
-    Setting("issuer-prefix", "https://anonauth.local/", "ID token iss prefix; the project id follows"),
+    Setting(
+      "issuer-prefix", "https://anonauth.local/",
+      "ID token iss prefix; the project id follows (used when --public-url is empty)"),
+    Setting(
+      "public-url", "",
+      "the HTTPS address clients reach the RPC port at (https://auth.example.com, a path may follow): "
+        + "each project's token issuer is <public-url>/<project>, with its OpenID discovery document, "
+        + "JWKS and x509 keys served on the RPC port (docs/verifying-tokens.md); empty: iss is "
+        + "--issuer-prefix + project, except in --dev without --issuer-prefix, where it is "
+        + "https://<the RPC port's address>"),
     Setting(
       "master-key-file", nil, "32-byte key that encrypts signing keys at rest; in --dev made in the data dir",
       section: .security),
@@ -50,6 +59,7 @@ extension Setting {
     NumberSetting.maxConnections.setting,
     NumberSetting.maxConnectionsPerIP.setting,
     NumberSetting.maxConnectionRatePerIP.setting,
+    NumberSetting.maxCallLogLinesPerSecond.setting,
     NumberSetting.handshakeTimeoutMs.setting,
     NumberSetting.frameTimeoutMs.setting,
     NumberSetting.idleTimeoutMs.setting,

@@ -27,6 +27,12 @@ final class GRPCStreamCall {
   var request: [UInt8]?
   /// A local method's incoming messages; finished when the client half-closes.
   var incoming: AsyncStream<[UInt8]>.Continuation?
+  /// A local method's `send` waiting for its answer to leave the stream's queue (the
+  /// peer's window): resumed by the drain event, or with false when the stream ends.
+  var drainWaiter: CheckedContinuation<Bool, Never>?
+  /// Request messages that arrived while an answer waited: kept (and still charged to
+  /// the receive budget) until it drained, so a stream has one answer outstanding.
+  var heldMessages: [[UInt8]] = []
 
   init(id: Int32, head: GRPCRequestHead, requestID: String, openedAt: UInt64, messageLimit: Int) {
     self.id = id

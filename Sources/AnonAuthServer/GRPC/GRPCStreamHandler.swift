@@ -26,9 +26,6 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
   /// stream, not in the connection's buffers), so they are kept small: the standard services' requests are a service or symbol name.
   /// A stream holds at most `maxQueuedMessages` of them (64 KiB).
   static let maxLocalMessageBytes = 8 * 1024
-  /// Response bytes queued on a stream above which a local method's `send` waits for
-  /// the peer to read.
-  static let sendHighWater = 64 * 1024
 
   /// The trailers of every successful call, made once.
   private static let okTrailers = GRPCStatus.ok.fields
@@ -119,13 +116,17 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
               ? "a compressed message without grpc-encoding" : "a message prefix flag of \(message.flags)"))
         return
       }
-      if let incoming = call.incoming {
-        if case .dropped = incoming.yield(message.bytes) {
-          refuse(
-            call, GRPCStatus(.resourceExhausted, "more than \(Self.maxQueuedMessages) messages not yet read"))
+      if call.incoming != nil {
+        if call.drainWaiter != nil || !call.heldMessages.isEmpty {
+          // An answer waits for the peer's window: this message waits too, still charged.
+          guard call.heldMessages.count < Self.maxQueuedMessages else {
+            refuse(call, Self.tooManyUnread)
+            return
+          }
+          call.heldMessages.append(message.bytes)
+        } else if !deliver(message.bytes, to: call, session: session) {
           return
         }
-        session.messagesTaken(stream, bytes: GRPCMessageDeframer.prefixBytes + message.bytes.count)
       } else if call.request == nil {
         call.request = message.bytes
       } else {
@@ -137,7 +138,7 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
     if call.deframer.isMidMessage {
       refuse(call, GRPCStatus(.internalError, "the request ended inside a message"))
     } else if let incoming = call.incoming {
-      incoming.finish()
+      if call.heldMessages.isEmpty { incoming.finish() }  // else once they are delivered
     } else if call.phase == .receiving {
       if let request = call.request {
         call.request = nil
@@ -151,9 +152,44 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
   func streamClosed(_ stream: Int32, errorCode: UInt32, session: any HTTP2StreamSink) {
     guard let call = streams.removeValue(forKey: stream) else { return }
     call.incoming?.finish()
+    call.heldMessages = []
+    resumeSender(call, sent: false)
     // A reset by the peer, or the connection's end: the call is cancelled, never
     // answered. An answered call is no longer in flight, and this does nothing.
     if call.phase == .running { session.calls.cancel(id: UInt64(stream)) }
+  }
+
+  /// The stream's queued answer drained: the waiting `send` returns, and the messages
+  /// held meanwhile go to the method.
+  func streamDrained(_ stream: Int32, session: any HTTP2StreamSink) {
+    guard let call = streams[stream], call.phase == .running else { return }
+    resumeSender(call, sent: true)
+    let held = call.heldMessages
+    call.heldMessages = []
+    for message in held {
+      guard deliver(message, to: call, session: session) else { return }
+    }
+    if call.requestEnded { call.incoming?.finish() }
+  }
+
+  /// Hands one request message to a local method; false when its stream was refused.
+  private func deliver(_ message: [UInt8], to call: GRPCStreamCall, session: any HTTP2StreamSink) -> Bool {
+    guard let incoming = call.incoming else { return false }
+    if case .dropped = incoming.yield(message) {
+      refuse(call, Self.tooManyUnread)
+      return false
+    }
+    session.messagesTaken(call.id, bytes: GRPCMessageDeframer.prefixBytes + message.count)
+    return true
+  }
+
+  private static let tooManyUnread = GRPCStatus(
+    .resourceExhausted, "more than \(maxQueuedMessages) messages not yet read")
+
+  private func resumeSender(_ call: GRPCStreamCall, sent: Bool) {
+    guard let waiter = call.drainWaiter else { return }
+    call.drainWaiter = nil
+    waiter.resume(returning: sent)
   }
 
   // MARK: Router calls
@@ -217,9 +253,8 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
     let id = call.id
     let bound = LoopBound(self, loop: session.calls.loop)
     let config = session.calls.core.config
-    let stallNanos = config.idleTimeoutMs * 1_000_000
     let responses = GRPCResponseWriter { message in
-      await Self.send(GRPCMessageDeframer.frame(message), on: id, through: bound, stallNanos: stallNanos)
+      await Self.send(GRPCMessageDeframer.frame(message), on: id, through: bound)
     }
     let timeoutNanos: UInt64?
     if let asked = call.head.timeoutNanos {
@@ -247,64 +282,37 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
   }
 
   /// Queues one framed response message of a local method (HEADERS first, with the
-  /// first one); the bytes still queued on the stream, or nil when the stream is gone.
-  private func queue(_ framed: [UInt8], on id: Int32) -> Int? {
-    guard let call = streams[id], call.phase == .running, let sink else { return nil }
+  /// first one), then resumes `waiter` once the message has left the stream's queue
+  /// (at once when the session took it all), or with false when the stream is gone.
+  private func queue(_ framed: [UInt8], on id: Int32, waiter: CheckedContinuation<Bool, Never>) {
+    guard let call = streams[id], call.phase == .running, call.drainWaiter == nil, let sink else {
+      waiter.resume(returning: false)
+      return
+    }
     if !call.responseStarted {
       call.responseStarted = true
       sink.sendHeaders(id, GRPCStatus.responseHeaders(requestID: call.requestID), endStream: false)
     }
     sink.sendData(id, framed, endStream: false)
-    return sink.pendingBytes(id)
-  }
-
-  private func pending(on id: Int32) -> Int? {
-    guard let call = streams[id], call.phase == .running, let sink else { return nil }
-    return sink.pendingBytes(id)
-  }
-
-  /// `GRPCResponseWriter.send`, off the loop: queues the message, then waits while the
-  /// peer's window keeps more than `sendHighWater` bytes queued (checked every 10 ms:
-  /// the sink has no "drained" event). False once the stream is gone or the task is
-  /// cancelled, and once nothing queued has drained for `stallNanos` (the idle timeout):
-  /// the stream is then reset, so a peer that never opens its window cannot keep a
-  /// `Watch` or reflection stream, and its queued output, for ever.
-  private static func send(
-    _ framed: [UInt8], on id: Int32, through bound: LoopBound<GRPCStreamHandler>, stallNanos: UInt64
-  ) async -> Bool {
-    guard !Task.isCancelled else { return false }
-    var pending = await onLoop(bound) { $0.queue(framed, on: id) }
-    var lowest = pending ?? 0
-    var drainedAt = MonotonicClock.now()
-    while let bytes = pending, bytes > sendHighWater {
-      let now = MonotonicClock.now()
-      if bytes < lowest {
-        lowest = bytes
-        drainedAt = now
-      } else if now &- drainedAt > stallNanos {
-        _ = await onLoop(bound) { $0.resetStalled(id) }
-        return false
-      }
-      try? await Task.sleep(nanoseconds: 10_000_000)
-      guard !Task.isCancelled else { return false }
-      pending = await onLoop(bound) { $0.pending(on: id) }
+    if sink.notifyWhenDrained(id) {
+      call.drainWaiter = waiter
+    } else {
+      waiter.resume(returning: true)
     }
-    return pending != nil
   }
 
-  /// A local method's stream whose peer stopped reading: reset (CANCEL, 8), which drops
-  /// its queued output; the call is cancelled when the stream closes.
-  private func resetStalled(_ id: Int32) -> Int? {
-    guard streams[id] != nil, let sink else { return nil }
-    sink.resetStream(id, errorCode: 8)
-    return nil
-  }
-
-  private static func onLoop(
-    _ bound: LoopBound<GRPCStreamHandler>, _ body: @escaping @Sendable (GRPCStreamHandler) -> Int?
-  ) async -> Int? {
-    await withCheckedContinuation { continuation in
-      bound.execute { continuation.resume(returning: body($0)) }
+  /// `GRPCResponseWriter.send`, off the loop: queues the message and waits, at no cost,
+  /// for the session's drain event, so a stream has at most one answer outstanding and
+  /// a peer that keeps its window closed holds one answer per stream. False once the
+  /// stream is gone or its call answered (the session resets a waiting stream whose
+  /// queue has not moved for the idle timeout, so a peer that never opens its window
+  /// cannot keep a `Watch` or reflection stream, and its queued output, for ever).
+  private static func send(_ framed: [UInt8], on id: Int32, through bound: LoopBound<GRPCStreamHandler>) async
+    -> Bool
+  {
+    guard !Task.isCancelled else { return false }
+    return await withCheckedContinuation { continuation in
+      bound.execute { $0.queue(framed, on: id, waiter: continuation) }
     }
   }
 
@@ -329,6 +337,8 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
     guard call.phase != .done, let sink else { return }
     call.phase = .done
     call.incoming?.finish()
+    call.heldMessages = []
+    resumeSender(call, sent: false)
     if call.responseStarted {
       sink.sendTrailers(call.id, status.fields)
       return

@@ -25,9 +25,11 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
   /// The id in `calls` of the request being served, if one is.
   private var current: UInt64?
   private var lastID: UInt64 = 0
-  private var goingAway = false
+  /// The timeouts' clocks and the drain state (`closing`: the stream is closing).
+  private var lifecycle: ConnectionLifecycle
+  private var goingAway: Bool { lifecycle.isDraining }
   /// Set once a last reply is queued: nothing more is read or answered.
-  private var closing = false
+  private var closing: Bool { lifecycle.isClosing }
   /// When the unfinished request now being received began.
   private var partialSince: UInt64?
 
@@ -36,6 +38,7 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
     self.listener = listener
     self.core = core
     self.registry = registry
+    lifecycle = ConnectionLifecycle(config: core.config)
     held = core.receiveBudget.account(for: stream.peer?.host)
     calls = ConnectionCalls(
       core: core, loop: stream.loop, peerHost: stream.peer?.host,
@@ -173,7 +176,7 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
     let close = !keepAlive || goingAway
     stream.send(bytes: HTTPReplyEncoder.encode(reply, requestID: requestID, close: close, omitBody: omitBody))
     if close {
-      closing = true
+      _ = lifecycle.beginClosing()
       stream.closeGracefully()
       return
     }
@@ -191,7 +194,7 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
         "peer": .string(stream.peer?.description ?? ""),
       ])
     calls.cancelAll()
-    closing = true
+    _ = lifecycle.beginClosing()
     partialSince = nil
     let reply = HTTPReplyEncoder.errorReply(status: error.status, message: error.message)
     stream.send(bytes: HTTPReplyEncoder.encode(reply, requestID: RequestID.make(), close: true))
@@ -205,12 +208,11 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
   /// Graceful shutdown: a request in flight is answered with `Connection: close`; an
   /// idle connection, or one with only part of a request, is closed now.
   func drain() {
-    guard !goingAway else { return }
-    goingAway = true
+    guard lifecycle.beginDraining() else { return }
     calls.drain()
     guard stream.isOpen else { return }
     if current == nil {
-      closing = true
+      _ = lifecycle.beginClosing()
       stream.closeGracefully()
     }
   }
@@ -218,26 +220,23 @@ final class HTTPServerConnection: ByteStreamDelegate, ServedConnection {
   /// Partial-request timeout (408, then closed) and idle keep-alive timeout.
   func checkTimeouts(now: UInt64) {
     guard stream.isOpen, !closing else { return }
-    let config = core.config
-    func age(_ since: UInt64) -> UInt64 { now > since ? now - since : 0 }
-    if stream.readPaused {
-      // Not reading because the peer does not read its answers: the rest of its request
-      // is not late, it is not being read. Its clock starts again when reading does; a
-      // peer that never reads is closed by the idle timeout (nothing is sent meanwhile).
-      if partialSince != nil { partialSince = now }
-      if current == nil, age(stream.lastActivity) > config.idleTimeoutMs * 1_000_000 {
-        closing = true
-        stream.closeGracefully()
-      }
-      return
-    }
-    if let since = partialSince, age(since) > config.partialFrameTimeoutMs * 1_000_000 {
+    // Not reading because the peer does not read its answers: the rest of its request is
+    // not late, it is not being read. Its clock starts again when reading does; a peer
+    // that never reads is closed by the idle timeout (nothing is sent meanwhile).
+    if stream.readPaused, partialSince != nil { partialSince = now }
+    let expiry = lifecycle.expiry(
+      now: now, partialSince: stream.readPaused ? nil : partialSince, lastActivity: stream.lastActivity,
+      idle: current == nil && (stream.readPaused || partialSince == nil))
+    switch expiry {
+    case .partialRequest:
       refuse(
-        HTTPTransportError(408, "the request was not complete within \(config.partialFrameTimeoutMs) ms"))
-    } else if current == nil, partialSince == nil, age(stream.lastActivity) > config.idleTimeoutMs * 1_000_000
-    {
-      closing = true
+        HTTPTransportError(
+          408, "the request was not complete within \(core.config.partialFrameTimeoutMs) ms"))
+    case .idle:
+      _ = lifecycle.beginClosing()
       stream.closeGracefully()
+    case .handshake, nil:
+      break
     }
   }
 }

@@ -11,8 +11,11 @@ import CNghttp2
 ///
 /// Limits: HTTP2SessionLimits (settings, and libnghttp2's flood and reset options);
 /// request bodies being received are charged to the receive budgets like partial
-/// frames; output is taken from the session only while the socket's queue is under its
-/// high watermark, so a peer that does not read holds bounded memory.
+/// frames, and so are answers queued for the peer (`outputBudget`): over a budget, or
+/// over `maxQueuedOutputBytes` on this connection, new streams are refused and no
+/// window is given back until the output drains (`HTTP2OutputBudget`). Output is taken
+/// from the session only while the socket's queue is under its high watermark, and
+/// again when the socket reports it drained: nothing is polled.
 final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2StreamSink {
   let stream: any ByteStream
   let calls: ConnectionCalls
@@ -22,16 +25,32 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   private var streams: [Int32: HTTP2StreamState] = [:]
   /// Request bodies being received, charged like partial frames.
   private let held: ReceiveBudget.Account
+  /// Answers queued for the peer and not yet taken by the session (its window is
+  /// closed), charged to the same budgets.
+  private var outputBudget: HTTP2OutputBudget
+  /// Streams refused at once (header lists over the limit, streams refused while the
+  /// output is over budget, bodies over the receive budget): past the bucket, the
+  /// connection is ended (GOAWAY ENHANCE_YOUR_CALM).
+  private var refusals = HTTP2RefusalBucket()
+  /// A refused header block is still being decoded (by the session, into nothing): it
+  /// has ended once any later frame arrives.
+  private var refusedBlockPending = false
+  /// GOAWAY ENHANCE_YOUR_CALM was submitted: the connection is ending.
+  private var calmed = false
+  /// Body bytes of streams closed since they arrived over the output budget: the
+  /// connection's window for them is given back with the streams'.
+  private var unconsumedClosed = 0
   private let startedAt: UInt64
   /// The client preface (its SETTINGS frame) arrived: the handshake is over.
   private var prefaceReceived = false
   /// A header block begun and not finished (CONTINUATION pending): since when.
   private var headerBlockSince: UInt64?
-  private(set) var goingAway = false
+  /// The timeouts' clocks and the drain state.
+  private var lifecycle: ConnectionLifecycle
+  var goingAway: Bool { lifecycle.isDraining }
   private var finalGoAwaySent = false
-  private var closing = false
+  private var closing: Bool { lifecycle.isClosing }
   private var flushScheduled = false
-  private var flushRetryTimer: UInt64?
   /// Inside `stream(_:didReceive:)`: output is flushed when it returns.
   private var receiving = false
   /// The request stream whose header block is arriving (between `beginHeaders` and its
@@ -45,10 +64,12 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
     self.core = core
     self.registry = registry
     startedAt = MonotonicClock.now()
+    lifecycle = ConnectionLifecycle(config: core.config)
     calls = ConnectionCalls(
       core: core, loop: stream.loop, peerHost: stream.peer?.host,
       clientCertificateName: stream.verifiedPeerName)
     held = core.receiveBudget.account(for: stream.peer?.host)
+    outputBudget = HTTP2OutputBudget(account: core.receiveBudget.account(for: stream.peer?.host))
     calls.onAllEnded = { [weak self] in self?.closeIfDone() }
     startSession()
     flush()  // the server's preface (SETTINGS) goes out at once
@@ -112,17 +133,20 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
     }
     calls.cancelAll()
     held.release()
+    outputBudget.release()
     if let session {
       nghttp2_session_del(session)
       self.session = nil
     }
-    if let timer = flushRetryTimer {
-      stream.loop.cancelTimer(timer)
-      flushRetryTimer = nil
-    }
-    closing = true
+    _ = lifecycle.beginClosing()
     registry?.remove(self)
-    core.connectionClosed()
+    core.connectionClosed(heldPeakBytes: outputBudget.peak + held.peak)
+  }
+
+  /// The socket's queue went back under its low watermark: the session's output, held
+  /// back while it was over, moves now (the event replaces a retry timer).
+  func streamOutputDrained(_ stream: any ByteStream) {
+    flush()
   }
 
   private var peerDescription: String { stream.peer?.description ?? "" }
@@ -140,9 +164,10 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   }
 
   /// Moves what the session has to send into the socket's queue, unless that queue is
-  /// over its high watermark (the peer is not reading): then it waits, and is tried
-  /// again shortly, so the session's own bounds (flow-control windows, the outbound ack
-  /// limit) are what a slow reader can make the server hold.
+  /// over its high watermark (the peer is not reading): then it waits for the socket's
+  /// `streamOutputDrained`, so the session's own bounds (flow-control windows, the
+  /// outbound ack limit) and the output budget are what a slow reader can make the
+  /// server hold, at no cost while it waits.
   private func flush() {
     guard let session, stream.isOpen else { return }
     // The session hands its output over frame by frame: gathered, and queued once per
@@ -168,15 +193,7 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
       }
     }
     if !output.isEmpty { stream.send(bytes: output) }
-    if stream.readPaused {
-      if flushRetryTimer == nil {
-        flushRetryTimer = stream.loop.schedule(afterNanos: 10_000_000) { [weak self] in
-          self?.flushRetryTimer = nil
-          self?.flush()
-        }
-      }
-      return
-    }
+    if stream.readPaused { return }
     if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
       closeGracefully()
       return
@@ -185,8 +202,7 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   }
 
   private func closeGracefully() {
-    guard !closing else { return }
-    closing = true
+    guard lifecycle.beginClosing() else { return }
     stream.closeGracefully()
   }
 
@@ -200,6 +216,7 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
 
   func beginHeaders(_ frame: nghttp2_frame) -> Int32 {
     guard frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+    refusedBlockPending = false
     headerBlockSince = MonotonicClock.now()
     guard frame.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
     let state = HTTP2StreamState(id: frame.hd.stream_id)
@@ -214,14 +231,12 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
     guard frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), frame.headers.cat == NGHTTP2_HCAT_REQUEST,
       let state = headerBlockState, state.id == frame.hd.stream_id
     else { return 0 }  // request trailers are dropped
-    guard !state.headersTooLarge else { return 0 }
+    guard !state.refused else { return 0 }
     state.headerListBytes += name.count + value.count + 32
     if state.headerListBytes > HTTP2SessionLimits.maxHeaderListBytes
       || state.headers.count >= HTTP2SessionLimits.maxHeaderCount
     {
-      state.headersTooLarge = true
-      state.headers = []
-      return 0
+      return refuseHeaderList(state)
     }
     // Room for a typical request's fields at once, not grown 1, 2, 4, 8, 16 (an
     // allocation and a copy each); the block is handed on when complete.
@@ -229,6 +244,35 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
     state.headers.append(
       HTTP2Header(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
     return 0
+  }
+
+  /// A header list went over the limit: answered 431 now, and the session is told to
+  /// decode the rest of the block into nothing (the callback's temporal failure: no
+  /// field is validated, copied or handed here, only the HPACK table kept in step), so
+  /// the block costs its bytes, not what it expands to. The session then resets the
+  /// stream (INTERNAL_ERROR) behind the 431, which is already in the socket's queue
+  /// (`HTTP2RefusalFrame`). A connection that keeps doing it is ended.
+  private func refuseHeaderList(_ state: HTTP2StreamState) -> Int32 {
+    state.refused = true
+    state.headers = []
+    state.responseStarted = true
+    state.outputEnded = true
+    headerBlockState = nil
+    refusedBlockPending = true
+    core.metrics.http2HeaderListsRefused.add(1, ordering: .relaxed)
+    stream.send(bytes: HTTP2RefusalFrame.headerListTooLarge(stream: state.id))
+    noteRefusal()
+    return Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+  }
+
+  /// Counts a stream refused at once; past the bucket, GOAWAY ENHANCE_YOUR_CALM (the
+  /// connection closes once it is sent).
+  private func noteRefusal() {
+    guard !refusals.take(now: MonotonicClock.now()), let session, !calmed else { return }
+    calmed = true
+    core.metrics.http2ConnectionsCalmed.add(1, ordering: .relaxed)
+    _ = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+    scheduleFlush()
   }
 
   /// Room first taken for a flush's output: a small answer's frames, all of them.
@@ -243,6 +287,11 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   func frameReceived(_ frame: nghttp2_frame) -> Int32 {
     let id = frame.hd.stream_id
     let endStream = frame.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+    if refusedBlockPending {
+      // A frame after a refused header block: that block has ended.
+      refusedBlockPending = false
+      headerBlockSince = nil
+    }
     switch UInt32(frame.hd.type) {
     case NGHTTP2_SETTINGS.rawValue:
       prefaceReceived = true
@@ -267,8 +316,13 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   /// A request's header block is complete: chooses its handler.
   private func open(_ state: HTTP2StreamState, endStream: Bool) {
     let id = state.id
-    if state.headersTooLarge {
-      sendHeaders(id, [HTTP2Header(":status", "431")], endStream: true)
+    if state.refused { return }
+    if outputBudget.over {
+      // Answers already wait for this peer past its budget: no new work until they
+      // drain. REFUSED_STREAM tells the client nothing was done (gRPC retries it).
+      core.metrics.http2StreamsRefusedOverOutputBudget.add(1, ordering: .relaxed)
+      resetStream(id, errorCode: NGHTTP2_REFUSED_STREAM.rawValue)
+      noteRefusal()
       return
     }
     let headers = state.headers
@@ -299,8 +353,17 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
 
   func dataReceived(_ id: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
     guard let session else { return 0 }
-    defer { _ = nghttp2_session_consume(session, id, bytes.count) }
-    guard let state = streams[id], let handler = state.handler, state.bodySince != nil else { return 0 }
+    let state = streams[id]
+    defer {
+      // Over the output budget no window is given back: the peer cannot send more
+      // until its answers drain.
+      if outputBudget.over {
+        if let state { state.unconsumed += bytes.count } else { unconsumedClosed += bytes.count }
+      } else {
+        _ = nghttp2_session_consume(session, id, bytes.count)
+      }
+    }
+    guard let state, let handler = state.handler, state.bodySince != nil else { return 0 }
     // Answered already (413...): the rest of the body is dropped as it comes, not held.
     // `bodySince` stays where the body started: bytes trickled in do not restart the
     // partial-frame timeout (slowloris), as on the other transports.
@@ -311,6 +374,7 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
       state.bodyRefused = true
       core.metrics.connectionsOverBufferBudget.add(1, ordering: .relaxed)
       resetStream(id, errorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+      noteRefusal()
       return 0
     }
     handler.stream(id, received: bytes, endStream: false, session: self)
@@ -344,6 +408,8 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
     guard let state = streams.removeValue(forKey: id) else { return 0 }
     if headerBlockState === state { headerBlockState = nil }
     releaseBody(state)
+    unconsumedClosed += state.unconsumed
+    outputChanged(-state.pendingOutput)
     state.handler?.streamClosed(id, errorCode: errorCode, session: self)
     // A draining connection may close now: `flush`, which follows every call into the
     // session, checks.
@@ -364,6 +430,12 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
       if state.outputOffset == state.output.count {
         state.output.removeAll(keepingCapacity: false)
         state.outputOffset = 0
+      }
+      state.outputProgressAt = MonotonicClock.now()
+      outputChanged(-count)
+      if state.pendingOutput == 0 && state.drainWaited, let handler = state.handler {
+        state.drainWaited = false
+        handler.streamDrained(id, session: self)
       }
     }
     if state.pendingOutput == 0 && state.outputEnded {
@@ -402,6 +474,8 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
 
   func sendData(_ id: Int32, _ bytes: [UInt8], endStream: Bool) {
     guard let state = streams[id], state.responseStarted, !state.outputEnded else { return }
+    if state.pendingOutput == 0 { state.outputProgressAt = MonotonicClock.now() }
+    outputChanged(bytes.count)
     // Nothing queued (a unary answer's one message): the array is kept as it is, not copied.
     if state.output.isEmpty {
       state.output = bytes
@@ -436,14 +510,47 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
 
   func pendingBytes(_ id: Int32) -> Int { streams[id]?.pendingOutput ?? 0 }
 
+  func notifyWhenDrained(_ id: Int32) -> Bool {
+    guard let state = streams[id], state.pendingOutput > 0 else { return false }
+    state.drainWaited = true
+    return true
+  }
+
+  // MARK: Output budget
+
+  /// Charges queued output, and starts or stops taking work from the peer.
+  private func outputChanged(_ delta: Int) {
+    switch outputBudget.add(delta, now: MonotonicClock.now()) {
+    case .wentOver: core.metrics.http2OutputOverBudget.add(1, ordering: .relaxed)
+    case .cameBack: scheduleWindowsBack()
+    case nil: break
+    }
+  }
+
+  /// Gives back, at the end of this turn (not from inside the session's callbacks), the
+  /// window of every body byte received while the output was over its budget.
+  private func scheduleWindowsBack() {
+    stream.loop.atEndOfIteration { [weak self] in
+      guard let self, let session = self.session, !self.outputBudget.over else { return }
+      for state in self.streams.values where state.unconsumed > 0 {
+        _ = nghttp2_session_consume(session, state.id, state.unconsumed)
+        state.unconsumed = 0
+      }
+      if self.unconsumedClosed > 0 {
+        _ = nghttp2_session_consume_connection(session, self.unconsumedClosed)
+        self.unconsumedClosed = 0
+      }
+      self.flush()
+    }
+  }
+
   // MARK: ServedConnection
 
   /// Graceful shutdown: a GOAWAY shutdown notice now (the peer stops opening streams),
   /// the final GOAWAY naming the last stream served a moment later (streams the peer
   /// opened meanwhile are still served), then close once every stream has ended.
   func drain() {
-    guard !goingAway, let session else { return }
-    goingAway = true
+    guard let session, lifecycle.beginDraining() else { return }
     _ = nghttp2_submit_shutdown_notice(session)
     flush()
     _ = stream.loop.schedule(afterNanos: 1_000_000_000) { [weak self] in self?.sendFinalGoAway() }
@@ -465,35 +572,61 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
   /// Handshake (the client preface), stalled header blocks and request bodies (the
   /// partial-frame timeout), and idle (no call waiting for its answer): GOAWAY and close.
   func checkTimeouts(now: UInt64) {
-    guard let session, stream.isOpen, !closing else { return }
-    let config = core.config
-    func age(_ since: UInt64) -> UInt64 { now > since ? now - since : 0 }
-    if !prefaceReceived {
-      if age(startedAt) > config.handshakeTimeoutMs * 1_000_000 { closeGracefully() }
-      return
-    }
-    let partialLimit = config.partialFrameTimeoutMs * 1_000_000
+    guard session != nil, stream.isOpen, !closing else { return }
     if stream.readPaused {
       // The peer's bytes are not being read: its unfinished requests are not late.
       if headerBlockSince != nil { headerBlockSince = now }
       for state in streams.values where state.bodySince != nil { state.bodySince = now }
     }
-    if let since = headerBlockSince, age(since) > partialLimit {
-      _ = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
-      flush()
+    switch lifecycle.expiry(
+      now: now, handshakeSince: prefaceReceived ? nil : startedAt, partialSince: headerBlockSince,
+      lastActivity: stream.lastActivity, idle: false)
+    {
+    case .handshake:
       closeGracefully()
       return
+    case .partialRequest:
+      // A header block begun and never finished.
+      terminate(NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+      return
+    case .idle, nil:
+      if !prefaceReceived { return }
     }
     for state in streams.values.sorted(by: { $0.id < $1.id }) {
-      if let since = state.bodySince, age(since) > partialLimit {
+      // An answer waits for the peer's window: the peer is not reading, and what it sent
+      // meanwhile waits for that answer, so its body is not late (the stall rule below
+      // bounds the wait).
+      if state.drainWaited, state.bodySince != nil { state.bodySince = now }
+      if let since = state.bodySince, lifecycle.partialExpired(since: since, now: now) {
         releaseBody(state)
         resetStream(state.id, errorCode: NGHTTP2_CANCEL.rawValue)
       }
+      // A streaming method waits for this stream's window, which has not moved for the
+      // idle timeout: reset (CANCEL), which drops its queued output and ends the call.
+      if state.drainWaited, state.pendingOutput > 0,
+        lifecycle.idleExpired(since: state.outputProgressAt, now: now)
+      {
+        state.drainWaited = false
+        resetStream(state.id, errorCode: NGHTTP2_CANCEL.rawValue)
+      }
     }
-    if calls.unanswered == 0, age(stream.lastActivity) > config.idleTimeoutMs * 1_000_000 {
-      _ = nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
-      flush()
-      closeGracefully()
+    if outputBudget.recheck() == .cameBack { scheduleWindowsBack() }
+    if outputBudget.over, lifecycle.partialExpired(since: outputBudget.progressAt, now: now) {
+      // Over its output budget, and nothing drained for the frame timeout.
+      core.metrics.http2ConnectionsCalmed.add(1, ordering: .relaxed)
+      terminate(NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+      return
     }
+    if calls.unanswered == 0, lifecycle.idleExpired(since: stream.lastActivity, now: now) {
+      terminate(NGHTTP2_NO_ERROR.rawValue)
+    }
+  }
+
+  /// GOAWAY with `errorCode`, what the session has flushed, and close.
+  private func terminate(_ errorCode: UInt32) {
+    guard let session else { return }
+    _ = nghttp2_session_terminate_session(session, errorCode)
+    flush()
+    closeGracefully()
   }
 }

@@ -41,6 +41,15 @@ enum HTTP2SessionLimits {
   /// while not reading our answers is cut off (GOAWAY) past this many.
   static let maxOutboundAcks = 100
 
+  /// Response bytes one connection may hold queued for a peer whose window is closed
+  /// before it counts as over its output budget (`HTTP2OutputBudget`): a few hundred
+  /// typical answers, or a handful of reflection answers. Queued bytes also count
+  /// against `--max-buffered-bytes(-per-ip)`.
+  static let maxQueuedOutputBytes = 1 << 20
+  /// Streams refused at once that a connection may cause in a burst, then one a second
+  /// (`HTTP2RefusalBucket`); past it, `GOAWAY ENHANCE_YOUR_CALM` and close.
+  static let refusedStreamBurst = 8
+
   /// The options every server session gets.
   static func makeOption() -> OpaquePointer? {
     var option: OpaquePointer?

@@ -7,9 +7,6 @@ final class HTTP2StreamState {
   var headers: [HTTP2Header] = []
   /// Bytes of the header list as RFC 9113 counts them (name + value + 32 a field).
   var headerListBytes = 0
-  /// Set when the header list went over a limit: the rest is decoded but not kept, and
-  /// the request is answered 431.
-  var headersTooLarge = false
   /// Chosen when the header block is complete.
   var handler: (any HTTP2StreamHandler)?
   /// The request's body is still to come: since when (the partial timeout's clock).
@@ -20,6 +17,18 @@ final class HTTP2StreamState {
   /// A chunk of the body was refused by the receive budget (the stream is being reset):
   /// every later chunk is dropped too, so none reaches the handler out of place.
   var bodyRefused = false
+
+  /// The request was refused before its header block ended (431 submitted): nothing of
+  /// it is decoded into fields, kept or handed to a handler.
+  var refused = false
+  /// Body bytes received while the connection was over its output budget: their window
+  /// is given back once the output has drained (no window given back meanwhile).
+  var unconsumed = 0
+  /// The handler waits for the queued body to drain (`HTTP2StreamSink.notifyWhenDrained`).
+  var drainWaited = false
+  /// When the session last took queued body bytes of this stream (or the queue was
+  /// empty): a waiting stream whose queue has not moved for the idle timeout is reset.
+  var outputProgressAt: UInt64 = 0
 
   /// The response: submitted (HEADERS sent or queued); its body bytes not yet taken by
   /// the session; whether the body is complete; and the trailers to end it with.

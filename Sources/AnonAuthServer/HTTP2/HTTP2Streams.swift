@@ -35,6 +35,14 @@ protocol HTTP2StreamHandler: AnyObject {
   /// by the session, or cut by the connection's end. A call still running for it is
   /// cancelled by the handler; nothing more may be sent on it.
   func streamClosed(_ stream: Int32, errorCode: UInt32, session: any HTTP2StreamSink)
+
+  /// Everything queued on the stream was taken by the session (the peer's window let it
+  /// go), after the handler asked with `notifyWhenDrained`. The default does nothing.
+  func streamDrained(_ stream: Int32, session: any HTTP2StreamSink)
+}
+
+extension HTTP2StreamHandler {
+  func streamDrained(_ stream: Int32, session: any HTTP2StreamSink) {}
 }
 
 /// What a stream's handler can do to its stream; the HTTP/2 connection implements it
@@ -59,6 +67,11 @@ protocol HTTP2StreamSink: AnyObject {
   /// Body bytes queued on the stream and not yet sent (the peer's window is closed):
   /// a streaming handler stops producing while this is high.
   func pendingBytes(_ stream: Int32) -> Int
+  /// Asks for `HTTP2StreamHandler.streamDrained` once the stream's queued body has all
+  /// been taken: a streaming handler waits for that event instead of polling. False when
+  /// nothing is queued (no event will come) or the stream is gone. A stream whose queue
+  /// does not move for the idle timeout while waited on is reset (CANCEL).
+  func notifyWhenDrained(_ stream: Int32) -> Bool
   /// The per-connection state every call of this connection shares: slots, budgets,
   /// deadlines (see `ConnectionCalls`), and the peer.
   var calls: ConnectionCalls { get }

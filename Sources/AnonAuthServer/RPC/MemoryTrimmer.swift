@@ -16,6 +16,10 @@ import Synchronization
 /// during an attack that never pauses). It runs on a utility queue, never on a loop.
 final class MemoryTrimmer: Sendable {
   static let closesPerTrim = 256
+  /// Bytes a closed connection had held at its peak that count as one more close: the
+  /// HTTP/2 connections of a zero-window attack each held a megabyte of queued answers,
+  /// and 16 of them left 200 MiB resident that 16 closes never trimmed.
+  static let bytesPerClose = 16 * 1024
   static let quietNanos: UInt64 = 2_000_000_000
   static let longestWaitNanos: UInt64 = 30_000_000_000
 
@@ -45,10 +49,10 @@ final class MemoryTrimmer: Sendable {
     self.now = now
   }
 
-  func connectionClosed() {
+  func connectionClosed(heldPeakBytes: Int = 0) {
     let time = now()
     let start = state.withLock { state -> Bool in
-      state.closedSinceTrim += 1
+      state.closedSinceTrim += 1 + max(0, heldPeakBytes) / Self.bytesPerClose
       state.lastCloseNanos = time
       guard state.closedSinceTrim >= Self.closesPerTrim, state.pendingSince == nil else { return false }
       state.pendingSince = time

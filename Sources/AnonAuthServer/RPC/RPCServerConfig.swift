@@ -46,6 +46,9 @@ public struct RPCServerConfig: Sendable {
   /// New connections a second per peer IP (after a burst of `maxConnectionsPerIP`),
   /// except for peers in `perIPExempt`; 0 turns the pacing off.
   public var maxConnectionRatePerIP = NumberSetting.maxConnectionRatePerIP.defaultInt
+  /// Call log lines a second (after a burst of twice as many): a client calling unknown
+  /// paths as fast as it can must not fill the disk through the log. 0: every line.
+  public var maxCallLogLinesPerSecond = NumberSetting.maxCallLogLinesPerSecond.defaultInt
   /// Peers the per-IP limit does not apply to (the trusted proxies).
   public var perIPExempt: [IPNetwork] = []
 

@@ -61,12 +61,31 @@ final class ReceiveBudget: Sendable {
     }
   }
 
+  /// Moves one connection's charge from `old` to `new` bytes whatever the budgets say
+  /// (bytes the daemon already holds, such as answers queued for a peer, are charged
+  /// even when they go over); whether both budgets are still kept afterwards.
+  fileprivate func force(_ key: String?, from old: Int, to new: Int) -> Bool {
+    let delta = new - old
+    return state.withLock { state -> Bool in
+      state.total = max(0, state.total + delta)
+      var perIP = 0
+      if let key {
+        perIP = state.perIP[key, default: 0] + delta
+        state.perIP[key] = perIP > 0 ? perIP : nil
+      }
+      return state.total <= maxBytes && (key == nil || perIP <= maxBytesPerIP)
+    }
+  }
+
   /// One connection's charge. Confined to the connection's loop, like the connection.
   final class Account: ReceiveCharge {
     private let budget: ReceiveBudget
     private let key: String?
-    /// Bytes charged now.
-    private(set) var charged = 0
+    /// Bytes charged now, and the most ever charged at once.
+    private(set) var charged = 0 {
+      didSet { peak = max(peak, charged) }
+    }
+    private(set) var peak = 0
     /// The budget the last refused growth would have gone over.
     private(set) var refusal: Refusal?
 
@@ -84,6 +103,16 @@ final class ReceiveBudget: Sendable {
       }
       charged = bytes
       return true
+    }
+
+    /// Charges `bytes` however much that is, for what is already held (queued output);
+    /// whether the process's and the peer's budgets are kept. Over them, the owner stops
+    /// taking more work from the peer until the charge goes down.
+    func force(to bytes: Int) -> Bool {
+      let bytes = max(0, bytes)
+      let within = budget.force(key, from: charged, to: bytes)
+      charged = bytes
+      return within
     }
 
     /// Gives the whole charge back (the connection closed).

@@ -19,12 +19,15 @@ final class ServerConnection: TLSHandshakeDelegate, ByteStreamDelegate, ServedCo
   /// process's and the peer's byte budget until their tasks return.
   let calls: ConnectionCalls
   private var lastCallID: UInt64 = 0
-  private(set) var goingAway = false
+  /// The timeouts' clocks and the drain state.
+  private var lifecycle: ConnectionLifecycle
+  var goingAway: Bool { lifecycle.isDraining }
 
   init(connection: TLSConnection, core: ServerCore, registry: ConnectionRegistry) {
     self.connection = connection
     self.core = core
     self.registry = registry
+    lifecycle = ConnectionLifecycle(config: core.config)
     calls = ConnectionCalls(
       core: core, loop: connection.loop, peerHost: connection.peer?.host, clientCertificateName: nil)
     reader = FrameReader(
@@ -45,24 +48,60 @@ final class ServerConnection: TLSHandshakeDelegate, ByteStreamDelegate, ServedCo
 
   /// The handshake chose the protocol (`TransportSwitch`): a byte-level transport
   /// (HTTP/1.1, HTTP/2) takes this one's place in the registry and gets the stream's
-  /// bytes; `anonauth/1` or no ALPN stays here, with frames.
+  /// bytes; `anonauth/1` stays here, with frames. Without ALPN the first bytes decide
+  /// (`sniffing`).
   func connectionDidHandshake(_ connection: TLSConnection) {
     calls.clientCertificateName = connection.verifiedPeerName
-    let choice = TransportSwitch.choice(alpn: connection.negotiatedProtocol)
+    guard let choice = TransportSwitch.choice(alpn: connection.negotiatedProtocol) else {
+      sniffing = []
+      return
+    }
+    _ = hand(to: choice, replaying: [])
+  }
+
+  /// Gives the connection to the byte-level transport `choice` names, with `bytes` it
+  /// already received. False for native frames: they stay here.
+  private func hand(to choice: TransportSwitch.Choice, replaying bytes: [UInt8]) -> Bool {
     guard
       let transport = TransportSwitch.byteTransport(
         choice, stream: connection, core: core, registry: registry)
-    else { return }
+    else { return false }
     registry.replace(self, with: transport)
     connection.delegate = transport
     if goingAway { transport.drain() }
+    if !bytes.isEmpty {
+      bytes.withUnsafeBytes { transport.stream(connection, didReceive: $0) }
+    }
+    return true
   }
+
+  /// The first bytes of a connection that offered no ALPN, held until they tell an HTTP
+  /// request line from a native frame (at most "OPTIONS": `TransportSwitch.sniff`); nil
+  /// once decided, or when ALPN decided.
+  private var sniffing: [UInt8]?
+  /// When the first held bytes came: held bytes age as a partial frame does.
+  private var sniffingSince: UInt64?
 
   var peerHost: String? { connection.peer?.host }
 
   func closeNow() { connection.close() }
 
   func stream(_ stream: any ByteStream, didReceive bytes: UnsafeRawBufferPointer) {
+    if var held = sniffing {
+      held.append(contentsOf: bytes)
+      switch TransportSwitch.sniff(held) {
+      case .needMore:
+        sniffing = held
+        if sniffingSince == nil { sniffingSince = MonotonicClock.now() }
+        return
+      case .decided(let choice):
+        sniffing = nil
+        sniffingSince = nil
+        if hand(to: choice, replaying: held) { return }
+        if !held.withUnsafeBytes({ reader.append($0) }) { fail(.overBudget) }
+        return
+      }
+    }
     if !reader.append(bytes) { fail(.overBudget) }
   }
 
@@ -174,8 +213,7 @@ final class ServerConnection: TLSHandshakeDelegate, ByteStreamDelegate, ServedCo
 
   /// Graceful shutdown: no new calls here; close once the calls in flight are answered.
   func drain() {
-    guard !goingAway else { return }
-    goingAway = true
+    guard lifecycle.beginDraining() else { return }
     calls.drain()
     guard connection.state == .open else {
       connection.close()
@@ -188,25 +226,21 @@ final class ServerConnection: TLSHandshakeDelegate, ByteStreamDelegate, ServedCo
   /// Called by the periodic sweep: handshake, partial-frame and idle timeouts. Ages
   /// saturate at zero: an instant stamped after `now` was read is no age at all.
   func checkTimeouts(now: UInt64) {
-    let config = core.config
-    func age(_ since: UInt64) -> UInt64 { now > since ? now - since : 0 }
-    switch connection.state {
-    case .handshaking, .connecting:
-      if age(connection.startedAt) > config.handshakeTimeoutMs * 1_000_000 {
-        connection.close()
-      }
-    case .open:
-      if let since = reader.partialFrameSince, age(since) > config.partialFrameTimeoutMs * 1_000_000 {
-        connection.close()
-      } else if slotsTaken == 0, !goingAway,
-        age(connection.lastActivity) > config.idleTimeoutMs * 1_000_000
-      {
-        goingAway = true
-        calls.drain()
-        sendGoAway(reason: .idleTimeout)
-        connection.closeGracefully()
-      }
-    case .closing, .closed:
+    let handshaking = connection.state == .handshaking || connection.state == .connecting
+    guard handshaking || connection.state == .open else { return }
+    let expiry = lifecycle.expiry(
+      now: now, handshakeSince: handshaking ? connection.startedAt : nil,
+      partialSince: reader.partialFrameSince ?? sniffingSince, lastActivity: connection.lastActivity,
+      idle: slotsTaken == 0 && lifecycle.isServing)
+    switch expiry {
+    case .handshake, .partialRequest:
+      connection.close()
+    case .idle:
+      _ = lifecycle.beginDraining()
+      calls.drain()
+      sendGoAway(reason: .idleTimeout)
+      connection.closeGracefully()
+    case nil:
       break
     }
   }

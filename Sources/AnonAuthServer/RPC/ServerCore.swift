@@ -23,6 +23,8 @@ final class ServerCore: Sendable {
   let trimmer = MemoryTrimmer()
   /// The process's and each peer IP's budget of partly received bytes.
   let receiveBudget: ReceiveBudget
+  /// How many call log lines may be written (nil: all of them).
+  private let callLogBudget: LogBudget?
   private let open = Mutex<OpenConnections>(OpenConnections())
 
   private struct OpenConnections {
@@ -48,6 +50,9 @@ final class ServerCore: Sendable {
       maxBytes: config.maxBufferedBytes, maxBytesPerIP: config.maxBufferedBytesPerIP,
       exempt: config.perIPExempt)
     metrics.watch(budget: receiveBudget)
+    let rate = config.maxCallLogLinesPerSecond
+    callLogBudget =
+      rate > 0 ? LogBudget(burst: 2 * rate, intervalNs: max(1, 1_000_000_000 / UInt64(rate))) : nil
   }
 
   var openConnections: Int { open.withLock { $0.count } }
@@ -57,10 +62,12 @@ final class ServerCore: Sendable {
     metrics.connectionsOpened.add(1, ordering: .relaxed)
   }
 
-  /// Called on the connection's loop once it is closed.
-  func connectionClosed() {
+  /// Called on the connection's loop once it is closed; `heldPeakBytes`: the most it
+  /// held for its peer at once (answers queued behind closed windows), which makes a
+  /// trim due sooner than a count of closes would.
+  func connectionClosed(heldPeakBytes: Int = 0) {
     metrics.connectionsClosed.add(1, ordering: .relaxed)
-    trimmer.connectionClosed()
+    trimmer.connectionClosed(heldPeakBytes: heldPeakBytes)
     let waiter = open.withLock { state -> CheckedContinuation<Void, Never>? in
       state.count -= 1
       guard state.draining, state.count == 0 else { return nil }
@@ -112,7 +119,16 @@ final class ServerCore: Sendable {
     // Unknown method names come from clients: never let them become metric labels.
     metrics.recordCall(method: router.knows(method) ? method : "unknown", code: code, nanos: nanos)
     guard logger.isEnabled(.info) else { return }
+    var suppressed = 0
+    if let callLogBudget {
+      guard let count = callLogBudget.take() else {
+        metrics.callLogLinesSuppressed.add(1, ordering: .relaxed)
+        return
+      }
+      suppressed = count
+    }
     var line = fields.logFields
+    if suppressed > 0 { line["suppressed"] = .int(Int64(suppressed)) }
     line["request_id"] = .string(requestID)
     line["method"] = .string(method)
     line["code"] = .int(Int64(code.rawValue))

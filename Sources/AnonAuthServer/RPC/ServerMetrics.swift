@@ -16,6 +16,18 @@ public final class ServerMetrics: Sendable {
   /// Calls answered `TOO_MANY_CALLS` because their payload would have taken the process
   /// or their IP over the same budget (payloads count until their handler returns).
   public let callsOverBufferBudget = Atomic<Int>(0)
+  /// HTTP/2 header lists over the limit, answered 431 without being decoded further.
+  public let http2HeaderListsRefused = Atomic<Int>(0)
+  /// HTTP/2 streams refused (REFUSED_STREAM) because their connection's queued answers
+  /// were over its output budget.
+  public let http2StreamsRefusedOverOutputBudget = Atomic<Int>(0)
+  /// HTTP/2 connections whose queued answers went over the output budget.
+  public let http2OutputOverBudget = Atomic<Int>(0)
+  /// HTTP/2 connections ended with GOAWAY ENHANCE_YOUR_CALM: too many streams refused at
+  /// once, or answers over the output budget that did not drain for the frame timeout.
+  public let http2ConnectionsCalmed = Atomic<Int>(0)
+  /// Call log lines not written for being over `--max-call-log-lines-per-second`.
+  public let callLogLinesSuppressed = Atomic<Int>(0)
   /// Handler tasks that have not returned, counting those whose call was already answered
   /// `DEADLINE_EXCEEDED` (they hold their connection's slot until then), and the most
   /// there ever were at once.
@@ -133,6 +145,12 @@ public final class ServerMetrics: Sendable {
     }
     out += F.bufferBudgetRefusals.single(connectionsOverBufferBudget.load(ordering: .relaxed))
     out += F.callsOverBufferBudget.single(callsOverBufferBudget.load(ordering: .relaxed))
+    out += F.http2HeaderListsRefused.single(http2HeaderListsRefused.load(ordering: .relaxed))
+    out += F.http2StreamsRefusedOverOutputBudget.single(
+      http2StreamsRefusedOverOutputBudget.load(ordering: .relaxed))
+    out += F.http2OutputOverBudget.single(http2OutputOverBudget.load(ordering: .relaxed))
+    out += F.http2ConnectionsCalmed.single(http2ConnectionsCalmed.load(ordering: .relaxed))
+    out += F.callLogLinesSuppressed.single(callLogLinesSuppressed.load(ordering: .relaxed))
     return out
   }
 

@@ -252,7 +252,8 @@ public struct AccountService: AccountServiceHandler {
     authTime: Int64, refreshToken: String, isNewUser: Bool, issuedAt: Int64? = nil
   ) async throws(RPCError) -> AuthResponse {
     let claims = IDTokenClaims.make(
-      issuerPrefix: env.minter.issuerPrefix, project: project, account: account, identities: identities,
+      issuerPrefix: env.minter.currentIssuerPrefix, project: project, account: account,
+      identities: identities,
       signInProvider: signInProvider, authTime: authTime, issuedAt: issuedAt ?? env.clock.nowSeconds())
     var response = AuthResponse()
     response.idToken = try await env.minter.sign(claims)

@@ -11,15 +11,27 @@ public final class TokenMinter: Sendable {
   /// The longest ID-token TTL a project may set; a retired key stays published this long
   /// (plus clock skew) so that every token it signed can still be verified.
   public static let maxTTLSeconds: Int64 = 86_400
-  /// How long verifiers may cache the published keys.
+  /// How long verifiers may cache the published keys (`Cache-Control: max-age` on the
+  /// JWKS, x509 and discovery documents).
   public static let publicKeysMaxAgeSeconds: Int64 = 300
+  /// How long a rotated-in key is published before it signs: twice the cache lifetime,
+  /// so that a verifier whose copy came through a shared cache (a CDN or proxy holding
+  /// it up to max-age, then the verifier up to max-age again) holds the new key before
+  /// the first token it signs. Google's securetoken keys are published ahead the same way.
+  public static let publishAheadSeconds: Int64 = 2 * publicKeysMaxAgeSeconds
 
   private let store: Store
   private let clock: any ServiceClock
   private let masterKey: [UInt8]
   private let pool: CPUPool
+  /// `--issuer-prefix`: `iss` is it and the project id when no public URL is set; tokens
+  /// with such an `iss` keep verifying once one is (they were issued before).
   public let issuerPrefix: String
-  private let ring = Mutex<(ring: SigningKeyRing?, order: [String])>((nil, []))
+  /// `--public-url` (or, in `--dev`, the RPC port's address), set once the port is bound.
+  private let publicURLSlot = Mutex<String?>(nil)
+  /// The ring, the kids it was made from (oldest first) and their signing times, which
+  /// `refresh` compares with the store's.
+  private let ring = Mutex<(ring: SigningKeyRing?, order: [String], times: [[Int64]])>((nil, [], []))
 
   public init(store: Store, clock: any ServiceClock, masterKey: [UInt8], issuerPrefix: String, pool: CPUPool)
   {
@@ -31,6 +43,19 @@ public final class TokenMinter: Sendable {
   }
 
   public var hasKeys: Bool { ring.withLock { $0.ring != nil } }
+
+  /// The address each project's issuer is named under from now on (no trailing slash),
+  /// or nil to keep `issuerPrefix`.
+  public func setPublicURL(_ url: String?) { publicURLSlot.withLock { $0 = url } }
+
+  /// `--public-url` as set, or nil.
+  public var publicURL: String? { publicURLSlot.withLock { $0 } }
+
+  /// What a new token's `iss` is: the project id after this prefix.
+  public var currentIssuerPrefix: String { publicURL.map { $0 + "/" } ?? issuerPrefix }
+
+  /// The issuer of `projectID`'s new tokens, as its discovery document names it.
+  public func issuer(for projectID: String) -> String { currentIssuerPrefix + projectID }
 
   /// The pool that signs. Password hashing has a pool of its own
   /// (`ServiceEnvironment.passwordPool`), so signing never queues behind scrypt.
@@ -48,15 +73,23 @@ public final class TokenMinter: Sendable {
     if records.contains(where: { $0.retiredAtMs == 0 }) {
       try install(records)
     } else {
-      _ = try await rotate()
+      // No key has ever been published: nobody holds an old key set to miss it in.
+      _ = try await rotate(aheadSeconds: 0)
     }
   }
 
-  /// Makes a new active key; the old one stays published until its last token expires.
+  /// Makes a new key, published at once and signing `publishAheadSeconds` later, when
+  /// the key that signs now is retired; that one stays published until its last token
+  /// expires.
   /// - Returns: the new key's id.
   public func rotate() async throws -> String {
+    try await rotate(aheadSeconds: Self.publishAheadSeconds)
+  }
+
+  private func rotate(aheadSeconds: Int64) async throws -> String {
     let masterKey = self.masterKey
     let now = clock.nowMs()
+    let signsFrom = now + aheadSeconds * 1000
     let record: SigningKeyRecord = try await pool.run { () throws(CryptoError) -> SigningKeyRecord in
       let key = try RSASigningKey.generate(bits: 2048)
       let kid = (try SecureRandom.bytes(20)).map { String(format: "%02x", $0) }.joined()
@@ -64,12 +97,14 @@ public final class TokenMinter: Sendable {
       let certificate = try X509Certificate.selfSigned(
         for: key, commonName: "anonauth-signing-\(kid.prefix(8))",
         validFrom: Date(timeIntervalSince1970: Double(now) / 1000 - 86_400), validFor: 10 * 365 * 86_400)
-      return SigningKeyRecord(
+      var record = SigningKeyRecord(
         kid: kid, privateKeySealed: sealed, certificatePEM: certificate, createdAtMs: now)
+      record.signsFromMs = signsFrom
+      return record
     }
-    let publishUntil = now + Self.maxTTLSeconds * 1000 + ClockSkew.publishedKeyMs
+    let publishUntil = signsFrom + Self.maxTTLSeconds * 1000 + ClockSkew.publishedKeyMs
     let records = try await store.write { db in
-      try SigningKeysRepository.retireActive(db, atMs: now, publishUntilMs: publishUntil)
+      try SigningKeysRepository.retireActive(db, atMs: signsFrom, publishUntilMs: publishUntil)
       try SigningKeysRepository.insert(db, record)
       return try SigningKeysRepository.published(db, nowMs: now)
     }
@@ -85,29 +120,38 @@ public final class TokenMinter: Sendable {
   public func refresh() async throws -> Bool {
     let now = clock.nowMs()
     let records = try await store.read { db in try SigningKeysRepository.published(db, nowMs: now) }
-    let active = records.first { $0.retiredAtMs == 0 }?.kid
-    let (order, current) = ring.withLock { ($0.order, $0.ring?.activeKID) }
-    guard active != nil, records.map(\.kid) != order || active != current else { return false }
+    let times = records.map { [$0.signsFromMs, $0.retiredAtMs] }
+    let (order, current) = ring.withLock { ($0.order, $0.times) }
+    guard records.contains(where: { $0.retiredAtMs == 0 }), records.map(\.kid) != order || times != current
+    else { return false }
     try install(records)
     return true
   }
 
+  /// Opens the private half of every key that signs now or is to sign later.
   private func install(_ records: [SigningKeyRecord]) throws {
+    let now = clock.nowMs()
     var published: [String: SigningKeyRing.Published] = [:]
-    var active: (String, RSASigningKey)?
+    var signers: [SigningKeyRing.Signer] = []
     for record in records {
       let publicKey = try RSAPublicKey(pem: record.certificatePEM)
       published[record.kid] = .init(
         kid: record.kid, publicKey: publicKey, certificatePEM: record.certificatePEM)
-      if record.retiredAtMs == 0 {
+      if record.retiredAtMs == 0 || record.retiredAtMs > now {
         let der = try AESGCM.open(
           record.privateKeySealed, key: masterKey, associatedData: Array(record.kid.utf8))
-        active = (record.kid, try RSASigningKey(pkcs8DER: der))
+        signers.append(
+          .init(
+            kid: record.kid, key: try RSASigningKey(pkcs8DER: der), fromMs: record.signsFromMs,
+            untilMs: record.retiredAtMs))
       }
     }
-    guard let active else { throw CryptoError("no active signing key") }
-    let made = SigningKeyRing(activeKID: active.0, active: active.1, published: published)
-    ring.withLock { $0 = (made, records.map(\.kid)) }
+    guard signers.contains(where: { $0.untilMs == 0 }) else {
+      throw CryptoError("signing keys", reason: "no active signing key")
+    }
+    let made = SigningKeyRing(signers: signers, published: published)
+    let times = records.map { [$0.signsFromMs, $0.retiredAtMs] }
+    ring.withLock { $0 = (made, records.map(\.kid), times) }
   }
 
   /// Signs claims with the active key, on the CPU pool; inside a call's admission scope
@@ -115,14 +159,14 @@ public final class TokenMinter: Sendable {
   /// submitted, not run: a call that ended (deadline, closed connection) while its
   /// signature waited for a thread is answered `DEADLINE_EXCEEDED` and signs nothing.
   public func sign(_ claims: [String: JSONValue]) async throws(RPCError) -> String {
-    guard let current = ring.withLock({ $0.ring }) else {
+    guard let current = ring.withLock({ $0.ring })?.signer(atMs: clock.nowMs()) else {
       throw RPCError(.internalError, "no signing key loaded")
     }
     let ticket = try Admission.enter(.signing)
     defer { ticket?.leave() }
     do {
       return try await pool.submit { () throws(CryptoError) -> String in
-        try JWT.sign(claims: claims, key: current.active, kid: current.activeKID)
+        try JWT.sign(claims: claims, key: current.key, kid: current.kid)
       }
     } catch {
       switch error {
@@ -146,6 +190,16 @@ public final class TokenMinter: Sendable {
       current.jwksJSON(order: order), current.published.mapValues(\.certificatePEM),
       Self.publicKeysMaxAgeSeconds
     )
+  }
+
+  /// Whether `iss` names `projectID`'s issuer under any address this server has had: the
+  /// issuer prefix's form, or any public URL's (`https://.../<project>`). A token whose
+  /// signature is one of this server's keys was issued by this server, so a token issued
+  /// before `--public-url` was set or changed (a `--dev` daemon on port 0 changes it at
+  /// each start) keeps verifying until it expires; `aud` still binds it to the project.
+  func isIssuer(_ iss: String?, of projectID: String) -> Bool {
+    guard let iss else { return false }
+    return iss == issuerPrefix + projectID || (iss.hasPrefix("https://") && iss.hasSuffix("/" + projectID))
   }
 
   /// Checks an ID token this server made for `projectID`: signature by a published key,
@@ -175,7 +229,7 @@ public final class TokenMinter: Sendable {
       throw RPCError(.invalidIdToken, "the ID token's signature is not valid")
     }
     let claims = decoded.claims
-    guard claims["aud"]?.stringValue == projectID, claims["iss"]?.stringValue == issuerPrefix + projectID
+    guard claims["aud"]?.stringValue == projectID, isIssuer(claims["iss"]?.stringValue, of: projectID)
     else {
       throw RPCError(.invalidIdToken, "the ID token belongs to another project")
     }

@@ -4,8 +4,11 @@ public struct SigningKeyRecord: Sendable, Equatable {
   public var privateKeySealed: [UInt8]
   public var certificatePEM: String
   public var createdAtMs: Int64
-  /// 0 while the key signs; else when it stopped.
+  /// 0 while the key signs (or is yet to); else when it stops or stopped signing.
   public var retiredAtMs: Int64 = 0
+  /// When it starts signing; published from `createdAtMs`, so verifiers hold it before
+  /// the first token it signs. 0: from its creation.
+  public var signsFromMs: Int64 = 0
   /// A retired key stays published until its last token has expired.
   public var publishUntilMs: Int64 = 0
 

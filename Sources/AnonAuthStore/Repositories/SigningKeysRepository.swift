@@ -1,7 +1,7 @@
 /// SQL for the server-wide signing keys.
 public enum SigningKeysRepository {
   static let columns =
-    "kid, private_key_sealed, certificate_pem, created_at_ms, retired_at_ms, publish_until_ms"
+    "kid, private_key_sealed, certificate_pem, created_at_ms, retired_at_ms, publish_until_ms, signs_from_ms"
 
   static func decode(_ row: Row) throws -> SigningKeyRecord {
     var k = SigningKeyRecord(
@@ -9,15 +9,16 @@ public enum SigningKeysRepository {
       createdAtMs: try row.int64(3))
     k.retiredAtMs = try row.int64(4)
     k.publishUntilMs = try row.int64(5)
+    k.signsFromMs = try row.int64(6)
     return k
   }
 
   public static func insert(_ db: Database, _ k: SigningKeyRecord) throws {
     try db.execute(
-      "INSERT INTO signing_keys (\(columns)) VALUES (?,?,?,?,?,?)",
+      "INSERT INTO signing_keys (\(columns)) VALUES (?,?,?,?,?,?,?)",
       [
         .text(k.kid), .blob(k.privateKeySealed), .text(k.certificatePEM), .integer(k.createdAtMs),
-        .integer(k.retiredAtMs), .integer(k.publishUntilMs),
+        .integer(k.retiredAtMs), .integer(k.publishUntilMs), .integer(k.signsFromMs),
       ])
   }
 
@@ -29,11 +30,13 @@ public enum SigningKeysRepository {
     ).map(decode)
   }
 
-  /// Retires every active key, publishing each until `publishUntilMs`.
+  /// Retires every key that signs or is to sign after `atMs` (one whose retirement was
+  /// already set later, by a rotation `atMs` overtakes, included), publishing each until
+  /// `publishUntilMs`.
   public static func retireActive(_ db: Database, atMs: Int64, publishUntilMs: Int64) throws {
     try db.execute(
-      "UPDATE signing_keys SET retired_at_ms = ?, publish_until_ms = ? WHERE retired_at_ms = 0",
-      [.integer(atMs), .integer(publishUntilMs)])
+      "UPDATE signing_keys SET retired_at_ms = ?, publish_until_ms = ? WHERE retired_at_ms = 0 OR retired_at_ms > ?",
+      [.integer(atMs), .integer(publishUntilMs), .integer(atMs)])
   }
 
   /// Forgets keys whose last token has expired.

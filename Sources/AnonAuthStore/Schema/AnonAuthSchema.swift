@@ -274,5 +274,13 @@ public enum AnonAuthSchema {
         -- none.
         ALTER TABLE projects ADD COLUMN cors_origins TEXT NOT NULL DEFAULT '';
         """),
+    Migration(
+      version: 10,
+      sql: """
+        -- When a key starts signing: a rotated-in key is published first and signs only
+        -- once every verifier's cached key set holds it (TokenMinter.publishAheadSeconds);
+        -- 0 (every key made before): from its creation.
+        ALTER TABLE signing_keys ADD COLUMN signs_from_ms INTEGER NOT NULL DEFAULT 0;
+        """),
   ]
 }

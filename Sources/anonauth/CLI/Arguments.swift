@@ -3,9 +3,12 @@ struct Arguments {
   private(set) var options: [String: String] = [:]
   private(set) var switches: Set<String> = []
   private(set) var positionals: [String] = []
+  /// A last `--name` that is no known switch and has no value after it: reported by the
+  /// command's shape (as unknown, or as needing a value), which knows the names.
+  private(set) var dangling: String?
 
   /// - Parameter switchNames: flags that take no value.
-  init(_ raw: [String], switchNames: Set<String>) throws(CLIError) {
+  init(_ raw: [String], switchNames: Set<String>) {
     var index = 0
     while index < raw.count {
       let argument = raw[index]
@@ -14,7 +17,7 @@ struct Arguments {
         positionals.append(argument)
         continue
       }
-      var name = String(argument.dropFirst(2))
+      let name = String(argument.dropFirst(2))
       if let eq = name.firstIndex(of: "=") {
         options[String(name[..<eq])] = String(name[name.index(after: eq)...])
         continue
@@ -23,14 +26,21 @@ struct Arguments {
         switches.insert(name)
         continue
       }
-      guard index < raw.count else { throw CLIError.usage("--\(name) needs a value") }
-      name = String(name)
+      guard index < raw.count else {
+        dangling = name
+        break
+      }
       options[name] = raw[index]
       index += 1
     }
   }
 
   func has(_ name: String) -> Bool { switches.contains(name) }
+
+  /// For a command without a shape (bench): a dangling option is an error.
+  func requireValues() throws(CLIError) {
+    if let dangling { throw .usage("--\(dangling) needs a value") }
+  }
   subscript(_ name: String) -> String? { options[name] }
 }
 

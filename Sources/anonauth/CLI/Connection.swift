@@ -8,6 +8,12 @@ struct Connection {
     "insecure", "json", "help", "force-refresh", "check-revoked", "anonymous", "email-password",
     "password-stdin", "id-token-stdin", "access-token-stdin",
   ]
+  /// The options of `help` below, which every command takes.
+  static let optionNames: Set<String> = [
+    "rpc", "ca-file", "server-name", "data-dir", "api-key", "session", "timeout-ms",
+  ]
+  /// The switches every command takes.
+  static let commonSwitches: Set<String> = ["insecure", "json", "help"]
   static let help = """
     Connection options (default: read DATA_DIR/client.json):
       --rpc HOST:PORT[,HOST:PORT...]
@@ -97,6 +103,15 @@ struct Connection {
         ?? file["api_key"]
     else { throw .usage("no API key: pass --api-key KEY (client.json has none)") }
     return key
+  }
+
+  /// client.json's project when the API key is client.json's too, else nil (a key given
+  /// by flag or variable may be any project's).
+  var projectOfAPIKey: String? {
+    guard arguments["api-key"] == nil, ProcessInfo.processInfo.environment["ANONAUTH_API_KEY"] == nil else {
+      return nil
+    }
+    return file["project_id"]
   }
 
   /// The signed-in session, persisted across invocations in a 0600 file.

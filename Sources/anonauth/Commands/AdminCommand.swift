@@ -7,43 +7,54 @@ import Foundation
 enum AdminCommand {
   static let summary = "AdminService: projects, keys, accounts, clean-up, usage, backup"
   static let help = """
-    Usage: anonauth admin COMMAND [ARGS] [--project P] [--admin-key-file FILE] [options]
+    Usage: anonauth admin COMMAND [PROJECT_ID] [ARGS] [--admin-key-file FILE] [options]
 
     Commands:
       create-project PROJECT_ID [--anonymous] [--email-password]
                                               a new project with the methods named on
                                               (every sign-in method off otherwise)
-      get-config                              the project's settings
-      update-config FIELD=VALUE...            change settings (update_mask = the fields named);
+      get-config [PROJECT_ID]                 the project's settings
+      update-config [PROJECT_ID] FIELD=VALUE...
+                                              change settings (update_mask = the fields named);
                                               idps=@FILE sets identity providers from a JSON array
                                               cors_origins=A,B the browser origins allowed (CORS)
-      create-api-key [PROJECT_ID] | list-api-keys | revoke-api-key KEY
-      schedule-quota --quota N --duration-seconds S [--start-ms T]
-      list-accounts [--filter all|anonymous|permanent] [--page-size N] [--page-token T] [--all]
-      get-account UID
-      disable-account UID [--enable]
+      create-api-key [PROJECT_ID] | list-api-keys [PROJECT_ID] | revoke-api-key [PROJECT_ID] KEY
+      schedule-quota [PROJECT_ID] --quota N --duration-seconds S [--start-ms T]
+      list-accounts [PROJECT_ID] [--filter all|anonymous|permanent] [--page-size N]
+                                [--page-token T] [--all]
+      get-account [PROJECT_ID] UID            every field of the account
+      disable-account [PROJECT_ID] UID [--enable]
       delete-accounts UID... | --file FILE    up to any number, 1000 per call, with progress
-      revoke-refresh-tokens UID
-      set-custom-claims UID JSON
-      preview-cleanup
-      run-cleanup [--all-projects]            deletes what is due now, with progress
-      usage
+                                              (the project by --project only: any argument may be a UID)
+      revoke-refresh-tokens [PROJECT_ID] UID
+      set-custom-claims [PROJECT_ID] UID JSON
+      preview-cleanup [PROJECT_ID]
+      run-cleanup [PROJECT_ID] [--all-projects]
+                                              deletes what is due now, with progress
+      usage [PROJECT_ID]
       rotate-signing-key
       backup NAME                             an online copy into DATA_DIR/backups/NAME
-      import-firebase FILE [--hash-config FILE] [--on-conflict skip|fail] [--dry-run]
+      import-firebase [PROJECT_ID] FILE [--hash-config FILE] [--on-conflict skip|fail] [--dry-run]
+                      [--check-password EMAIL [--password-stdin]]
                                               users from firebase auth:export (JSON or CSV),
-                                              uids and password hashes kept, 1000 per call
-      export-firebase FILE                    every account, hashes included, in the same JSON
+                                              uids and password hashes kept, 1000 per call;
+                                              --dry-run exits 1 when rows would be refused;
+                                              --check-password checks the hash config on that
+                                              account's row with its password (stdin or a
+                                              prompt) before anything is sent
+      export-firebase [PROJECT_ID] FILE       every account, hashes included, in the same JSON
       cluster [--remove ID]                   the replicated store's nodes, roles and leader;
                                               --remove takes a node that is gone for good out
 
-    The project defaults to client.json's project_id. The admin key is read from a file,
-    never from the command line (where `ps` would show it): --admin-key-file FILE, else the
-    file named by ANONAUTH_ADMIN_KEY_FILE (the daemon's own setting, so it works inside the
-    container), else DATA_DIR/client.json's admin_key (--dev). A key from --admin-key-file
-    or ANONAUTH_ADMIN_KEY_FILE goes only to a daemon you name (--rpc, ANONAUTH_RPC,
-    --data-dir or ANONAUTH_DATA_DIR), never to one a ./anonauth-data/client.json found in
-    the current directory names.
+    The project: every command that acts on one takes it as its first argument
+    (PROJECT_ID) or as --project PROJECT_ID, else client.json's project_id. An argument or
+    option a command does not take is refused, with what it expects. The admin key is read
+    from a file, never from the command line (where `ps` would show it): --admin-key-file
+    FILE, else the file named by ANONAUTH_ADMIN_KEY_FILE (the daemon's own setting, so it
+    works inside the container), else DATA_DIR/client.json's admin_key (--dev). A key from
+    --admin-key-file or ANONAUTH_ADMIN_KEY_FILE goes only to a daemon you name (--rpc,
+    ANONAUTH_RPC, --data-dir or ANONAUTH_DATA_DIR), never to one a
+    ./anonauth-data/client.json found in the current directory names.
 
     \(Connection.help)
     """
@@ -63,26 +74,31 @@ enum AdminCommand {
       AdminServiceClient(AdminTransport(client: connection.client, metadata: metadata))
     }
 
+    /// The command's own arguments (`AdminShapes`: the project taken out).
+    let rest: [String]
+
     var json: Bool { arguments.has("json") }
     func arg(_ index: Int, _ name: String) throws(CLIError) -> String {
-      let positionals = Array(arguments.positionals.dropFirst())
-      guard index < positionals.count else {
-        throw .usage("admin \(arguments.positionals[0]): expected \(name)")
+      guard index < rest.count else {
+        throw .usage("admin \(arguments.positionals.first ?? ""): expected \(name)")
       }
-      return positionals[index]
+      return rest[index]
     }
   }
 
   static func run(_ arguments: Arguments) async throws(CLIError) {
-    guard let command = arguments.positionals.first else {
-      throw .usage("admin: expected a command (see --help)")
-    }
+    // The arguments are checked before anything is read or called: a mistake costs no
+    // connection and no admin key (a stand-in default project, as client.json is not read
+    // yet; the real one is resolved below).
+    _ = try AdminShapes.resolve(arguments, defaultProject: "-")
     let connection = try Connection(arguments)
+    let resolved = try AdminShapes.resolve(arguments, defaultProject: connection.file["project_id"])
+    let command = resolved.command
+    let project = resolved.project
     let adminKey = try AdminKey.read(connection)
-    let project = arguments["project"] ?? connection.file["project_id"] ?? ""
     let c = Context(
       connection: connection, project: project, metadata: ["authorization": "Bearer \(adminKey)"],
-      arguments: arguments)
+      arguments: arguments, rest: resolved.rest)
     switch command {
     case "create-project":
       try await createProject(c)
@@ -93,8 +109,7 @@ enum AdminCommand {
     case "update-config":
       print(try await projectConfig(c, try await updateConfig(c)))
     case "create-api-key":
-      let target = Array(arguments.positionals.dropFirst()).first ?? project
-      let r: CreateApiKeyResponse = try await c.admin.createApiKey(CreateApiKeyRequest(projectId: target))
+      let r: CreateApiKeyResponse = try await c.admin.createApiKey(CreateApiKeyRequest(projectId: project))
       out(c, ["api_key": .string(r.apiKey)], r.apiKey)
     case "list-api-keys":
       let r: ListApiKeysResponse = try await c.admin.listApiKeys(ListApiKeysRequest(projectId: project))
@@ -168,7 +183,7 @@ enum AdminCommand {
 
   /// Creates the project and switches on the methods named, in one command.
   static func createProject(_ c: Context) async throws(CLIError) {
-    let projectID = try c.arg(0, "PROJECT_ID")
+    let projectID = c.project
     var config: ProjectConfig = try await c.admin.createProject(CreateProjectRequest(projectId: projectID))
     var mask: [String] = []
     if c.arguments.has("anonymous") {
@@ -184,13 +199,14 @@ enum AdminCommand {
         UpdateProjectConfigRequest(config: config, updateMask: mask))
     }
     print(c.json ? try await projectConfig(c, config) : config.projectId)
+    FileHandle.standardError.write(Data((SignInMethodNotes.afterCreate(config) + "\n").utf8))
   }
 
   static func updateConfig(_ c: Context) async throws(CLIError) -> ProjectConfig {
     var config = ProjectConfig()
     config.projectId = c.project
     var mask: [String] = []
-    for pair in c.arguments.positionals.dropFirst() {
+    for pair in c.rest {
       guard let eq = pair.firstIndex(of: "=") else {
         throw .usage("update-config: expected FIELD=VALUE, got \(pair)")
       }
@@ -285,7 +301,7 @@ enum AdminCommand {
   }
 
   static func deleteAccounts(_ c: Context) async throws(CLIError) {
-    var ids = Array(c.arguments.positionals.dropFirst())
+    var ids = c.rest
     if let file = c.arguments["file"] {
       guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
         throw .usage("cannot read \(file)")
@@ -311,7 +327,7 @@ enum AdminCommand {
   }
 
   static func runCleanup(_ c: Context) async throws(CLIError) {
-    let project = c.arguments.has("all-projects") ? "" : c.project
+    let project = c.project
     var total = 0
     if !project.isEmpty {
       let preview: PreviewCleanupResponse = try await c.admin.previewCleanup(
@@ -409,15 +425,28 @@ enum AdminCommand {
     print(JSONOut.object(fields).pretty)
   }
 
+  /// Every field of the account, by its proto name (`AdminOutputTests` holds it to the
+  /// message's fields); `providers` keeps the ids it always had, `provider_info` adds
+  /// every field of each.
   static func accountJSON(_ info: AccountInfo) -> JSONOut {
     .object([
       "local_id": .string(info.localId), "is_anonymous": .bool(info.isAnonymous),
-      "email": .string(info.email),
+      "email": .string(info.email), "email_verified": .bool(info.emailVerified),
+      "display_name": .string(info.displayName),
       "disabled": .bool(info.disabled), "created_at_ms": .int(info.createdAtMs),
-      "last_sign_in_at_ms": .int(info.lastSignInAtMs), "valid_since": .int(info.validSince),
+      "last_sign_in_at_ms": .int(info.lastSignInAtMs), "last_refresh_at_ms": .int(info.lastRefreshAtMs),
+      "valid_since": .int(info.validSince),
       "custom_claims_json": .string(info.customClaimsJson),
       "scheduled_deletion_at_ms": .int(info.scheduledDeletionAtMs),
+      // The ids, as before; every field of each in provider_info.
       "providers": .array(info.providers.map { .string($0.providerId) }),
+      "provider_info": .array(
+        info.providers.map {
+          .object([
+            "provider_id": .string($0.providerId), "raw_id": .string($0.rawId), "email": .string($0.email),
+            "display_name": .string($0.displayName),
+          ])
+        }),
     ])
   }
 

@@ -12,8 +12,24 @@ enum FirebaseImportCommand {
     let file = try c.arg(0, "FILE (firebase auth:export output, JSON or CSV)")
     let accounts = try FirebaseExportFile.load(file)
     var request = ImportAccountsRequest(projectId: c.project)
+    var parsedConfig: ImportHashConfig?
     if let path = c.arguments["hash-config"] {
-      request.hashConfig = try hashConfig(path)
+      let config = try hashConfig(path)
+      parsedConfig = config
+      request.hashConfig = PasswordHashConfig(
+        algorithm: config.algorithm.rawValue, signerKey: config.signerKey,
+        saltSeparator: config.saltSeparator,
+        rounds: UInt32(clamping: config.rounds), memCost: UInt32(clamping: config.memCost),
+        saltFirst: config.saltFirst)
+    }
+    if let email = c.arguments["check-password"] {
+      let password = try SecretInput.password(c.arguments, prompt: "Password of \(email): ")
+      if let why = ImportPasswordCheck.mismatch(
+        email: email, password: password, accounts: accounts, config: parsedConfig, file: file)
+      {
+        throw .failed(why)
+      }
+      FileHandle.standardError.write(Data("--check-password: \(email)'s password matches its hash\n".utf8))
     }
     switch c.arguments["on-conflict"] ?? "skip" {
     case "skip": request.onConflict = .skip
@@ -56,12 +72,15 @@ enum FirebaseImportCommand {
             ])
           }),
       ], text)
-    if !errors.isEmpty && !request.dryRun { throw .failed("\(errors.count) rows were not imported") }
+    // A dry run with refused rows fails too: a script checking first stops there.
+    if !errors.isEmpty {
+      throw .failed("\(errors.count) rows \(request.dryRun ? "would be refused" : "were not imported")")
+    }
   }
 
   /// The console's `hash_config { ... }` block or the same keys as JSON, checked here so
   /// a typo is found before the first batch is sent.
-  static func hashConfig(_ path: String) throws(CLIError) -> PasswordHashConfig {
+  static func hashConfig(_ path: String) throws(CLIError) -> ImportHashConfig {
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
       throw .usage("cannot read \(path)")
     }
@@ -71,9 +90,6 @@ enum FirebaseImportCommand {
     } catch {
       throw .usage("\(path): \(error.message)")
     }
-    return PasswordHashConfig(
-      algorithm: config.algorithm.rawValue, signerKey: config.signerKey, saltSeparator: config.saltSeparator,
-      rounds: UInt32(clamping: config.rounds), memCost: UInt32(clamping: config.memCost),
-      saltFirst: config.saltFirst)
+    return config
   }
 }

@@ -60,7 +60,8 @@ enum LinkCommands {
     """
 
   static func link(_ arguments: Arguments) async throws(CLIError) {
-    let auth = try Connection(arguments).auth()
+    let connection = try Connection(arguments)
+    let auth = try connection.auth()
     guard let user = auth.currentUser else { throw .failed("not signed in (anonauth signin-anonymously)") }
     let wasAnonymous = user.isAnonymous
     let credential = try credential(arguments, command: "link")
@@ -68,7 +69,7 @@ enum LinkCommands {
     do {
       result = try await user.link(with: credential)
     } catch {
-      throw .failed("link failed: \(error)")
+      throw .failed("link failed: \(error)\(hint(error, arguments, connection))")
     }
     let kind = wasAnonymous ? "; the account is permanent now" : ""
     report(arguments, result, text: "linked \(result.providerID) to \(result.user.uid)\(kind)")
@@ -76,27 +77,29 @@ enum LinkCommands {
 
   static func signIn(_ arguments: Arguments) async throws(CLIError) {
     if arguments.positionals.first == "firebase" { return try await FirebaseSignIn.run(arguments) }
-    let auth = try Connection(arguments).auth()
+    let connection = try Connection(arguments)
+    let auth = try connection.auth()
     let credential = try credential(arguments, command: "signin")
     let result: AuthDataResult
     do {
       result = try await auth.signIn(with: credential)
     } catch {
-      throw .failed("sign-in failed: \(error)")
+      throw .failed("sign-in failed: \(error)\(hint(error, arguments, connection))")
     }
     report(arguments, result, text: result.user.uid)
   }
 
   static func signUp(_ arguments: Arguments) async throws(CLIError) {
     guard arguments.positionals.first == "email" else { throw .usage("signup: expected 'email'") }
-    let auth = try Connection(arguments).auth()
+    let connection = try Connection(arguments)
+    let auth = try connection.auth()
     guard let email = arguments["email"] else { throw .usage("signup email: expected --email EMAIL") }
     let password = try SecretInput.password(arguments)
     let result: AuthDataResult
     do {
       result = try await auth.createUser(withEmail: email, password: password)
     } catch {
-      throw .failed("sign-up failed: \(error)")
+      throw .failed("sign-up failed: \(error)\(hint(error, arguments, connection))")
     }
     report(arguments, result, text: result.user.uid)
   }
@@ -112,6 +115,14 @@ enum LinkCommands {
     }
     SessionCommands.output(
       arguments, ["uid": user.uid, "unlinked": provider], text: "unlinked \(provider) from \(user.uid)")
+  }
+
+  /// A line saying which sign-in method the project has off, for an operation-not-allowed.
+  static func hint(_ error: AuthError, _ arguments: Arguments, _ connection: Connection) -> String {
+    SignInMethodNotes.explain(
+      error, kind: arguments.positionals.first, provider: arguments["provider"],
+      project: connection.projectOfAPIKey
+    ).map { "\n\($0)" } ?? ""
   }
 
   /// The credential the positional kind and the options describe.

@@ -17,12 +17,15 @@ enum SessionCommands {
     """
 
   static func signInAnonymously(_ arguments: Arguments) async throws(CLIError) {
-    let auth = try Connection(arguments).auth()
+    let connection = try Connection(arguments)
+    let auth = try connection.auth()
     let user: User
     do {
       user = try await auth.signInAnonymously()
     } catch {
-      throw .failed("sign-in failed: \(error)")
+      let note = SignInMethodNotes.explain(
+        error, kind: "anonymous", provider: nil, project: connection.projectOfAPIKey)
+      throw .failed("sign-in failed: \(error)\(note.map { "\n\($0)" } ?? "")")
     }
     output(arguments, ["uid": user.uid, "is_anonymous": "\(user.isAnonymous)"], text: user.uid)
   }

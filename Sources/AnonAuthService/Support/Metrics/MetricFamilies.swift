@@ -41,6 +41,27 @@ public enum MetricFamilies {
     help:
       "Calls answered TOO_MANY_CALLS because their payload would have taken the process or their IP over the budget of received bytes."
   )
+  public static let http2HeaderListsRefused = MetricFamily(
+    "anonauth_http2_header_lists_refused_total", .counter, .rpc,
+    help: "HTTP/2 header lists over the limit: answered 431, the rest of the block not decoded into fields.")
+  public static let http2StreamsRefusedOverOutputBudget = MetricFamily(
+    "anonauth_http2_streams_refused_over_output_budget_total", .counter, .rpc,
+    help:
+      "HTTP/2 streams refused (REFUSED_STREAM) while their connection's queued answers were over its output budget."
+  )
+  public static let http2OutputOverBudget = MetricFamily(
+    "anonauth_http2_output_over_budget_total", .counter, .rpc,
+    help: "Times an HTTP/2 connection's answers queued behind closed windows went over its output budget.")
+  public static let http2ConnectionsCalmed = MetricFamily(
+    "anonauth_http2_connections_calmed_total", .counter, .rpc,
+    help:
+      "HTTP/2 connections ended with GOAWAY ENHANCE_YOUR_CALM: too many streams refused at once, or output over budget that did not drain."
+  )
+  public static let callLogLinesSuppressed = MetricFamily(
+    "anonauth_call_log_lines_suppressed_total", .counter, .rpc,
+    help:
+      "Call log lines not written for being over --max-call-log-lines-per-second (the calls are counted in anonauth_rpc_calls_total)."
+  )
 
   // MARK: Event loops
 
@@ -152,6 +173,9 @@ public enum MetricFamilies {
   public static let all: [MetricFamily] = [
     rpcCalls, rpcDuration, connectionsOpen, connectionsRejected, connections, handlersRunning,
     handlersRunningPeak, bufferedBytes, bufferBudgetRefusals, callsOverBufferBudget,
+    http2HeaderListsRefused, http2StreamsRefusedOverOutputBudget, http2OutputOverBudget,
+    http2ConnectionsCalmed,
+    callLogLinesSuppressed,
     loopTurn, loopTurnMax,
     residentMemory, cpuSeconds, openFDs, maxFDs, threads,
     signUps, links, signUpQuotaRefusals, overloadRefusals, signInThrottled, admissionRefusals,

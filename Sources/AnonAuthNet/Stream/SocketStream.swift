@@ -1,21 +1,28 @@
-import COpenSSL
-import CShims
 import Glibc
 
-/// Hears that a `TLSConnection`'s handshake is done (the ALPN choice is known), on the
-/// connection's loop thread, before any of its bytes are delivered.
+/// Hears that a TLS stream's handshake is done (the ALPN choice is known), on the
+/// stream's loop thread, before any of its bytes are delivered.
 public protocol TLSHandshakeDelegate: AnyObject {
   func connectionDidHandshake(_ connection: TLSConnection)
 }
 
-/// One non-blocking TLS connection driven by an `EventLoop`: the handshake, then
-/// decrypted bytes in (to `delegate`) and buffered bytes out. It knows nothing of what
-/// the bytes mean: the owner (native frames, HTTP/1.1, HTTP/2) decodes them. What it does
-/// for fairness and safety it does for every owner: a read budget per turn of the loop,
-/// reads paused while queued output is over `outputHighWater`, and the owner's own
-/// per-turn budget (`ByteStreamDelegate.streamDeliverBuffered`). Everything here runs on
-/// the loop's thread.
-public final class TLSConnection: EventHandler, ByteStream {
+/// A TLS connection: the stream core over OpenSSL's records (`init(fd:context:...)`).
+public typealias TLSConnection = SocketStream
+/// A plain TCP connection: the stream core over plaintext (`init(fd:loop:peer:)`), for
+/// the development listener that speaks HTTP without TLS.
+public typealias PlainConnection = SocketStream
+
+/// One non-blocking socket driven by an `EventLoop`, seen as a stream of bytes: the
+/// handshake of its record layer, then bytes in (to `delegate`) and buffered bytes out.
+/// It knows nothing of what the bytes mean: the owner (native frames, HTTP/1.1, HTTP/2)
+/// decodes them. It is the one place that owns the descriptor, its epoll interest, the
+/// output queue and its watermarks, the read budget, the linger and the close, for TLS
+/// and plaintext alike (`RecordLayer`), so what it does for fairness and safety it does
+/// for every owner: a read budget per turn of the loop, reads paused while queued output
+/// is over `outputHighWater` (and a drain event when it falls under `outputLowWater`),
+/// and the owner's own per-turn budget (`ByteStreamDelegate.streamDeliverBuffered`).
+/// Everything here runs on the loop's thread.
+public final class SocketStream: EventHandler, ByteStream {
   public enum State: Sendable {
     case connecting, handshaking, open, closing, closed
   }
@@ -23,10 +30,10 @@ public final class TLSConnection: EventHandler, ByteStream {
   public let loop: EventLoop
   public let peer: SocketAddress?
   public private(set) var state: State
-  /// Gets the decrypted bytes and the close. An owner that hands the connection to
-  /// another transport (the ALPN choice) replaces it.
+  /// Gets the bytes and the close. An owner that hands the connection to another
+  /// transport (the ALPN choice) replaces it.
   public weak var delegate: (any ByteStreamDelegate)?
-  /// Hears the end of the handshake.
+  /// Hears the end of a TLS handshake.
   public weak var handshakeDelegate: (any TLSHandshakeDelegate)?
   /// Set by an owner that wants no more input for now (a request in flight).
   public var readingHeld = false {
@@ -43,14 +50,17 @@ public final class TLSConnection: EventHandler, ByteStream {
   private let isServer: Bool
 
   private let fd: Int32
-  private var ssl: OpaquePointer?
+  private let records: any RecordLayer
   private var registration: UInt64 = 0
   private var output: [UInt8] = []
   private var outputIndex = 0
   private var interestWritable = false
   private var interestReadable = true
-  private var sslWantsWritable = false
+  /// The record layer asked to be called when the socket is writable (TLS may need to
+  /// write to read).
+  private var recordsWantWritable = false
   private var lingerTimer: UInt64?
+  private var flushScheduled = false
 
   /// Set while queued output is over `outputHighWater`: the connection then reads nothing
   /// (and its owner decodes nothing) until the peer has taken enough to bring it under
@@ -61,11 +71,11 @@ public final class TLSConnection: EventHandler, ByteStream {
 
   /// How long a closing connection waits for the peer's end before it is cut.
   public static let lingerNanos: UInt64 = 2_000_000_000
-  /// How much a closing connection decrypts and drops while it waits: enough for the
-  /// bytes a peer had in flight when the last reply left, so that it reads that reply
-  /// instead of losing it to a reset. A peer still sending past this is not listening
-  /// (one that pipelined 150 calls of 1 MiB kept the loop decrypting for the whole
-  /// linger), and is cut.
+  /// How much a closing connection reads and drops while it waits: enough for the bytes
+  /// a peer had in flight when the last reply left, so that it reads that reply instead
+  /// of losing it to a reset. A peer still sending past this is not listening (one that
+  /// pipelined 150 calls of 1 MiB kept the loop decrypting for the whole linger), and is
+  /// cut.
   public static let lingerBudgetBytes = 1 << 20
   private var lingerBytes = 0
   /// Queued output above which the connection stops reading: a peer that sends calls or
@@ -77,47 +87,42 @@ public final class TLSConnection: EventHandler, ByteStream {
   /// Bytes one connection may read in one turn of the loop before it yields.
   public static let readBudgetBytes = 256 * 1024
 
-  /// A connection over an accepted or connecting socket. Takes ownership of `fd`.
+  /// A TLS connection over an accepted or connecting socket. Takes ownership of `fd`.
   /// - Parameter serverName: for clients, the name or IP the certificate must match.
-  public init(
+  public convenience init(
     fd: Int32, context: TLSContext, loop: EventLoop, peer: SocketAddress?,
     connecting: Bool = false, serverName: String? = nil
   ) throws(OpenSSLError) {
-    self.fd = fd
-    self.loop = loop
-    self.peer = peer
-    self.state = connecting ? .connecting : .handshaking
-    self.isServer = context.isServer
-    let now = MonotonicClock.now()
-    self.startedAt = now
-    self.lastActivity = now
-    ERR_clear_error()
-    guard let ssl = SSL_new(context.ctx) else {
+    let records: TLSRecords
+    do {
+      records = try TLSRecords(fd: fd, context: context, serverName: serverName)
+    } catch {
       Socket.close(fd)
-      throw OpenSSLError("SSL_new")
+      throw error
     }
-    self.ssl = ssl
-    SSL_set_fd(ssl, fd)
-    if context.isServer {
-      SSL_set_accept_state(ssl)
-    } else {
-      SSL_set_connect_state(ssl)
-      if let serverName {
-        var probe = in6_addr()
-        let isIP =
-          inet_pton(AF_INET, serverName, &probe) == 1 || inet_pton(AF_INET6, serverName, &probe) == 1
-        if isIP {
-          X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName)
-        } else {
-          _ = anonauth_ssl_set_tlsext_host_name(ssl, serverName)
-          SSL_set1_host(ssl, serverName)
-        }
-      }
-    }
+    self.init(
+      fd: fd, records: records, loop: loop, peer: peer, state: connecting ? .connecting : .handshaking,
+      isServer: context.isServer)
   }
 
-  deinit {
-    if let ssl { SSL_free(ssl) }
+  /// A plaintext connection over an accepted socket (open at once). Takes ownership of
+  /// `fd`.
+  public convenience init(fd: Int32, loop: EventLoop, peer: SocketAddress?) {
+    self.init(fd: fd, records: PlainRecords(fd: fd), loop: loop, peer: peer, state: .open, isServer: true)
+  }
+
+  private init(
+    fd: Int32, records: any RecordLayer, loop: EventLoop, peer: SocketAddress?, state: State, isServer: Bool
+  ) {
+    self.fd = fd
+    self.records = records
+    self.loop = loop
+    self.peer = peer
+    self.state = state
+    self.isServer = isServer
+    let now = MonotonicClock.now()
+    startedAt = now
+    lastActivity = now
   }
 
   /// Registers with the loop and begins; call on the loop thread.
@@ -133,35 +138,19 @@ public final class TLSConnection: EventHandler, ByteStream {
     if state == .handshaking { handshake() }
   }
 
-  /// The negotiated ALPN protocol, or nil when the peer offered none.
-  public var negotiatedProtocol: String? {
-    guard let ssl else { return nil }
-    var data: UnsafePointer<UInt8>?
-    var len: UInt32 = 0
-    anonauth_ssl_get_alpn(ssl, &data, &len)
-    guard let data, len > 0 else { return nil }
-    return String(decoding: UnsafeBufferPointer(start: data, count: Int(len)), as: UTF8.self)
-  }
+  /// The negotiated ALPN protocol, or nil when the peer offered none (or on plaintext).
+  public var negotiatedProtocol: String? { records.negotiatedProtocol }
 
   /// The common name of the client certificate the peer presented and the server's
-  /// client CAs verified (mutual TLS); nil when there was none. Set at the handshake.
-  public private(set) var verifiedPeerName: String?
-
-  private func readVerifiedPeerName() {
-    guard let ssl, SSL_get_verify_result(ssl) == X509_V_OK,
-      let certificate = SSL_get0_peer_certificate(ssl), let subject = X509_get_subject_name(certificate)
-    else { return }
-    var buffer = [CChar](repeating: 0, count: 256)
-    let length = X509_NAME_get_text_by_NID(subject, NID_commonName, &buffer, Int32(buffer.count))
-    verifiedPeerName = length > 0 ? CString.decode(buffer) : ""
-  }
+  /// client CAs verified (mutual TLS); nil when there was none. Known at the handshake.
+  public var verifiedPeerName: String? { records.verifiedPeerName }
 
   public var isOpen: Bool { state == .open }
 
   /// Whether the queued output has not yet all reached the socket.
   public var hasPendingOutput: Bool { outputIndex < output.count }
 
-  /// Bytes queued and not yet handed to TLS.
+  /// Bytes queued and not yet handed to the record layer.
   public var pendingOutputBytes: Int { output.count - outputIndex }
 
   // MARK: Writing
@@ -173,10 +162,6 @@ public final class TLSConnection: EventHandler, ByteStream {
     guard state == .open || state == .handshaking || state == .connecting else { return }
     if output.isEmpty { output.reserveCapacity(bytes.count) }
     output.append(contentsOf: bytes)
-    queued()
-  }
-
-  private func queued() {
     lastActivity = MonotonicClock.now()
     if pendingOutputBytes > Self.outputHighWater { readPaused = true }
     guard !flushScheduled else { return }
@@ -189,11 +174,9 @@ public final class TLSConnection: EventHandler, ByteStream {
     }
   }
 
-  private var flushScheduled = false
-
-  /// Sends what is queued, then ends TLS and the TCP write side, and closes once the
-  /// peer has closed too (or after `lingerNanos`), so the last bytes (a `GoAway`) are read
-  /// by the peer rather than lost to a reset.
+  /// Sends what is queued, then ends the write side (TLS's close_notify, then TCP's),
+  /// and closes once the peer has closed too (or after `lingerNanos`), so the last bytes
+  /// (a `GoAway`) are read by the peer rather than lost to a reset.
   public func closeGracefully() {
     switch state {
     case .closed, .closing: return
@@ -272,38 +255,33 @@ public final class TLSConnection: EventHandler, ByteStream {
   }
 
   private func handshake() {
-    guard let ssl else { return }
-    ERR_clear_error()
-    let rc = SSL_do_handshake(ssl)
-    if rc == 1 {
+    switch records.handshake() {
+    case .transferred:
       state = .open
       lastActivity = MonotonicClock.now()
-      readVerifiedPeerName()
       handshakeDelegate?.connectionDidHandshake(self)
       guard state == .open else { return }
       flush()
       readAvailable()
       updateInterest()
-      return
-    }
-    switch SSL_get_error(ssl, rc) {
-    case SSL_ERROR_WANT_READ:
-      sslWantsWritable = false
+    case .wantRead:
+      recordsWantWritable = false
       updateInterest()
-    case SSL_ERROR_WANT_WRITE:
-      sslWantsWritable = true
+    case .wantWrite:
+      recordsWantWritable = true
       updateInterest()
-    default:
+    case .closed:
       failHandshake(OpenSSLError("TLS handshake"))
+    case .failed(let error):
+      failHandshake(error)
     }
   }
 
-  /// Lets the owner deliver what it already decoded, then reads more, until TLS has
-  /// nothing more, the output is over its cap (reading resumes when the peer reads), the
-  /// owner holds reading, or this turn's budget (bytes, or the owner's units) is spent
-  /// (the rest runs on the loop's next iteration).
+  /// Lets the owner deliver what it already decoded, then reads more, until the record
+  /// layer has nothing more, the output is over its cap (reading resumes when the peer
+  /// reads), the owner holds reading, or this turn's budget (bytes, or the owner's
+  /// units) is spent (the rest runs on the loop's next iteration).
   private func readAvailable() {
-    guard let ssl else { return }
     let buffer = loop.scratch
     var bytesRead = 0
     var delivered = 0
@@ -317,58 +295,54 @@ public final class TLSConnection: EventHandler, ByteStream {
         yieldTurn()
         return
       }
-      ERR_clear_error()
-      let n = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
-      if n > 0 {
-        bytesRead += Int(n)
+      switch records.read(into: buffer) {
+      case .transferred(let n):
+        bytesRead += n
         lastActivity = MonotonicClock.now()
-        delegate?.stream(self, didReceive: UnsafeRawBufferPointer(rebasing: buffer[0..<Int(n)]))
-        continue
-      }
-      switch SSL_get_error(ssl, n) {
-      case SSL_ERROR_WANT_READ:
-        sslWantsWritable = false
+        delegate?.stream(self, didReceive: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+      case .wantRead:
+        recordsWantWritable = false
         return
-      case SSL_ERROR_WANT_WRITE:
-        sslWantsWritable = true
+      case .wantWrite:
+        recordsWantWritable = true
         return
-      case SSL_ERROR_ZERO_RETURN:
+      case .closed:
         finishClose(error: nil)
         return
-      default:
-        finishClose(error: OpenSSLError("TLS read"))
+      case .failed(let error):
+        finishClose(error: error)
         return
       }
     }
   }
 
   private func flush() {
-    guard let ssl, state == .open || state == .closing else { return }
+    guard state == .open || state == .closing else { return }
     while outputIndex < output.count {
-      ERR_clear_error()
-      let remaining = min(output.count - outputIndex, Int(Int32.max))
-      let n = output.withUnsafeBytes { raw in
-        SSL_write(ssl, raw.baseAddress.map { $0 + outputIndex }, Int32(remaining))
+      let result = output.withUnsafeBytes { raw in
+        records.write(UnsafeRawBufferPointer(rebasing: raw[outputIndex...]))
       }
-      if n > 0 {
-        outputIndex += Int(n)
+      switch result {
+      case .transferred(let n):
+        outputIndex += n
         continue
-      }
-      switch SSL_get_error(ssl, n) {
-      case SSL_ERROR_WANT_WRITE:
-        sslWantsWritable = true
+      case .wantWrite:
+        recordsWantWritable = true
         compactOutput()
         return
-      case SSL_ERROR_WANT_READ:
+      case .wantRead:
         return
-      default:
-        finishClose(error: OpenSSLError("TLS write"))
+      case .closed:
+        finishClose(error: nil)
+        return
+      case .failed(let error):
+        finishClose(error: error)
         return
       }
     }
-    // All written: give the memory back, idle connections hold no buffers. A WANT_WRITE
-    // that SSL_read reported stays until a write has actually gone through.
-    if !output.isEmpty { sslWantsWritable = false }
+    // All written: give the memory back, idle connections hold no buffers. A "want
+    // writable" that a read reported stays until a write has actually gone through.
+    if !output.isEmpty { recordsWantWritable = false }
     output = []
     outputIndex = 0
     resumeIfDrained()
@@ -385,22 +359,29 @@ public final class TLSConnection: EventHandler, ByteStream {
   }
 
   /// Reads again once a paused connection's output is under the low watermark; what
-  /// TLS or the owner already holds is picked up on the next iteration.
+  /// the record layer or the owner already holds is picked up on the next iteration.
+  /// The owner hears of it then too, not from inside `flush`, so what it sends in
+  /// answer is queued after this write has finished.
   private func resumeIfDrained() {
     guard readPaused, pendingOutputBytes <= Self.outputLowWater else { return }
     readPaused = false
-    if state == .open { yieldTurn() }
+    guard state == .open else { return }
+    yieldTurn()
+    loop.runOnNextIteration { [weak self] in
+      guard let self, self.state == .open else { return }
+      self.delegate?.streamOutputDrained(self)
+    }
   }
 
   /// Set when a server's handshake failed: the alert is on its way and TLS is done.
-  private var handshakeError: OpenSSLError?
+  private var handshakeError: (any Error)?
 
   /// A server whose handshake failed has written its alert (unknown CA, no shared
   /// cipher...); closing at once could turn it into a reset that destroys the alert
   /// before the client reads it, if the client's next bytes are unread here. So the
   /// write side is ended and input is discarded until the client closes, or for at most
   /// `lingerNanos`. A client reports the failure at once.
-  private func failHandshake(_ error: OpenSSLError) {
+  private func failHandshake(_ error: any Error) {
     guard isServer, registration != 0 else {
       finishClose(error: error)
       return
@@ -414,7 +395,7 @@ public final class TLSConnection: EventHandler, ByteStream {
     lingerTimer = loop.schedule(afterNanos: Self.lingerNanos) { [weak self] in
       self?.finishClose(error: error)
     }
-    sslWantsWritable = false
+    recordsWantWritable = false
     drainWhileClosing()
     updateInterest()
   }
@@ -422,20 +403,19 @@ public final class TLSConnection: EventHandler, ByteStream {
   private var wroteShutdown = false
 
   private func shutdownWrite() {
-    guard let ssl, !wroteShutdown else { return }
+    guard !wroteShutdown else { return }
     wroteShutdown = true
-    ERR_clear_error()
-    _ = SSL_shutdown(ssl)
-    ERR_clear_error()
-    _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    records.shutdownWrite()
   }
 
+  /// Reads and drops what the peer still sends while closing, within the linger's
+  /// budget; closes at the peer's end.
   private func drainWhileClosing() {
+    guard state == .closing else { return }
     if let handshakeError {
       discardRawInput(then: handshakeError)
       return
     }
-    guard let ssl, state == .closing else { return }
     let buffer = loop.scratch
     var bytesRead = 0
     while true {
@@ -447,23 +427,21 @@ public final class TLSConnection: EventHandler, ByteStream {
         yieldTurn()
         return
       }
-      ERR_clear_error()
-      let n = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
-      if n > 0 {
-        bytesRead += Int(n)
-        lingerBytes += Int(n)
-        continue
+      switch records.read(into: buffer) {
+      case .transferred(let n):
+        bytesRead += n
+        lingerBytes += n
+      case .wantRead, .wantWrite:
+        return
+      case .closed, .failed:
+        finishClose(error: nil)
+        return
       }
-      let err = SSL_get_error(ssl, n)
-      if err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE { return }
-      finishClose(error: nil)
-      return
     }
   }
 
   /// Reads and drops what the socket holds after a failed handshake; closes at EOF.
-  private func discardRawInput(then error: OpenSSLError) {
-    guard state == .closing else { return }
+  private func discardRawInput(then error: any Error) {
     let buffer = loop.scratch
     var bytesRead = 0
     while bytesRead < Self.readBudgetBytes {
@@ -484,7 +462,7 @@ public final class TLSConnection: EventHandler, ByteStream {
     // Output queued before the handshake is done cannot be written yet: asking for
     // EPOLLOUT then would spin (epoll is level-triggered and the socket is writable).
     let canWriteOutput = state == .open || state == .closing
-    let wantWritable = state == .connecting || sslWantsWritable || (canWriteOutput && hasPendingOutput)
+    let wantWritable = state == .connecting || recordsWantWritable || (canWriteOutput && hasPendingOutput)
     // Paused for backpressure: watch for writability only, so the peer's further input
     // waits in the kernel (and, once that fills, in the peer) instead of in memory here.
     // Held by the owner: not watched at all (level-triggered input would spin).
@@ -507,11 +485,7 @@ public final class TLSConnection: EventHandler, ByteStream {
     state = .closed
     if let lingerTimer { loop.cancelTimer(lingerTimer) }
     if registered, registration != 0 { loop.deregister(fd: fd, registration: registration) }
-    if let ssl {
-      SSL_free(ssl)
-      self.ssl = nil
-    }
-    ERR_clear_error()
+    records.release()
     Socket.close(fd)
     output = []
     outputIndex = 0

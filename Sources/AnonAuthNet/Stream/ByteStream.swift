@@ -39,8 +39,14 @@ public protocol ByteStreamDelegate: AnyObject {
   /// with units left (budget spent, or `readPaused`): the stream then reads nothing more
   /// this turn and calls again on the next one. The default delivers nothing.
   func streamDeliverBuffered(_ stream: any ByteStream, delivered: inout Int) -> Bool
+  /// Queued output fell back under the low watermark after `readPaused` was set: an
+  /// owner that stopped moving its own queued output into the stream (HTTP/2's session)
+  /// moves more now. The event replaces polling: a stream whose peer does not read costs
+  /// nothing until the peer reads. The default does nothing.
+  func streamOutputDrained(_ stream: any ByteStream)
 }
 
 extension ByteStreamDelegate {
   public func streamDeliverBuffered(_ stream: any ByteStream, delivered: inout Int) -> Bool { true }
+  public func streamOutputDrained(_ stream: any ByteStream) {}
 }
