@@ -188,7 +188,11 @@ class ZeroWindowReflection(Attack):
             if conn is None:
                 continue
             try:
+                conn.sock.settimeout(3)
                 self.send(conn.sock, self.blob())
+            except (socket.timeout, TimeoutError):
+                # The daemon stopped reading this connection: an attacker keeps it anyway.
+                self.count("sends stalled (the daemon stopped reading)")
             except (OSError, ssl.SSLError):
                 self.count("connection closed while sending")
                 conn.close()
