@@ -29,7 +29,9 @@ stderr. The issue's goals are printed beside each figure; a `!` marks one missed
 
 PROBE_DAEMON_ARGS adds daemon flags (`PROBE_DAEMON_ARGS="--io-threads 2"`); name `all`
 several times to see how much the ratio moves between runs. The abusers run under
-SCHED_IDLE; `ABUSE_SCHED=nice` runs them at nice 19 instead (see abuse._demoted).
+SCHED_IDLE; `ABUSE_SCHED=nice` runs them at nice 19 instead (see abuse._demoted). The
+HTTP/2 attackers run at normal priority: they need little CPU (their own is printed),
+and an idle-class attacker would hardly run on a machine busy with builds.
 
 A measurement, not a test: the machine's noise moves the figures by tens of percent."""
 
