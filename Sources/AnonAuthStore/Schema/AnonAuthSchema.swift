@@ -282,5 +282,19 @@ public enum AnonAuthSchema {
         -- 0 (every key made before): from its creation.
         ALTER TABLE signing_keys ADD COLUMN signs_from_ms INTEGER NOT NULL DEFAULT 0;
         """),
+    Migration(
+      version: 11,
+      sql: """
+        -- The nonces of provider ID tokens that signed in, so that a token is used once:
+        -- nonce_hash is SHA-256 of the provider id, a zero byte and the token's nonce claim;
+        -- a row lives until its token expires (a day at most) and the clean-up pass drops it.
+        CREATE TABLE used_nonces (
+          project_id TEXT NOT NULL,
+          nonce_hash BLOB NOT NULL,
+          expires_at_ms INTEGER NOT NULL,
+          PRIMARY KEY (project_id, nonce_hash)
+        ) WITHOUT ROWID;
+        CREATE INDEX used_nonces_expiry ON used_nonces(expires_at_ms);
+        """),
   ]
 }
