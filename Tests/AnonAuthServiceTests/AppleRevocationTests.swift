@@ -132,3 +132,40 @@ import Testing
     }
   }
 }
+
+/// `RevokeToken` through the service: the request's checks, and Apple's refusals counted
+/// by the per-IP identity-provider throttle.
+@Suite struct RevokeTokenServiceTests {
+  @Test func refusesWhatItCannotRevokeAndThrottlesRefusedCodes() async throws {
+    try await AppleSignInTests.withApple { h, apple in
+      let key = try AppleSignInTests.p8PEM()
+      try await h.updateConfig(
+        {
+          $0.idps = [
+            IdpConfig(
+              providerId: "apple.com", enabled: true, jwksJson: apple.jwksJSON,
+              apiBaseUrl: "https://apple.test",
+              clientIds: [AppleSignInTests.bundleID], teamId: "TEAM1", keyId: "KEY1", privateKey: key)
+          ]
+        }, mask: ["idps"])
+      // Apple refuses every code.
+      h.outbound.route("https://apple.test/") { _ in
+        OutboundResponse(status: 400, body: Array(#"{"error":"invalid_grant"}"#.utf8))
+      }
+      let user = try await h.anonymous()
+      func revoke(_ provider: String = "apple.com", type: Int32 = 3, token: String = "code")
+        async throws(RPCError) -> RevokeTokenResponse
+      {
+        try await h.accounts.revokeToken(
+          RevokeTokenRequest(idToken: user.idToken, providerId: provider, tokenType: type, token: token),
+          context: h.context("RevokeToken"))
+      }
+      await expectLinkError(.invalidArgument) { try await revoke("google.com") }
+      await expectLinkError(.invalidArgument) { try await revoke(type: 1) }
+      await expectLinkError(.invalidArgument) { try await revoke(token: "") }
+      // Refused codes count as failed attempts of the caller's IP.
+      for _ in 0..<30 { await expectLinkError(.invalidIdpResponse) { try await revoke() } }
+      await expectLinkError(.tooManyAttempts) { try await revoke() }
+    }
+  }
+}

@@ -5,6 +5,8 @@ extension AccountService {
   /// tokens at Apple (`AppleRevocation`), from the authorization code the app has just
   /// received from Apple. Apple asks apps to do it when they delete an account; the
   /// account itself is not changed. The outcome is logged (never the code or a token).
+  /// A code Apple refuses counts against the caller's IP in the identity-provider
+  /// throttle (30 failures in 10 minutes, then `TOO_MANY_ATTEMPTS_TRY_LATER`).
   /// - Throws: `INVALID_ARGUMENT` for another provider, another token type or no token;
   ///   `OPERATION_NOT_ALLOWED` when apple.com is off or has no revocation key;
   ///   `INVALID_IDP_RESPONSE` when Apple refuses the code or cannot be reached; the ID
@@ -32,9 +34,13 @@ extension AccountService {
       "request_id": .string(context.requestID),
     ]
     do {
+      // Under the per-IP identity-provider throttle, as a sign-in's verification: codes
+      // Apple refuses count as failed attempts.
       let outcome = try await env.admitting(context, project: project) {
         () async throws(RPCError) -> AppleRevocation.Outcome in
-        try await revocation.revoke(authorizationCode: request.token, nowSeconds: env.clock.nowSeconds())
+        try await throttledVerification(project: project, context: context) { () async throws(RPCError) in
+          try await revocation.revoke(authorizationCode: request.token, nowSeconds: env.clock.nowSeconds())
+        }
       }
       fields["client_id"] = .string(outcome.clientID)
       fields["attempts"] = .int(Int64(outcome.attempts))
