@@ -127,7 +127,7 @@ enum ProjectConfigMapping {
       if idp.enabled && idp.clientId.isEmpty && idp.clientIds.isEmpty {
         throw RPCError(.invalidConfig, "idps: \(id) needs client_id")
       }
-      try validateAppleFields(idp)
+      try validateListsAndKeys(idp)
       for url in [idp.jwksUrl, idp.apiBaseUrl] where !url.isEmpty && !url.hasPrefix("https://") {
         throw RPCError(.invalidConfig, "idps: \(id): URLs must be https")
       }
@@ -136,7 +136,7 @@ enum ProjectConfigMapping {
 
   /// `client_ids` (any OIDC provider), and apple.com's revocation key: the team id and
   /// key id Apple shows (short ASCII letters and digits) and a P-256 PKCS#8 PEM key.
-  static func validateAppleFields(_ idp: IdpConfig) throws(RPCError) {
+  static func validateListsAndKeys(_ idp: IdpConfig) throws(RPCError) {
     let id = idp.providerId
     guard idp.clientIds.count <= 32 else {
       throw RPCError(.invalidConfig, "idps: \(id): at most 32 client_ids")
