@@ -15,10 +15,13 @@ public class AuthCredential: @unchecked Sendable, Equatable {
   let idTokenValue: String
   let accessTokenValue: String
   let nonce: String
+  /// Sign in with Apple: the name Apple gave the app (`ASAuthorizationAppleIDCredential`
+  /// `.fullName`), which the server keeps as the display name of an account without one.
+  let fullName: PersonNameComponents?
 
   init(
     provider: String, email: String = "", password: String = "", idToken: String = "",
-    accessToken: String = "", nonce: String = ""
+    accessToken: String = "", nonce: String = "", fullName: PersonNameComponents? = nil
   ) {
     self.provider = provider
     self.email = email
@@ -26,6 +29,7 @@ public class AuthCredential: @unchecked Sendable, Equatable {
     self.idTokenValue = idToken
     self.accessTokenValue = accessToken
     self.nonce = nonce
+    self.fullName = fullName
   }
 
   /// The `postBody` of `accounts:signInWithIdp`: the provider's tokens as a form, the
@@ -35,13 +39,28 @@ public class AuthCredential: @unchecked Sendable, Equatable {
     if !idTokenValue.isEmpty { fields.append(("id_token", idTokenValue)) }
     if !accessTokenValue.isEmpty { fields.append(("access_token", accessTokenValue)) }
     if !nonce.isEmpty { fields.append(("nonce", nonce)) }
+    if let user = userJSON { fields.append(("user", user)) }
     return FormEncoding.encode(fields)
+  }
+
+  /// FirebaseAuth's `user` field of `postBody` for Apple's name:
+  /// `{"name":{"firstName":…,"lastName":…}}` with the parts the name has; nil without
+  /// either.
+  var userJSON: String? {
+    var name: [String: String] = [:]
+    if let given = fullName?.givenName { name["firstName"] = given }
+    if let family = fullName?.familyName { name["lastName"] = family }
+    guard !name.isEmpty else { return nil }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    guard let data = try? encoder.encode(["name": name]) else { return nil }
+    return String(decoding: data, as: UTF8.self)
   }
 
   public static func == (lhs: AuthCredential, rhs: AuthCredential) -> Bool {
     lhs.provider == rhs.provider && lhs.email == rhs.email && lhs.password == rhs.password
       && lhs.idTokenValue == rhs.idTokenValue && lhs.accessTokenValue == rhs.accessTokenValue
-      && lhs.nonce == rhs.nonce
+      && lhs.nonce == rhs.nonce && lhs.fullName == rhs.fullName
   }
 }
 

@@ -62,6 +62,7 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     "INVALID_PASSWORD": .wrongPassword,
     "INVALID_LOGIN_CREDENTIALS": .invalidCredential,
     "INVALID_IDP_RESPONSE": .invalidCredential,
+    "MISSING_OR_INVALID_NONCE": .missingOrInvalidNonce,
     "INVALID_CREDENTIAL": .invalidCredential,
     "FEDERATED_USER_ID_ALREADY_LINKED": .credentialAlreadyInUse,
     "CREDENTIAL_ALREADY_IN_USE": .credentialAlreadyInUse,

@@ -53,8 +53,7 @@ public enum FacebookAuthProvider {
 }
 
 /// Any OpenID Connect provider configured on the project as `oidc.<name>`, Google, and
-/// Sign in with Apple (whose credential the server refuses with `.operationNotAllowed` or
-/// `.invalidCredential` until it verifies Apple's tokens).
+/// Sign in with Apple (`apple.com`).
 public enum OAuthProvider {
   /// FirebaseAuth's generic OAuth id.
   public static let id = "OAuth"
@@ -62,7 +61,7 @@ public enum OAuthProvider {
   /// - Parameters:
   ///   - providerID: `.custom("oidc.<name>")` as configured on the project, or `.google`.
   ///   - idToken: the provider's ID token.
-  ///   - rawNonce: the token's `nonce` must match it.
+  ///   - rawNonce: the token's `nonce` must be its SHA-256 in hex (Google: or itself).
   ///   - accessToken: sent along when given.
   public static func credential(
     providerID: AuthProviderID, idToken: String, rawNonce: String, accessToken: String? = nil
@@ -83,12 +82,15 @@ public enum OAuthProvider {
     OAuthCredential(provider: providerID.rawValue, accessToken: accessToken)
   }
 
-  /// A Sign in with Apple credential. The name is Apple's to give once; AnonAuth does not
-  /// store it (set it with a profile change request after signing in).
+  /// A Sign in with Apple credential. Apple gives the name only on the first
+  /// authorization and never in its token: it travels as FirebaseAuth sends it, and an
+  /// account without a display name takes it.
+  /// - Parameter rawNonce: the nonce whose SHA-256 (hex) the app gave Apple's request.
   public static func appleCredential(
     withIDToken idToken: String, rawNonce: String?, fullName: PersonNameComponents?
   ) -> OAuthCredential {
-    OAuthCredential(provider: AuthProviderID.apple.rawValue, idToken: idToken, nonce: rawNonce ?? "")
+    OAuthCredential(
+      provider: AuthProviderID.apple.rawValue, idToken: idToken, nonce: rawNonce ?? "", fullName: fullName)
   }
 
   /// This library's earlier spelling, kept for code written against it.

@@ -20,8 +20,10 @@ struct RESTTransport: Sendable {
   var languageCode: String?
 
   /// One `accounts:` call.
+  /// - Parameter version: "v1", or "v2" for the Identity Platform calls FirebaseAuth
+  ///   makes there (`accounts:revokeToken`).
   func accounts<Body: Encodable, Reply: Decodable>(
-    _ method: String, _ body: Body, as: Reply.Type = Reply.self
+    _ method: String, _ body: Body, as: Reply.Type = Reply.self, version: String = "v1"
   ) async throws(AuthError) -> Reply {
     let data: Data
     do {
@@ -29,7 +31,7 @@ struct RESTTransport: Sendable {
     } catch {
       throw AuthError(.internalError, message: "could not encode the request: \(error)")
     }
-    let path = "v1/accounts:\(method)"
+    let path = "\(version)/accounts:\(method)"
     return try await post(
       emulatorLayout ? "identitytoolkit.googleapis.com/\(path)" : path, data, contentType: "application/json")
   }

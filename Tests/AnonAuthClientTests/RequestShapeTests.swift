@@ -91,6 +91,34 @@ import Testing
     #expect(auth.currentUser?.uid == "f1")
   }
 
+  @Test func appleSendsTheRawNonceAndTheNameAsFirebaseAuthDoes() async throws {
+    let stub = StubServer()
+    stub.on("accounts:signInWithIdp", StubServer.signIn(uid: "a1"))
+    stub.on("accounts:lookup", StubServer.lookup(uid: "a1", providers: ["apple.com"]))
+    stub.on("accounts:revokeToken", "{}")
+    let auth = stub.auth()
+    var name = PersonNameComponents()
+    name.givenName = "Ada"
+    name.familyName = "Lovelace"
+    _ = try await auth.signIn(
+      with: OAuthProvider.appleCredential(withIDToken: "apple.token", rawNonce: "raw n", fullName: name))
+    let user = #"{"name":{"firstName":"Ada","lastName":"Lovelace"}}"#
+    let escaped = FormEncoding.escape(user)
+    #expect(
+      stub.seen[0].json["postBody"] as? String
+        == "providerId=apple.com&id_token=apple.token&nonce=raw%20n&user=\(escaped)")
+    // Without a name, no user field.
+    #expect(
+      OAuthProvider.appleCredential(withIDToken: "t", rawNonce: "n", fullName: nil).postBody
+        == "providerId=apple.com&id_token=t&nonce=n")
+
+    try await auth.revokeToken(withAuthorizationCode: "code+1")
+    let revoke = stub.seen[2]
+    #expect(revoke.path == "/v2/accounts:revokeToken")
+    #expect(revoke.json["providerId"] as? String == "apple.com" && revoke.json["tokenType"] as? String == "3")
+    #expect(revoke.json["token"] as? String == "code+1" && revoke.json["idToken"] as? String == "id-1")
+  }
+
   @Test func emailCredentialsSignInWithPassword() async throws {
     let stub = StubServer()
     stub.on("accounts:signInWithPassword", StubServer.signIn(uid: "u1"))

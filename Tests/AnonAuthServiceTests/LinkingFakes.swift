@@ -118,6 +118,9 @@ final class FakeOutbound: OutboundHTTP {
     }
     return try handler(url)
   }
+
+  /// POSTs are answered by the same routes (the form is not shown to them).
+  func post(_ url: String, form: [(String, String)]) async throws -> OutboundResponse { try await get(url) }
 }
 
 /// Holds async callers until opened; counts how many are held.

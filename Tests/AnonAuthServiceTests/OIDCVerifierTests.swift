@@ -106,15 +106,107 @@ import Testing
     #expect(imported.identities.first?.rawID == identity.rawID)
   }
 
-  @Test func nonce() async throws {
-    let token = try issuer.sign(claims { $0["nonce"] = "n-123" })
-    _ = try await verify(token, nonce: "n-123")
-    _ = try await verify(token)  // not asked for: not checked
-    await expectLinkError(.invalidIdpResponse) { try await verify(token, nonce: "n-124") }
-    await expectLinkError(.invalidIdpResponse) { try await verify(try issuer.sign(claims()), nonce: "n-123") }
-    // Providers that were given SHA-256(raw nonce) put that in the token.
-    let hashed = Hex.encode(SHA256.hash(Array("raw-nonce".utf8)))
-    _ = try await verify(try issuer.sign(claims { $0["nonce"] = .string(hashed) }), nonce: "raw-nonce")
+  static func sha256Hex(_ text: String) -> String { Hex.encode(SHA256.hash(Array(text.utf8))) }
+
+  @Test func aNonceIsTheSHA256OfTheRawNonceAndCannotBeSkipped() async throws {
+    let hashed = Self.sha256Hex("raw-nonce")
+    let token = try issuer.sign(claims { $0["nonce"] = .string(hashed) })
+    let identity = try await verify(token, nonce: "raw-nonce")
+    // The nonce to record as used: keyed by provider and claim, kept until the token
+    // expires (and the skew).
+    #expect(identity.nonce?.hash == SHA256.hash(Array(("oidc.example\u{0}" + hashed).utf8)))
+    #expect(identity.nonce?.expiresAtMs == (Self.now + 3600 + 60) * 1000)
+    // A replayed token without its raw nonce, or with the claim sent back as the raw
+    // nonce (which anyone holding the token has): refused.
+    await expectLinkError(.missingOrInvalidNonce) { try await verify(token) }
+    await expectLinkError(.missingOrInvalidNonce) { try await verify(token, nonce: hashed) }
+    await expectLinkError(.missingOrInvalidNonce) { try await verify(token, nonce: "raw-nonce2") }
+    // A raw value in the token is not Firebase's form for oidc.*: its own value is refused.
+    let echoed = try issuer.sign(claims { $0["nonce"] = "n-123" })
+    await expectLinkError(.missingOrInvalidNonce) { try await verify(echoed, nonce: "n-123") }
+    // A nonce for a token without one.
+    await expectLinkError(.missingOrInvalidNonce) {
+      try await verify(try issuer.sign(claims()), nonce: "n-123")
+    }
+    // No nonce on either side: nothing to record.
+    #expect(try await verify(try issuer.sign(claims())).nonce == nil)
+    // A nonce that is not a string, and a token with a nonce living over a day.
+    await expectLinkError(.invalidIdpResponse) {
+      try await verify(try issuer.sign(claims { $0["nonce"] = 5 }), nonce: "5")
+    }
+    await expectLinkError(.invalidIdpResponse) {
+      try await verify(
+        try issuer.sign(
+          claims {
+            $0["nonce"] = .string(hashed); $0["exp"] = .int(Self.now + 86_401)
+          }), nonce: "raw-nonce")
+    }
+  }
+
+  @Test func googleAlsoTakesTheRawValueItPutsInTheToken() async throws {
+    let google = try FakeIssuer(issuer: "https://accounts.google.com", clientID: "g-client")
+    let verifier = OIDCVerifier(
+      config: IdpConfig(
+        providerId: "google.com", enabled: true, clientId: "g-client", jwksJson: google.jwksJSON),
+      cache: JWKSCache(outbound: NoOutboundHTTP(), clock: ManualClock()))
+    var claims = google.claims(sub: "g", now: Self.now)
+    claims["nonce"] = "n-123"
+    let token = try google.sign(claims)
+    _ = try await verifier.verify(idToken: token, nonce: "n-123", nowSeconds: Self.now)
+    await expectLinkError(.missingOrInvalidNonce) {
+      try await verifier.verify(idToken: token, nonce: "", nowSeconds: Self.now)
+    }
+    claims["nonce"] = .string(Self.sha256Hex("raw"))
+    _ = try await verifier.verify(idToken: try google.sign(claims), nonce: "raw", nowSeconds: Self.now)
+  }
+
+  @Test func appleDefaultsClientIDListsAndTokenForms() async throws {
+    let apple = try FakeIssuer(issuer: "https://appleid.apple.com", clientID: "com.example.app")
+    let cache = JWKSCache(outbound: NoOutboundHTTP(), clock: ManualClock())
+    // Apple's issuer and keys by default.
+    let bare = OIDCVerifier(
+      config: IdpConfig(providerId: "apple.com", clientIds: ["com.example.app"]), cache: cache)
+    #expect(bare.keySource == .url("https://appleid.apple.com/auth/keys"))
+    #expect(bare.issuers == ["https://appleid.apple.com"])
+    let verifier = OIDCVerifier(
+      config: IdpConfig(
+        providerId: "apple.com", enabled: true, jwksJson: apple.jwksJSON,
+        clientIds: ["com.example.app", "com.example.web"]),
+      cache: cache)
+    func verify(_ change: (inout [String: JSONValue]) -> Void) async throws(RPCError) -> VerifiedIdentity {
+      var claims = apple.claims(sub: "001234.abcdef.0042", now: Self.now)
+      claims["name"] = nil
+      claims["nonce"] = .string(Self.sha256Hex("raw"))
+      change(&claims)
+      let token: String
+      do { token = try apple.sign(claims) } catch { throw RPCError(.internalError, "signing") }
+      return try await verifier.verify(idToken: token, nonce: "raw", nowSeconds: Self.now)
+    }
+    // The bundle id and the Services ID are both audiences of the app.
+    for audience in ["com.example.app", "com.example.web"] {
+      _ = try await verify { $0["aud"] = .string(audience) }
+    }
+    // Another app's bundle id is refused.
+    await expectLinkError(.invalidIdpResponse) { try await verify { $0["aud"] = "com.other.app" } }
+    // A private-relay email, with email_verified and is_private_email as strings...
+    let relay = try await verify {
+      $0["email"] = "x7kq2@privaterelay.appleid.com"; $0["email_verified"] = "true"
+      $0["is_private_email"] = "true"
+    }
+    #expect(relay.email == "x7kq2@privaterelay.appleid.com" && relay.emailVerified)
+    #expect(
+      relay.providerID == "apple.com" && relay.rawID == "001234.abcdef.0042" && relay.displayName.isEmpty)
+    // ...or booleans; and no email at all on a later sign-in: the identity is the sub.
+    let booleans = try await verify {
+      $0["email"] = "a@example.com"; $0["email_verified"] = true; $0["is_private_email"] = false
+    }
+    #expect(booleans.emailVerified)
+    let later = try await verify { $0["email"] = nil }
+    #expect(later.rawID == "001234.abcdef.0042" && later.email.isEmpty && !later.emailVerified)
+    let unverified = try await verify {
+      $0["email"] = "b@example.com"; $0["email_verified"] = "false"
+    }
+    #expect(!unverified.emailVerified)
   }
 
   static let rejections: [(String, @Sendable (inout [String: JSONValue]) -> Void)] = [

@@ -41,7 +41,8 @@ enum Fixtures {
 
   static let credential = Credential(
     providerId: "google.com", email: "ana@example.com", password: "hunter2 🔑",
-    idToken: "eyJhbGciOiJSUzI1NiJ9.e30.c2ln", accessToken: "EAAB...", nonce: "n-0S6_WzA2Mj")
+    idToken: "eyJhbGciOiJSUzI1NiJ9.e30.c2ln", accessToken: "EAAB...", nonce: "n-0S6_WzA2Mj",
+    displayName: "Ada Lovelace")
 
   static let idpConfigs = [
     IdpConfig(
@@ -50,6 +51,10 @@ enum Fixtures {
       jwksUrl: "https://www.googleapis.com/oauth2/v3/certs", clientSecret: "s3cret",
       apiBaseUrl: "https://graph.facebook.com"),
     IdpConfig(providerId: "facebook.com", enabled: false, clientId: "1234"),
+    IdpConfig(
+      providerId: "apple.com", enabled: true, clientIds: ["com.example.app", "com.example.app.web"],
+      teamId: "ABCDE12345", keyId: "XYZ9876543",
+      privateKey: "-----BEGIN PRIVATE KEY-----\nMIGH\n-----END PRIVATE KEY-----\n"),
   ]
 
   static let projectConfig = ProjectConfig(
@@ -129,6 +134,10 @@ enum Fixtures {
         password: "pw", displayName: unicode)),
     Sample(DeleteAccountResponse()),
     Sample(
+      RevokeTokenRequest(
+        idToken: "eyJ.id.token", providerId: "apple.com", tokenType: 3, token: "c0ffee.0.rabc")),
+    Sample(RevokeTokenResponse()),
+    Sample(
       AuthResponse(
         localId: "uid", idToken: "eyJ.id.token", refreshToken: "refresh", expiresIn: 3600,
         isAnonymous: true, isNewUser: true, signInProvider: "anonymous", account: accountInfo)),
@@ -138,6 +147,7 @@ enum Fixtures {
     // anonauth/v1/admin.proto
     Sample(projectConfig),
     Sample(idpConfigs[0]),
+    Sample(idpConfigs[2]),
     Sample(CreateProjectRequest(projectId: "demo-project")),
     Sample(GetProjectConfigRequest(projectId: "demo-project")),
     Sample(

@@ -4,6 +4,7 @@ Facebook's Graph API. The daemon trusts the stub's self-signed certificate throu
 --outbound-ca-file. Replies are decoded with Google's protobuf runtime, and the ID tokens
 the daemon returns are checked with PyJWT."""
 
+import hashlib
 import json
 import os
 import subprocess
@@ -141,8 +142,10 @@ def daemon_claims(e, token):
 def test_oidc_link_with_keys_from_a_jwks_url(env, pb, alg):
     user = anonymous(env, pb)
     time.sleep(1.1)  # valid_since is in whole seconds
-    token = env.provider.token(f"oidc-{alg}", alg=alg, email=f"{alg.lower()}@issuer.example", nonce="n-1")
-    status, linked = link(env, pb, user.id_token, provider_id="oidc.test", id_token=token, nonce="n-1")
+    nonce = f"n-1-{alg}"
+    token = env.provider.token(f"oidc-{alg}", alg=alg, email=f"{alg.lower()}@issuer.example",
+                               nonce=hashlib.sha256(nonce.encode()).hexdigest())
+    status, linked = link(env, pb, user.id_token, provider_id="oidc.test", id_token=token, nonce=nonce)
     assert status.code == 0, status
     assert linked.local_id == user.local_id
     assert not linked.is_anonymous and not linked.is_new_user
@@ -167,12 +170,22 @@ def test_oidc_refusals(env, pb):
         dict(provider_id="oidc.test", id_token=env.provider.token("x", aud="someone-else")),
         dict(provider_id="oidc.test", id_token=env.provider.token("x", iss="https://evil.example")),
         dict(provider_id="oidc.test", id_token=env.provider.token("x", exp=int(time.time()) - 120)),
-        dict(provider_id="oidc.test", id_token=env.provider.token("x", nonce="a"), nonce="b"),
         dict(provider_id="oidc.test", id_token="not-a-token"),
     ]
     for credential in cases:
         status, _ = link(env, pb, user.id_token, **credential)
         assert (status.code, status.reason) == (3, "INVALID_IDP_RESPONSE"), credential
+    # The nonce cannot be skipped: a token with one needs the raw nonce whose SHA-256 it
+    # holds; neither no nonce nor the claim itself will do.
+    hashed = hashlib.sha256(b"a").hexdigest()
+    for credential in [
+        dict(provider_id="oidc.test", id_token=env.provider.token("x", nonce=hashed), nonce="b"),
+        dict(provider_id="oidc.test", id_token=env.provider.token("x", nonce=hashed)),
+        dict(provider_id="oidc.test", id_token=env.provider.token("x", nonce=hashed), nonce=hashed),
+        dict(provider_id="oidc.test", id_token=env.provider.token("x", nonce="a"), nonce="a"),
+    ]:
+        status, _ = link(env, pb, user.id_token, **credential)
+        assert (status.code, status.reason) == (3, "MISSING_OR_INVALID_NONCE"), credential
     status, _ = link(env, pb, user.id_token, provider_id="oidc.missing", id_token=env.provider.token("x"))
     assert (status.code, status.reason) == (9, "OPERATION_NOT_ALLOWED")
 

@@ -43,3 +43,35 @@ public final class ECP256SigningKey: Sendable {
   /// The public key as a JWKS entry.
   public func jwk(kid: String) -> [String: String] { publicKey.jwk(kid: kid) }
 }
+
+extension ECP256SigningKey {
+  /// A P-256 key from unencrypted PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), the form of
+  /// the `.p8` file Apple's developer portal hands out for a Sign in with Apple key.
+  /// - Throws: `CryptoError` for anything else: other PEM labels, bad base64, trailing
+  ///   bytes, or a key that is not P-256.
+  public convenience init(pkcs8PEM pem: String) throws(CryptoError) {
+    let lines = pem.split(whereSeparator: \.isNewline).map { line in
+      String(line.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }.filter { !$0.isEmpty }
+    guard lines.count >= 3, lines.first == "-----BEGIN PRIVATE KEY-----",
+      lines.last == "-----END PRIVATE KEY-----"
+    else { throw CryptoError("PKCS#8 PEM private key") }
+    var body = lines.dropFirst().dropLast().joined()
+    while body.hasSuffix("=") { body.removeLast() }
+    guard let der = UnpaddedBase64.standard.decode(Array(body.utf8)) else {
+      throw CryptoError("PKCS#8 PEM base64")
+    }
+    ERR_clear_error()
+    let raw: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+      var cursor = buffer.baseAddress
+      guard let info = d2i_PKCS8_PRIV_KEY_INFO(nil, &cursor, buffer.count) else { return nil }
+      defer { PKCS8_PRIV_KEY_INFO_free(info) }
+      guard let cursor, let start = buffer.baseAddress, cursor - start == buffer.count else { return nil }
+      return EVP_PKCS82PKEY(info)
+    }
+    guard let raw else { throw CryptoError("PKCS#8 private key") }
+    let handle = PKeyHandle(raw)
+    guard handle.isA("EC") else { throw CryptoError("not an EC key") }
+    try self.init(key: handle)
+  }
+}

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A small HTTP/1.1 client for the few outbound calls the linking worker makes (an
-/// identity provider's JWKS, Facebook's Graph API): GET over TLS with certificate and
+/// identity provider's JWKS, Facebook's Graph API, Apple's token and revoke endpoints):
+/// GET and form POST over TLS with certificate and
 /// host-name checks, one connection per request, a deadline on the whole request, and a
 /// bounded response. Requests run on threads of their own, never on the cooperative pool,
 /// so a slow provider delays only the calls that wait for it.
@@ -32,6 +33,24 @@ public final class HTTPSClient: Sendable {
   public func get(_ url: String, headers: [String: String] = [:]) async throws(HTTPClientError)
     -> HTTPResponse
   {
+    try await send(url, headers: headers, body: nil)
+  }
+
+  /// POSTs a `application/x-www-form-urlencoded` body (already encoded) to `url`: the
+  /// calls of an OAuth token or revocation endpoint. Never retried here.
+  /// - Returns: the response, whatever its status.
+  /// - Throws: `HTTPClientError`; its description never contains the URL's path, query
+  ///   or the body.
+  public func postForm(_ url: String, body: [UInt8], headers: [String: String] = [:])
+    async throws(HTTPClientError)
+    -> HTTPResponse
+  {
+    try await send(url, headers: headers, body: body)
+  }
+
+  private func send(_ url: String, headers: [String: String], body: [UInt8]?) async throws(HTTPClientError)
+    -> HTTPResponse
+  {
     let target = try HTTPSURL(url)
     for (name, value) in headers {
       guard !(name + value).contains(where: { $0 == "\r" || $0 == "\n" }) else { throw .badURL }
@@ -45,7 +64,8 @@ public final class HTTPSClient: Sendable {
         run: {
           continuation.resume(
             returning: Result { () throws(HTTPClientError) -> HTTPResponse in
-              try Self.fetch(target, headers: headers, context: context, deadline: deadline, maxBody: maxBody)
+              try Self.fetch(
+                target, headers: headers, body: body, context: context, deadline: deadline, maxBody: maxBody)
             })
         },
         expire: { continuation.resume(returning: .failure(.timeout(host: target.host))) })
@@ -57,21 +77,25 @@ public final class HTTPSClient: Sendable {
   /// Stops the threads once queued requests are done.
   public func shutdown() { pool.shutdown() }
 
-  static func requestBytes(_ target: HTTPSURL, headers: [String: String]) -> [UInt8] {
-    var head = "GET \(target.target) HTTP/1.1\r\nHost: \(target.hostHeader)\r\n"
+  /// A GET, or with `body` a form POST.
+  static func requestBytes(_ target: HTTPSURL, headers: [String: String], body: [UInt8]? = nil) -> [UInt8] {
+    var head = "\(body == nil ? "GET" : "POST") \(target.target) HTTP/1.1\r\nHost: \(target.hostHeader)\r\n"
     head += "User-Agent: anonauth\r\nAccept: application/json\r\nAccept-Encoding: identity\r\n"
     head += "Connection: close\r\n"
+    if let body {
+      head += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.count)\r\n"
+    }
     for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
-    return Array((head + "\r\n").utf8)
+    return Array((head + "\r\n").utf8) + (body ?? [])
   }
 
   private static func fetch(
-    _ target: HTTPSURL, headers: [String: String], context: TLSContext, deadline: ContinuousClock.Instant,
-    maxBody: Int
+    _ target: HTTPSURL, headers: [String: String], body: [UInt8]?, context: TLSContext,
+    deadline: ContinuousClock.Instant, maxBody: Int
   ) throws(HTTPClientError) -> HTTPResponse {
     let connection = try OutboundConnection(
       host: target.host, port: target.port, context: context, deadline: deadline)
-    try connection.write(requestBytes(target, headers: headers))
+    try connection.write(requestBytes(target, headers: headers, body: body))
     var parser = HTTPResponseParser(maxBodyBytes: maxBody)
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 1)
     defer { buffer.deallocate() }

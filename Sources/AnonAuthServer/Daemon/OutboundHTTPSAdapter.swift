@@ -11,4 +11,10 @@ struct OutboundHTTPSAdapter: OutboundHTTP {
     return OutboundResponse(
       status: response.status, body: response.body, freshnessSeconds: response.freshnessSeconds)
   }
+
+  func post(_ url: String, form: [(String, String)]) async throws -> OutboundResponse {
+    let response = try await client.postForm(url, body: FormBody.encode(form))
+    return OutboundResponse(
+      status: response.status, body: response.body, freshnessSeconds: response.freshnessSeconds)
+  }
 }

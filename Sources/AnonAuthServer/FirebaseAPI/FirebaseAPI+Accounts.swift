@@ -66,8 +66,24 @@ extension FirebaseAPI {
     return .object(out)
   }
 
-  /// `postBody` is a form: `providerId`, and `id_token` (google.com, oidc.*) or
-  /// `access_token` (facebook.com), optionally `nonce`. With `idToken`, links to that
+  /// The name FirebaseAuth sends for Sign in with Apple (from
+  /// `ASAuthorizationAppleIDCredential.fullName`): `postBody`'s `user` field, JSON
+  /// `{"name":{"firstName":…,"lastName":…}}`, either name optional. The given name, a
+  /// space and the family name; empty when there is none (or it is not that JSON).
+  static func appleFullName(_ user: String?) -> String {
+    guard let user, let name = JSONValue(jsonBytes: Array(user.utf8))?.objectValue?["name"]?.objectValue
+    else {
+      return ""
+    }
+    let parts = [name["firstName"]?.stringValue, name["lastName"]?.stringValue]
+      .compactMap { $0?.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+      .filter { !$0.isEmpty }
+    return parts.joined(separator: " ")
+  }
+
+  /// `postBody` is a form: `providerId`, and `id_token` (google.com, apple.com, oidc.*) or
+  /// `access_token` (facebook.com), optionally `nonce` (the raw nonce) and, for apple.com,
+  /// `user` (the name, `appleFullName`). With `idToken`, links to that
   /// account; a provider identity that belongs to another account is answered 200 with
   /// `errorMessage: FEDERATED_USER_ID_ALREADY_LINKED` and the credential, as Firebase
   /// does, so the app can sign in with it instead.
@@ -80,6 +96,7 @@ extension FirebaseAPI {
     credential.idToken = form["id_token"] ?? ""
     credential.accessToken = form["access_token"] ?? ""
     credential.nonce = form["nonce"] ?? ""
+    credential.displayName = Self.appleFullName(form["user"])
     guard !credential.providerId.isEmpty else {
       throw FirebaseError(status: 400, message: "INVALID_IDP_RESPONSE : postBody names no providerId")
     }
@@ -134,5 +151,28 @@ extension FirebaseAPI {
     request.idToken = try call.required("MISSING_ID_TOKEN", "idToken")
     _ = try await call.native(AccountServiceMethods.deleteAccount, request)
     return ["kind": "identitytoolkit#DeleteAccountResponse"]
+  }
+}
+
+extension FirebaseAPI {
+  /// Identity Platform's `POST /v2/accounts:revokeToken` (what FirebaseAuth's
+  /// `revokeToken(withAuthorizationCode:)` calls): `idToken`, `providerId` "apple.com",
+  /// `tokenType` 3 (a string or a number) and `token`, the authorization code; answers an
+  /// empty object.
+  public static let revokeTokenEndpoint = Endpoint(
+    "accounts:revokeToken", path: "/v2/accounts:revokeToken", handle: revokeToken)
+
+  public static func revokeToken(_ call: Call) async throws(FirebaseError) -> JSONValue {
+    var request = RevokeTokenRequest()
+    request.idToken = try call.required("MISSING_ID_TOKEN", "idToken")
+    request.providerId = try call.string("providerId") ?? ""
+    request.token = try call.string("token") ?? ""
+    switch call.body["tokenType"] {
+    case .string(let text)?: request.tokenType = Int32(text) ?? 0
+    case let number?: request.tokenType = number.int64Value.flatMap { Int32(exactly: $0) } ?? 0
+    case nil: request.tokenType = 0
+    }
+    _ = try await call.native(AccountServiceMethods.revokeToken, request)
+    return .object([:])
   }
 }

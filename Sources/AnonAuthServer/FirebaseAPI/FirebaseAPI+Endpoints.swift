@@ -2,4 +2,5 @@ extension FirebaseAPI {
   /// Every endpoint this build serves, family by family; a family adds itself here.
   public static let allEndpoints: [Endpoint] =
     accountEndpoints + firebaseExchangeEndpoints + tokenEndpoints + adminEndpoints + legacyEndpoints
+    + [revokeTokenEndpoint]
 }

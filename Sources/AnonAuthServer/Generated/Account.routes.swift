@@ -48,5 +48,9 @@ extension AccountServiceHandler {
       request, context throws(RPCError) in
       try await self.updateAccount(request, context: context)
     }
+    router.unary(AccountServiceMethods.revokeToken, credential: (.apiKey, authenticate)) {
+      request, context throws(RPCError) in
+      try await self.revokeToken(request, context: context)
+    }
   }
 }

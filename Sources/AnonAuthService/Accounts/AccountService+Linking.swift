@@ -194,9 +194,17 @@ extension AccountService {
   }
 
   /// The request's credential.
-  /// - Throws: `INVALID_ARGUMENT` when it is missing.
+  /// - Throws: `INVALID_ARGUMENT` when it is missing, or when its `display_name` (Apple's
+  ///   name for the user, from the app) breaks the sign-up rules: over 256 bytes, or
+  ///   control characters.
   static func credential(_ credential: Credential?) throws(RPCError) -> Credential {
     guard let credential else { throw RPCError(.invalidArgument, "credential is missing") }
+    guard credential.displayName.utf8.count <= 256 else {
+      throw RPCError(.invalidArgument, "credential.display_name is longer than 256 bytes")
+    }
+    guard !ProviderText.hasControl(credential.displayName) else {
+      throw RPCError(.invalidArgument, "credential.display_name has control characters")
+    }
     return credential
   }
 }

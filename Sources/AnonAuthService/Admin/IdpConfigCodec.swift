@@ -1,8 +1,9 @@
 import AnonAuthCrypto
 import AnonAuthWire
 
-/// Identity-provider configs as the store keeps them: JSON, with the client secret sealed
-/// under the master key, so a copy of the store does not leak provider secrets.
+/// Identity-provider configs as the store keeps them: JSON, with the client secret (and
+/// apple.com's private key) sealed under the master key, so a copy of the store does not
+/// leak provider secrets.
 enum IdpConfigCodec {
   static func encode(_ idps: [IdpConfig], masterKey: [UInt8]) throws -> String {
     let list: [JSONValue] = try idps.map { idp in
@@ -16,6 +17,15 @@ enum IdpConfigCodec {
         let sealed = try AESGCM.seal(
           Array(idp.clientSecret.utf8), key: masterKey, associatedData: Array(idp.providerId.utf8))
         object["client_secret_sealed"] = .string(Base64URL.encode(sealed))
+      }
+      // Written only when set, so that configs without them keep their stored form.
+      if !idp.clientIds.isEmpty { object["client_ids"] = .array(idp.clientIds.map { .string($0) }) }
+      if !idp.teamId.isEmpty { object["team_id"] = .string(idp.teamId) }
+      if !idp.keyId.isEmpty { object["key_id"] = .string(idp.keyId) }
+      if !idp.privateKey.isEmpty {
+        let sealed = try AESGCM.seal(
+          Array(idp.privateKey.utf8), key: masterKey, associatedData: Array((idp.providerId + " key").utf8))
+        object["private_key_sealed"] = .string(Base64URL.encode(sealed))
       }
       return .object(object)
     }
@@ -35,6 +45,16 @@ enum IdpConfigCodec {
       idp.jwksJson = object["jwks_json"]?.stringValue ?? ""
       idp.jwksUrl = object["jwks_url"]?.stringValue ?? ""
       idp.apiBaseUrl = object["api_base_url"]?.stringValue ?? ""
+      idp.clientIds = object["client_ids"]?.arrayValue?.compactMap(\.stringValue) ?? []
+      idp.teamId = object["team_id"]?.stringValue ?? ""
+      idp.keyId = object["key_id"]?.stringValue ?? ""
+      if withSecrets,
+        let sealed = object["private_key_sealed"]?.stringValue.flatMap({ Base64URL.decode($0) }),
+        let key = try? AESGCM.open(
+          sealed, key: masterKey, associatedData: Array((idp.providerId + " key").utf8))
+      {
+        idp.privateKey = String(decoding: key, as: UTF8.self)
+      }
       if withSecrets,
         let sealed = object["client_secret_sealed"]?.stringValue.flatMap({ Base64URL.decode($0) }),
         let secret = try? AESGCM.open(sealed, key: masterKey, associatedData: Array(idp.providerId.utf8))

@@ -94,8 +94,9 @@ enum ProjectConfigMapping {
         let old = IdpConfigCodec.decode(record.idpsJSON, masterKey: masterKey, withSecrets: true)
         let merged = config.idps.map { idp -> IdpConfig in
           var idp = idp
-          if idp.clientSecret.isEmpty, let previous = old.first(where: { $0.providerId == idp.providerId }) {
-            idp.clientSecret = previous.clientSecret
+          if let previous = old.first(where: { $0.providerId == idp.providerId }) {
+            if idp.clientSecret.isEmpty { idp.clientSecret = previous.clientSecret }
+            if idp.privateKey.isEmpty { idp.privateKey = previous.privateKey }
           }
           return idp
         }
@@ -113,18 +114,53 @@ enum ProjectConfigMapping {
     var seen: Set<String> = []
     for idp in idps {
       let id = idp.providerId
-      let known = id == "google.com" || id == "facebook.com" || (id.hasPrefix("oidc.") && id.count > 5)
+      let known =
+        id == "google.com" || id == "facebook.com" || id == "apple.com"
+        || (id.hasPrefix("oidc.") && id.count > 5)
       guard known, id.utf8.count <= 64,
         id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
       else {
-        throw RPCError(.invalidConfig, "idps: provider_id must be google.com, facebook.com or oidc.<name>")
+        throw RPCError(
+          .invalidConfig, "idps: provider_id must be google.com, apple.com, facebook.com or oidc.<name>")
       }
       guard seen.insert(id).inserted else { throw RPCError(.invalidConfig, "idps: \(id) appears twice") }
-      if idp.enabled && idp.clientId.isEmpty {
+      if idp.enabled && idp.clientId.isEmpty && idp.clientIds.isEmpty {
         throw RPCError(.invalidConfig, "idps: \(id) needs client_id")
       }
+      try validateListsAndKeys(idp)
       for url in [idp.jwksUrl, idp.apiBaseUrl] where !url.isEmpty && !url.hasPrefix("https://") {
         throw RPCError(.invalidConfig, "idps: \(id): URLs must be https")
+      }
+    }
+  }
+
+  /// `client_ids` (any OIDC provider), and apple.com's revocation key: the team id and
+  /// key id Apple shows (short ASCII letters and digits) and a P-256 PKCS#8 PEM key.
+  static func validateListsAndKeys(_ idp: IdpConfig) throws(RPCError) {
+    let id = idp.providerId
+    guard idp.clientIds.count <= 32 else {
+      throw RPCError(.invalidConfig, "idps: \(id): at most 32 client_ids")
+    }
+    for clientID in idp.clientIds {
+      guard !clientID.isEmpty, clientID.utf8.count <= 256, !ProviderText.hasControl(clientID) else {
+        throw RPCError(.invalidConfig, "idps: \(id): client_ids entries must be 1 to 256 bytes of text")
+      }
+    }
+    if id == "facebook.com" && !idp.clientIds.isEmpty {
+      throw RPCError(.invalidConfig, "idps: facebook.com takes one client_id (the app id)")
+    }
+    let revocation = [idp.teamId, idp.keyId, idp.privateKey]
+    guard id == "apple.com" || revocation.allSatisfy(\.isEmpty) else {
+      throw RPCError(.invalidConfig, "idps: team_id, key_id and private_key are for apple.com")
+    }
+    for (name, value) in [("team_id", idp.teamId), ("key_id", idp.keyId)]
+    where value.utf8.count > 32 || !value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
+      throw RPCError(.invalidConfig, "idps: apple.com: \(name) must be up to 32 ASCII letters and digits")
+    }
+    if !idp.privateKey.isEmpty {
+      guard idp.privateKey.utf8.count <= 4096, (try? ECP256SigningKey(pkcs8PEM: idp.privateKey)) != nil else {
+        throw RPCError(
+          .invalidConfig, "idps: apple.com: private_key must be a P-256 key in PKCS#8 PEM (the .p8 file)")
       }
     }
   }

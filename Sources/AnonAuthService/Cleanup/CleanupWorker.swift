@@ -109,6 +109,7 @@ public final class CleanupWorker: Sendable {
       }
     }
     try await pruneQuotaEvents()
+    try await pruneUsedNonces()
     try await pruneRotatedRefreshTokens()
     env.metrics.recordCleanupPass(deleted: Int64(total))
     if total > 0 || trigger != "schedule" {
@@ -133,6 +134,15 @@ public final class CleanupWorker: Sendable {
     let before = env.clock.nowMs() - SignUpQuota.windowMs
     while try await env.write({ db in try QuotaRepository.prune(db, beforeMs: before, limit: 5000) }) == 5000
     {
+      await Task.yield()
+    }
+  }
+
+  /// Forgets the nonces of provider ID tokens that have expired (`NonceRule`), 5,000 per
+  /// write job: the table holds the nonces of the tokens still alive, a day at most.
+  func pruneUsedNonces() async throws(RPCError) {
+    let now = env.clock.nowMs()
+    while try await env.write({ db in try UsedNoncesRepository.prune(db, nowMs: now, limit: 5000) }) == 5000 {
       await Task.yield()
     }
   }

@@ -59,4 +59,13 @@ public protocol AccountServiceHandler: Sendable {
   /// `UpdateAccount`.
   func updateAccount(_ request: UpdateOwnAccountRequest, context: CallContext)
     async throws(RPCError) -> AuthResponse
+
+  /// (addition) Revokes the user's tokens at the identity provider, as Apple asks of apps
+  /// that delete an account: Firebase's `accounts:revokeToken`. apple.com only: the server
+  /// exchanges the authorization code at Apple's token endpoint with a client secret it
+  /// signs (ES256, the project's Sign in with Apple key) and revokes the token it gets.
+  ///
+  /// `RevokeToken`.
+  func revokeToken(_ request: RevokeTokenRequest, context: CallContext)
+    async throws(RPCError) -> RevokeTokenResponse
 }

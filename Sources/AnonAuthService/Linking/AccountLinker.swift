@@ -26,7 +26,7 @@ struct AccountLinker {
 
   // MARK: Verification (no store writes)
 
-  /// Verifies a provider credential (google.com, facebook.com, oidc.*).
+  /// Verifies a provider credential (google.com, apple.com, facebook.com, oidc.*).
   /// - Throws: `OPERATION_NOT_ALLOWED` when the provider is off, `INVALID_IDP_RESPONSE`
   ///   when its token does not verify.
   func identity(for credential: Credential, project: ProjectRecord) async throws(RPCError) -> VerifiedIdentity
@@ -40,8 +40,17 @@ struct AccountLinker {
       )
       .verify(accessToken: credential.accessToken, nowSeconds: now)
     }
-    return try await OIDCVerifier(config: config, cache: env.linking.jwks)
+    let verified = try await OIDCVerifier(config: config, cache: env.linking.jwks)
       .verify(idToken: credential.idToken, nonce: credential.nonce, nowSeconds: now)
+    // Apple's tokens carry no name: the app sends the one Apple gave it, which the
+    // account takes when it has none (`AccountService.credential` checked it).
+    guard config.providerId == ProviderSettings.apple, verified.displayName.isEmpty,
+      !credential.displayName.isEmpty
+    else { return verified }
+    return VerifiedIdentity(
+      providerID: verified.providerID, rawID: verified.rawID, email: verified.email,
+      emailVerified: verified.emailVerified, displayName: ProviderText.clippedName(credential.displayName),
+      nonce: verified.nonce)
   }
 
   // MARK: Link
@@ -152,6 +161,7 @@ struct AccountLinker {
       let identity: IdentityRecord
       switch proof {
       case .identity(let verified):
+        try verified.nonce?.claim(db, projectID: projectID, nowMs: session.nowMs)
         if let owner = try AccountsRepository.owner(
           db, projectID: projectID, providerID: providerID, rawID: verified.rawID), owner != localID
         {
@@ -286,6 +296,7 @@ struct AccountLinker {
   ) async throws(RPCError) -> SignInOutcome {
     let projectID = project.projectID
     return try await env.write { db -> SignInOutcome in
+      try identity.nonce?.claim(db, projectID: projectID, nowMs: session.nowMs)
       if let owner = try AccountsRepository.owner(
         db, projectID: projectID, providerID: identity.providerID, rawID: identity.rawID)
       {

@@ -1,11 +1,13 @@
 import AnonAuthCrypto
 import AnonAuthWire
 
-/// Verifies an OpenID Connect ID token from google.com or an `oidc.<name>` provider:
-/// an RS256 or ES256 signature by one of the provider's keys, then the claims OIDC Core
-/// section 3.1.3.7 asks a relying party to check. Every failure is `INVALID_IDP_RESPONSE`
-/// (the reason travels in the message, for people); a provider configured without an
-/// issuer or keys is `OPERATION_NOT_ALLOWED`.
+/// Verifies an OpenID Connect ID token from google.com, apple.com or an `oidc.<name>`
+/// provider: an RS256 or ES256 signature by one of the provider's keys, then the claims
+/// OIDC Core section 3.1.3.7 asks a relying party to check, and the nonce rule
+/// (`NonceRule`). A token that does not verify is `INVALID_IDP_RESPONSE` (the reason
+/// travels in the message, for people), a nonce that does not match is
+/// `MISSING_OR_INVALID_NONCE`; a provider configured without an issuer or keys is
+/// `OPERATION_NOT_ALLOWED`.
 struct OIDCVerifier {
   let config: IdpConfig
   let cache: JWKSCache
@@ -16,22 +18,33 @@ struct OIDCVerifier {
   }
 
   /// Where the provider's keys come from: inline JSON first, then the URL, then (for
-  /// google.com only) Google's published keys.
+  /// google.com and apple.com) the provider's published keys.
   var keySource: KeySource? {
     if !config.jwksJson.isEmpty { return .inline(config.jwksJson) }
     if !config.jwksUrl.isEmpty { return .url(config.jwksUrl) }
     if config.providerId == ProviderSettings.google { return .url(ProviderSettings.googleKeysURL) }
+    if config.providerId == ProviderSettings.apple { return .url(ProviderSettings.appleKeysURL) }
     return nil
   }
 
-  /// The issuers accepted: the configured one, else Google's two spellings for google.com.
+  /// The issuers accepted: the configured one, else Google's two spellings for
+  /// google.com, Apple's for apple.com.
   var issuers: [String] {
     if !config.issuer.isEmpty { return [config.issuer] }
-    return config.providerId == ProviderSettings.google ? ProviderSettings.googleIssuers : []
+    switch config.providerId {
+    case ProviderSettings.google: return ProviderSettings.googleIssuers
+    case ProviderSettings.apple: return [ProviderSettings.appleIssuer]
+    default: return []
+    }
   }
 
-  /// - Parameter nonce: when not empty, the token's `nonce` must equal it, or equal its
-  ///   SHA-256 in hex (the form apps send to providers that hash the raw nonce).
+  /// The audiences accepted: `client_id` and every `client_ids` entry (Apple: the app's
+  /// bundle ids and Services IDs).
+  var clientIDs: [String] {
+    ([config.clientId] + config.clientIds).filter { !$0.isEmpty }
+  }
+
+  /// - Parameter nonce: the credential's raw nonce (empty: none), held to `NonceRule`.
   func verify(idToken: String, nonce: String, nowSeconds now: Int64) async throws(RPCError)
     -> VerifiedIdentity
   {
@@ -87,7 +100,8 @@ struct OIDCVerifier {
     } else {
       audiences = []
     }
-    guard audiences.contains(config.clientId) else {
+    let ours = clientIDs
+    guard audiences.contains(where: ours.contains) else {
       throw invalid("the ID token was issued for another client")
     }
     // With several audiences, the authorized party must be present and be us (OIDC Core
@@ -98,7 +112,7 @@ struct OIDCVerifier {
     // audience alone already says the token was issued for us, as Google's and
     // Firebase's verifiers judge it.
     if audiences.count > 1 {
-      guard claims["azp"]?.stringValue == config.clientId else {
+      guard let azp = claims["azp"]?.stringValue, ours.contains(azp) else {
         throw invalid("an ID token with several audiences needs azp equal to the client id")
       }
     }
@@ -114,13 +128,8 @@ struct OIDCVerifier {
         throw invalid("the ID token is not valid yet")
       }
     }
-    if !nonce.isEmpty {
-      let hashed = Hex.encode(SHA256.hash(Array(nonce.utf8)))
-      guard let claimed = claims["nonce"]?.stringValue,
-        ConstantTime.equals(Array(claimed.utf8), Array(nonce.utf8))
-          || ConstantTime.equals(Array(claimed.utf8), Array(hashed.utf8))
-      else { throw invalid("the ID token's nonce does not match") }
-    }
+    let usedNonce = try NonceRule(providerID: config.providerId).check(
+      claim: claims["nonce"], rawNonce: nonce, expiresAt: exp, now: now)
     guard let sub = claims["sub"]?.stringValue, !sub.isEmpty, sub.utf8.count <= 255 else {
       throw invalid("the ID token has no subject")
     }
@@ -132,16 +141,19 @@ struct OIDCVerifier {
       throw invalid("the ID token's \(name) has control characters")
     }
     let email = claims["email"]?.stringValue.flatMap(EmailAddress.normalize) ?? ""
+    // A boolean, or the string "true" (older Google tokens, and Apple's, which says
+    // `is_private_email` the same two ways: a private-relay address is a verified email
+    // like any other).
     let verified: Bool
     switch claims["email_verified"] {
     case .bool(let flag): verified = flag
-    case .string(let text): verified = text == "true"  // older Google tokens
+    case .string(let text): verified = text == "true"
     default: verified = false
     }
     let name = claims["name"]?.stringValue ?? ""
     return VerifiedIdentity(
       providerID: config.providerId, rawID: sub, email: email, emailVerified: !email.isEmpty && verified,
-      displayName: ProviderText.clippedName(name))
+      displayName: ProviderText.clippedName(name), nonce: usedNonce)
   }
 
   private func invalid(_ why: String) -> RPCError { RPCError(.invalidIdpResponse, why) }

@@ -163,4 +163,8 @@ public struct GatedOutbound: OutboundHTTP {
   public func get(_ url: String) async throws -> OutboundResponse {
     try await gate.run(ProviderGate.key(url)) { try await inner.get(url) }
   }
+
+  public func post(_ url: String, form: [(String, String)]) async throws -> OutboundResponse {
+    try await gate.run(ProviderGate.key(url)) { try await inner.post(url, form: form) }
+  }
 }

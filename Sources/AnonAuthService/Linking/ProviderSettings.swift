@@ -7,6 +7,13 @@ enum ProviderSettings {
   static let password = "password"
   static let google = "google.com"
   static let facebook = "facebook.com"
+  static let apple = "apple.com"
+  /// The issuer of Apple's ID tokens, when an apple.com config names none.
+  static let appleIssuer = "https://appleid.apple.com"
+  /// Apple's published keys, when an apple.com config has neither jwks_json nor jwks_url.
+  static let appleKeysURL = "https://appleid.apple.com/auth/keys"
+  /// The base of Apple's token and revoke endpoints, when api_base_url is empty.
+  static let appleAPIBaseURL = "https://appleid.apple.com"
   /// The issuers Google's ID tokens carry, when a google.com config names none.
   static let googleIssuers = ["https://accounts.google.com", "accounts.google.com"]
   /// Google's published keys, when a google.com config has neither jwks_json nor jwks_url.
@@ -15,7 +22,7 @@ enum ProviderSettings {
 
   /// True for the provider ids a credential may name.
   static func isKnown(_ providerID: String) -> Bool {
-    providerID == password || providerID == google || providerID == facebook
+    providerID == password || providerID == google || providerID == facebook || providerID == apple
       || (providerID.hasPrefix("oidc.") && providerID.count > 5 && providerID.utf8.count <= 64)
   }
 
@@ -30,7 +37,7 @@ enum ProviderSettings {
     }
     let configs = IdpConfigCodec.decode(project.idpsJSON, masterKey: masterKey, withSecrets: true)
     guard let config = configs.first(where: { $0.providerId == providerID }), config.enabled,
-      !config.clientId.isEmpty
+      !config.clientId.isEmpty || config.clientIds.contains(where: { !$0.isEmpty })
     else {
       throw RPCError(.operationNotAllowed, "\(providerID) sign-in is disabled for this project")
     }
@@ -56,6 +63,8 @@ struct VerifiedIdentity: Sendable, Equatable {
   let email: String
   let emailVerified: Bool
   let displayName: String
+  /// The token's nonce, recorded as used by the write job that signs in or links with it.
+  var nonce: UsedNonce? = nil
 
   var record: IdentityRecord {
     IdentityRecord(providerID: providerID, rawID: rawID, email: email, displayName: displayName)

@@ -313,5 +313,19 @@ public enum AnonAuthSchema {
             AND e.at_ms = sign_up_buckets.oldest_ms);
         DROP TABLE sign_up_events;
         """),
+    Migration(
+      version: 12,
+      sql: """
+        -- The nonces of provider ID tokens that signed in, so that a token is used once:
+        -- nonce_hash is SHA-256 of the provider id, a zero byte and the token's nonce claim;
+        -- a row lives until its token expires (a day at most) and the clean-up pass drops it.
+        CREATE TABLE used_nonces (
+          project_id TEXT NOT NULL,
+          nonce_hash BLOB NOT NULL,
+          expires_at_ms INTEGER NOT NULL,
+          PRIMARY KEY (project_id, nonce_hash)
+        ) WITHOUT ROWID;
+        CREATE INDEX used_nonces_expiry ON used_nonces(expires_at_ms);
+        """),
   ]
 }

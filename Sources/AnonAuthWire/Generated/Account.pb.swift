@@ -273,18 +273,23 @@ extension EmailPasswordSignUp: ProtoCBridged {
 ///
 /// `anonauth.v1.Credential` in `anonauth/v1/account.proto`.
 public struct Credential: Sendable, Hashable {
-  /// "password", "google.com", "facebook.com", "oidc.<name>".
+  /// "password", "google.com", "apple.com", "facebook.com", "oidc.<name>".
   public var providerId: String = ""
   /// password
   public var email: String = ""
   /// password
   public var password: String = ""
-  /// google.com, oidc.*: the provider's signed OIDC ID token.
+  /// google.com, apple.com, oidc.*: the provider's signed OIDC ID token.
   public var idToken: String = ""
   /// facebook.com: the provider's access token.
   public var accessToken: String = ""
-  /// Optional; checked against the ID token's nonce.
+  /// The raw nonce the app made. Required when the ID token has a `nonce` claim, which
+  /// must be its SHA-256 in lower-case hex (google.com: or the raw value itself); each
+  /// nonce signs in once (MISSING_OR_INVALID_NONCE otherwise).
   public var nonce: String = ""
+  /// (addition) apple.com: the user's name as the app received it from Apple (Apple's ID
+  /// tokens carry none); it becomes the display name of an account that has none.
+  public var displayName: String = ""
   /// Fields this build does not know, kept so that re-encoding loses nothing.
   public var unknownFields: [ProtoUnknownField] = []
 
@@ -298,7 +303,8 @@ public struct Credential: Sendable, Hashable {
     password: String = "",
     idToken: String = "",
     accessToken: String = "",
-    nonce: String = ""
+    nonce: String = "",
+    displayName: String = ""
   ) {
     self.providerId = providerId
     self.email = email
@@ -306,6 +312,7 @@ public struct Credential: Sendable, Hashable {
     self.idToken = idToken
     self.accessToken = accessToken
     self.nonce = nonce
+    self.displayName = displayName
   }
 }
 
@@ -331,6 +338,7 @@ extension Credential: ProtoCBridged {
     4: .text(repeated: false),
     5: .text(repeated: false),
     6: .text(repeated: false),
+    7: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -369,6 +377,7 @@ extension Credential: ProtoCBridged {
     message.pointee.id_token = arena.string(self.idToken, number: 4, spill: &spill)
     message.pointee.access_token = arena.string(self.accessToken, number: 5, spill: &spill)
     message.pointee.nonce = arena.string(self.nonce, number: 6, spill: &spill)
+    message.pointee.display_name = arena.string(self.displayName, number: 7, spill: &spill)
     arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
   }
 
@@ -383,6 +392,7 @@ extension Credential: ProtoCBridged {
     self.idToken = reader.string(fields.id_token)
     self.accessToken = reader.string(fields.access_token)
     self.nonce = reader.string(fields.nonce)
+    self.displayName = reader.string(fields.display_name)
     self.unknownFields = try reader.unknownFields(of: message.pointee.base)
   }
 }
@@ -1605,6 +1615,178 @@ extension ProviderInfo: ProtoCBridged {
     self.rawId = reader.string(fields.raw_id)
     self.email = reader.string(fields.email)
     self.displayName = reader.string(fields.display_name)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.RevokeTokenRequest
+
+/// `anonauth.v1.RevokeTokenRequest` in `anonauth/v1/account.proto`.
+public struct RevokeTokenRequest: Sendable, Hashable {
+  /// The signed-in user's ID token.
+  public var idToken: String = ""
+  /// "apple.com".
+  public var providerId: String = ""
+  /// Firebase's TokenType: 3 (an authorization code) is the one accepted.
+  public var tokenType: Int32 = 0
+  /// The authorization code from `ASAuthorizationAppleIDCredential.authorizationCode`.
+  public var token: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(
+    idToken: String = "",
+    providerId: String = "",
+    tokenType: Int32 = 0,
+    token: String = ""
+  ) {
+    self.idToken = idToken
+    self.providerId = providerId
+    self.tokenType = tokenType
+    self.token = token
+  }
+}
+
+extension RevokeTokenRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.RevokeTokenRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension RevokeTokenRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__RevokeTokenRequest
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .plain,
+    4: .text(repeated: false),
+  ])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__revoke_token_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__revoke_token_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__revoke_token_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__revoke_token_request__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__revoke_token_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.id_token = arena.string(self.idToken, number: 1, spill: &spill)
+    message.pointee.provider_id = arena.string(self.providerId, number: 2, spill: &spill)
+    message.pointee.token_type = self.tokenType
+    message.pointee.token = arena.string(self.token, number: 4, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.idToken = reader.string(fields.id_token)
+    self.providerId = reader.string(fields.provider_id)
+    self.tokenType = fields.token_type
+    self.token = reader.string(fields.token)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.RevokeTokenResponse
+
+/// `anonauth.v1.RevokeTokenResponse` in `anonauth/v1/account.proto`.
+public struct RevokeTokenResponse: Sendable, Hashable {
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+}
+
+extension RevokeTokenResponse: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.RevokeTokenResponse"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension RevokeTokenResponse: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__RevokeTokenResponse
+
+  static let protoScanSchema = ProtoScanSchema([:])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__revoke_token_response__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__revoke_token_response__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__revoke_token_response__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__revoke_token_response__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__revoke_token_response__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    arena.setUnknownFields(self.unknownFields, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
     self.unknownFields = try reader.unknownFields(of: message.pointee.base)
   }
 }

@@ -62,6 +62,15 @@ public enum AccountServiceMethods {
   public static let updateAccount = MethodDescriptor<UpdateOwnAccountRequest, AuthResponse>(
     serviceName, "UpdateAccount")
 
+  /// (addition) Revokes the user's tokens at the identity provider, as Apple asks of apps
+  /// that delete an account: Firebase's `accounts:revokeToken`. apple.com only: the server
+  /// exchanges the authorization code at Apple's token endpoint with a client secret it
+  /// signs (ES256, the project's Sign in with Apple key) and revokes the token it gets.
+  ///
+  /// `RevokeToken`.
+  public static let revokeToken = MethodDescriptor<RevokeTokenRequest, RevokeTokenResponse>(
+    serviceName, "RevokeToken")
+
   /// Every path, in the order of the .proto.
   public static let paths: [String] = [
     signUp.path,
@@ -74,6 +83,7 @@ public enum AccountServiceMethods {
     deleteAccount.path,
     signInWithFirebaseIdToken.path,
     updateAccount.path,
+    revokeToken.path,
   ]
 }
 
@@ -178,5 +188,18 @@ public struct AccountServiceClient<Transport: RPCTransport>: Sendable {
   ) async throws(Transport.Failure) -> AuthResponse {
     try await transport.unary(
       AccountServiceMethods.updateAccount, request, metadata: metadata, timeoutMs: timeoutMs)
+  }
+
+  /// (addition) Revokes the user's tokens at the identity provider, as Apple asks of apps
+  /// that delete an account: Firebase's `accounts:revokeToken`. apple.com only: the server
+  /// exchanges the authorization code at Apple's token endpoint with a client secret it
+  /// signs (ES256, the project's Sign in with Apple key) and revokes the token it gets.
+  ///
+  /// `RevokeToken`.
+  public func revokeToken(
+    _ request: RevokeTokenRequest, metadata: [String: String] = [:], timeoutMs: UInt32? = nil
+  ) async throws(Transport.Failure) -> RevokeTokenResponse {
+    try await transport.unary(
+      AccountServiceMethods.revokeToken, request, metadata: metadata, timeoutMs: timeoutMs)
   }
 }

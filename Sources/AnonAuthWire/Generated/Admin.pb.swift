@@ -185,7 +185,7 @@ extension ProjectConfig: ProtoCBridged {
 
 /// `anonauth.v1.IdpConfig` in `anonauth/v1/admin.proto`.
 public struct IdpConfig: Sendable, Hashable {
-  /// "google.com", "facebook.com", "oidc.<name>".
+  /// "google.com", "apple.com", "facebook.com", "oidc.<name>".
   public var providerId: String = ""
   public var enabled: Bool = false
   /// The audience the provider's tokens must carry (Facebook: the app id).
@@ -198,8 +198,18 @@ public struct IdpConfig: Sendable, Hashable {
   public var jwksUrl: String = ""
   /// Facebook app secret; never returned by GetProjectConfig.
   public var clientSecret: String = ""
-  /// Facebook Graph API base, default https://graph.facebook.com.
+  /// Facebook Graph API base, default https://graph.facebook.com; apple.com: the base of
+  /// Apple's token and revoke endpoints, default https://appleid.apple.com.
   public var apiBaseUrl: String = ""
+  /// (addition) More audiences the ID tokens may carry besides client_id (apple.com: the
+  /// app's bundle ids and its Services IDs); client_id may be empty when this is not.
+  public var clientIds: [String] = []
+  /// (addition) apple.com, for token revocation: the Apple developer team id, the id of
+  /// the Sign in with Apple key and the key itself (the .p8 file's PKCS#8 PEM). The key is
+  /// sealed under the master key and never returned by GetProjectConfig.
+  public var teamId: String = ""
+  public var keyId: String = ""
+  public var privateKey: String = ""
   /// Fields this build does not know, kept so that re-encoding loses nothing.
   public var unknownFields: [ProtoUnknownField] = []
 
@@ -215,7 +225,11 @@ public struct IdpConfig: Sendable, Hashable {
     jwksJson: String = "",
     jwksUrl: String = "",
     clientSecret: String = "",
-    apiBaseUrl: String = ""
+    apiBaseUrl: String = "",
+    clientIds: [String] = [],
+    teamId: String = "",
+    keyId: String = "",
+    privateKey: String = ""
   ) {
     self.providerId = providerId
     self.enabled = enabled
@@ -225,6 +239,10 @@ public struct IdpConfig: Sendable, Hashable {
     self.jwksUrl = jwksUrl
     self.clientSecret = clientSecret
     self.apiBaseUrl = apiBaseUrl
+    self.clientIds = clientIds
+    self.teamId = teamId
+    self.keyId = keyId
+    self.privateKey = privateKey
   }
 }
 
@@ -252,6 +270,10 @@ extension IdpConfig: ProtoCBridged {
     6: .text(repeated: false),
     7: .text(repeated: false),
     8: .text(repeated: false),
+    9: .text(repeated: true),
+    10: .text(repeated: false),
+    11: .text(repeated: false),
+    12: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -292,6 +314,11 @@ extension IdpConfig: ProtoCBridged {
     message.pointee.jwks_url = arena.string(self.jwksUrl, number: 6, spill: &spill)
     message.pointee.client_secret = arena.string(self.clientSecret, number: 7, spill: &spill)
     message.pointee.api_base_url = arena.string(self.apiBaseUrl, number: 8, spill: &spill)
+    (message.pointee.n_client_ids, message.pointee.client_ids) =
+      arena.strings(self.clientIds, number: 9, spill: &spill)
+    message.pointee.team_id = arena.string(self.teamId, number: 10, spill: &spill)
+    message.pointee.key_id = arena.string(self.keyId, number: 11, spill: &spill)
+    message.pointee.private_key = arena.string(self.privateKey, number: 12, spill: &spill)
     arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
   }
 
@@ -308,6 +335,10 @@ extension IdpConfig: ProtoCBridged {
     self.jwksUrl = reader.string(fields.jwks_url)
     self.clientSecret = reader.string(fields.client_secret)
     self.apiBaseUrl = reader.string(fields.api_base_url)
+    self.clientIds = try reader.strings(fields.client_ids, count: fields.n_client_ids)
+    self.teamId = reader.string(fields.team_id)
+    self.keyId = reader.string(fields.key_id)
+    self.privateKey = reader.string(fields.private_key)
     self.unknownFields = try reader.unknownFields(of: message.pointee.base)
   }
 }

@@ -34,6 +34,9 @@ public struct Reason: Hashable, Sendable, CustomStringConvertible {
   public static let providerAlreadyLinked = Reason(
     "PROVIDER_ALREADY_LINKED", .failedPrecondition)
   public static let invalidIdpResponse = Reason("INVALID_IDP_RESPONSE", .invalidArgument)
+  /// An ID token with a `nonce` claim signed in without its raw nonce, with a raw nonce
+  /// that does not match, or with a nonce that already signed in (Firebase's reason).
+  public static let missingOrInvalidNonce = Reason("MISSING_OR_INVALID_NONCE", .invalidArgument)
   public static let noSuchProvider = Reason("NO_SUCH_PROVIDER", .failedPrecondition)
   public static let credentialTooOld = Reason(
     "CREDENTIAL_TOO_OLD_LOGIN_AGAIN", .failedPrecondition)

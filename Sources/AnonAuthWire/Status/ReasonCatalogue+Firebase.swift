@@ -67,6 +67,7 @@ extension ReasonCatalogue {
       (.credentialAlreadyInUse, FirebaseAnswer(400, "FEDERATED_USER_ID_ALREADY_LINKED")),
       (.providerAlreadyLinked, FirebaseAnswer(400, "PROVIDER_ALREADY_LINKED")),
       (.invalidIdpResponse, FirebaseAnswer(400, "INVALID_IDP_RESPONSE", withDetail: true)),
+      (.missingOrInvalidNonce, FirebaseAnswer(400, "MISSING_OR_INVALID_NONCE", withDetail: true)),
       (.noSuchProvider, FirebaseAnswer(400, "NO_SUCH_PROVIDER")),
       (.credentialTooOld, FirebaseAnswer(400, "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")),
       // No Firebase message means "the last way in": the SDKs know OPERATION_NOT_ALLOWED.

@@ -142,6 +142,14 @@ public enum ReasonCatalogue {
       action: .showUser,
       advice: "Ask the user to sign in with the provider again, then retry with the new token."),
     Entry(
+      reason: .missingOrInvalidNonce, group: .auth,
+      when:
+        "The provider's ID token carries a `nonce` and the credential has no raw nonce, or one whose SHA-256 (in hex) is not the token's, or the nonce already signed in once (a replayed token).",
+      action: .showUser,
+      advice:
+        "Make a fresh random raw nonce for each sign-in, give the provider its SHA-256 in hex and send the raw value with the new token."
+    ),
+    Entry(
       reason: .noSuchProvider, group: .auth,
       when: "Unlinking a provider the account does not have.",
       action: .fixRequest,

@@ -19,6 +19,10 @@ enum IdpFile {
       idp.jwksUrl = o["jwks_url"] as? String ?? ""
       idp.clientSecret = o["client_secret"] as? String ?? ""
       idp.apiBaseUrl = o["api_base_url"] as? String ?? ""
+      idp.clientIds = o["client_ids"] as? [String] ?? []
+      idp.teamId = o["team_id"] as? String ?? ""
+      idp.keyId = o["key_id"] as? String ?? ""
+      idp.privateKey = o["private_key"] as? String ?? ""
       return idp
     }
   }

@@ -401,12 +401,18 @@ enum AdminCommand {
       case .corsOrigins: fields[field.rawValue] = .array(config.corsOrigins.map { .string($0) })
       case .idps:
         fields[field.rawValue] = .array(
-          config.idps.map {
-            .object([
-              "provider_id": .string($0.providerId), "enabled": .bool($0.enabled),
-              "client_id": .string($0.clientId),
-              "issuer": .string($0.issuer), "jwks_url": .string($0.jwksUrl),
-            ])
+          config.idps.map { provider -> JSONOut in
+            var idp: [String: JSONOut] = [
+              "provider_id": .string(provider.providerId), "enabled": .bool(provider.enabled),
+              "client_id": .string(provider.clientId),
+              "issuer": .string(provider.issuer), "jwks_url": .string(provider.jwksUrl),
+            ]
+            if !provider.clientIds.isEmpty {
+              idp["client_ids"] = .array(provider.clientIds.map { .string($0) })
+            }
+            if !provider.teamId.isEmpty { idp["team_id"] = .string(provider.teamId) }
+            if !provider.keyId.isEmpty { idp["key_id"] = .string(provider.keyId) }
+            return .object(idp)
           })
       }
     }

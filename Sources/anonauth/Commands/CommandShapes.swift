@@ -2,7 +2,7 @@
 /// `AdminShapes`; `bench` takes its many options unchecked).
 enum CommandShapes {
   static let credentialOptions: Set<String> = [
-    "email", "password", "id-token", "access-token", "provider", "nonce",
+    "email", "password", "id-token", "access-token", "provider", "nonce", "raw-nonce", "name",
   ]
   static let credentialSwitches: Set<String> = ["password-stdin", "id-token-stdin", "access-token-stdin"]
 
@@ -16,10 +16,11 @@ enum CommandShapes {
       "signup", usage: "email --email EMAIL", positionals: 1...1, options: ["email", "password"],
       switches: ["password-stdin"]),
     "signin": CommandShape(
-      "signin", usage: "email|google|facebook|oidc|firebase", positionals: 1...1, options: credentialOptions,
+      "signin", usage: "email|google|apple|facebook|oidc|firebase", positionals: 1...1,
+      options: credentialOptions,
       switches: credentialSwitches),
     "link": CommandShape(
-      "link", usage: "email|google|facebook|oidc", positionals: 1...1, options: credentialOptions,
+      "link", usage: "email|google|apple|facebook|oidc", positionals: 1...1, options: credentialOptions,
       switches: credentialSwitches),
     "unlink": CommandShape("unlink", usage: "PROVIDER", positionals: 1...1),
     "delete": CommandShape("delete"),

@@ -12,12 +12,15 @@ enum LinkCommands {
                                                    or read from stdin when it is not a terminal
       google    --id-token TOKEN | --id-token-stdin
       facebook  --access-token TOKEN | --access-token-stdin
-      oidc      --provider oidc.NAME --id-token TOKEN | --id-token-stdin [--nonce NONCE]
+      apple     --id-token TOKEN | --id-token-stdin --raw-nonce NONCE [--name "GIVEN FAMILY"]
+                the raw nonce whose SHA-256 (hex) the app gave Apple; the name, which
+                Apple gives the app once, becomes the display name of an account without one
+      oidc      --provider oidc.NAME --id-token TOKEN | --id-token-stdin [--nonce RAW_NONCE]
     """
 
-  static let linkSummary = "link a credential (email, google, facebook, oidc) to the signed-in user"
+  static let linkSummary = "link a credential (email, google, apple, facebook, oidc) to the signed-in user"
   static let linkHelp = """
-    Usage: anonauth link email|google|facebook|oidc [credential options] [options]
+    Usage: anonauth link email|google|apple|facebook|oidc [credential options] [options]
 
     Links the credential to the signed-in user: the uid stays the same and an anonymous
     account becomes permanent. The session is replaced by the one the link returns.
@@ -27,9 +30,9 @@ enum LinkCommands {
     \(Connection.help)
     """
 
-  static let signInSummary = "sign in with a credential (email, google, facebook, oidc, firebase)"
+  static let signInSummary = "sign in with a credential (email, google, apple, facebook, oidc, firebase)"
   static let signInHelp = """
-    Usage: anonauth signin email|google|facebook|oidc|firebase [credential options] [options]
+    Usage: anonauth signin email|google|apple|facebook|oidc|firebase [credential options] [options]
 
     Signs in, replacing the signed-in user. A first sign-in with a provider identity
     creates a permanent account. Prints the uid.
@@ -53,7 +56,7 @@ enum LinkCommands {
   static let unlinkHelp = """
     Usage: anonauth unlink PROVIDER [options]
 
-    Removes PROVIDER ("password", "google.com", "facebook.com", "oidc.NAME") from the
+    Removes PROVIDER ("password", "google.com", "apple.com", "facebook.com", "oidc.NAME") from the
     signed-in user; "password" removes the email too. The account stays permanent.
 
     \(Connection.help)
@@ -134,6 +137,13 @@ enum LinkCommands {
     case "google":
       return GoogleAuthProvider.credential(
         withIDToken: try SecretInput.token(arguments, "id-token"), accessToken: "")
+    case "apple":
+      guard let rawNonce = arguments["raw-nonce"], !rawNonce.isEmpty else {
+        throw .usage("\(command) apple: expected --raw-nonce NONCE (Apple's tokens carry its SHA-256)")
+      }
+      return OAuthProvider.appleCredential(
+        withIDToken: try SecretInput.token(arguments, "id-token"), rawNonce: rawNonce,
+        fullName: arguments["name"])
     case "facebook":
       return FacebookAuthProvider.credential(
         withAccessToken: try SecretInput.token(arguments, "access-token"))
@@ -146,7 +156,7 @@ enum LinkCommands {
       )
     default:
       throw .usage(
-        "\(command): expected email, google, facebook or oidc\(command == "signin" ? " (or firebase)" : "") (see anonauth \(command) --help)"
+        "\(command): expected email, google, apple, facebook or oidc\(command == "signin" ? " (or firebase)" : "") (see anonauth \(command) --help)"
       )
     }
   }

@@ -47,7 +47,7 @@ enum SignInMethodNotes {
     case "anonymous":
       return "the project has anonymous sign-in off; an admin turns it on with: "
         + "anonauth admin update-config \(target) anonymous_enabled=true"
-    case "google", "facebook", "oidc":
+    case "google", "apple", "facebook", "oidc":
       let id = kind == "oidc" ? (provider ?? "oidc.NAME") : "\(kind ?? "").com"
       return "the project has \(id) sign-in off or not configured; an admin adds it (enabled, with its "
         + "client id) with: anonauth admin update-config \(target) idps=@FILE (see anonauth admin get-config \(target))"

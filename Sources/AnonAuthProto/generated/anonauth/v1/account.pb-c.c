@@ -772,6 +772,96 @@ void   anonauth__v1__provider_info__free_unpacked
   assert(message->base.descriptor == &anonauth__v1__provider_info__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   anonauth__v1__revoke_token_request__init
+                     (Anonauth__V1__RevokeTokenRequest         *message)
+{
+  static const Anonauth__V1__RevokeTokenRequest init_value = ANONAUTH__V1__REVOKE_TOKEN_REQUEST__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__revoke_token_request__get_packed_size
+                     (const Anonauth__V1__RevokeTokenRequest *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__revoke_token_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__revoke_token_request__pack
+                     (const Anonauth__V1__RevokeTokenRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__revoke_token_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__revoke_token_request__pack_to_buffer
+                     (const Anonauth__V1__RevokeTokenRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__revoke_token_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__RevokeTokenRequest *
+       anonauth__v1__revoke_token_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__RevokeTokenRequest *)
+     protobuf_c_message_unpack (&anonauth__v1__revoke_token_request__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__revoke_token_request__free_unpacked
+                     (Anonauth__V1__RevokeTokenRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__revoke_token_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__revoke_token_response__init
+                     (Anonauth__V1__RevokeTokenResponse         *message)
+{
+  static const Anonauth__V1__RevokeTokenResponse init_value = ANONAUTH__V1__REVOKE_TOKEN_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__revoke_token_response__get_packed_size
+                     (const Anonauth__V1__RevokeTokenResponse *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__revoke_token_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__revoke_token_response__pack
+                     (const Anonauth__V1__RevokeTokenResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__revoke_token_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__revoke_token_response__pack_to_buffer
+                     (const Anonauth__V1__RevokeTokenResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__revoke_token_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__RevokeTokenResponse *
+       anonauth__v1__revoke_token_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__RevokeTokenResponse *)
+     protobuf_c_message_unpack (&anonauth__v1__revoke_token_response__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__revoke_token_response__free_unpacked
+                     (Anonauth__V1__RevokeTokenResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__revoke_token_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor anonauth__v1__sign_up_request__field_descriptors[2] =
 {
   {
@@ -905,7 +995,7 @@ const ProtobufCMessageDescriptor anonauth__v1__email_password_sign_up__descripto
   (ProtobufCMessageInit) anonauth__v1__email_password_sign_up__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor anonauth__v1__credential__field_descriptors[6] =
+static const ProtobufCFieldDescriptor anonauth__v1__credential__field_descriptors[7] =
 {
   {
     "provider_id",
@@ -979,9 +1069,22 @@ static const ProtobufCFieldDescriptor anonauth__v1__credential__field_descriptor
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "display_name",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__Credential, display_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned anonauth__v1__credential__field_indices_by_name[] = {
   4,   /* field[4] = access_token */
+  6,   /* field[6] = display_name */
   1,   /* field[1] = email */
   3,   /* field[3] = id_token */
   5,   /* field[5] = nonce */
@@ -991,7 +1094,7 @@ static const unsigned anonauth__v1__credential__field_indices_by_name[] = {
 static const ProtobufCIntRange anonauth__v1__credential__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 6 }
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor anonauth__v1__credential__descriptor =
 {
@@ -1001,7 +1104,7 @@ const ProtobufCMessageDescriptor anonauth__v1__credential__descriptor =
   "Anonauth__V1__Credential",
   "anonauth.v1",
   sizeof(Anonauth__V1__Credential),
-  6,
+  7,
   anonauth__v1__credential__field_descriptors,
   anonauth__v1__credential__field_indices_by_name,
   1,  anonauth__v1__credential__number_ranges,
@@ -1859,7 +1962,102 @@ const ProtobufCMessageDescriptor anonauth__v1__provider_info__descriptor =
   (ProtobufCMessageInit) anonauth__v1__provider_info__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor anonauth__v1__account_service__method_descriptors[10] =
+static const ProtobufCFieldDescriptor anonauth__v1__revoke_token_request__field_descriptors[4] =
+{
+  {
+    "id_token",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__RevokeTokenRequest, id_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "provider_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__RevokeTokenRequest, provider_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "token_type",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__RevokeTokenRequest, token_type),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "token",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__RevokeTokenRequest, token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__revoke_token_request__field_indices_by_name[] = {
+  0,   /* field[0] = id_token */
+  1,   /* field[1] = provider_id */
+  3,   /* field[3] = token */
+  2,   /* field[2] = token_type */
+};
+static const ProtobufCIntRange anonauth__v1__revoke_token_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__revoke_token_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.RevokeTokenRequest",
+  "RevokeTokenRequest",
+  "Anonauth__V1__RevokeTokenRequest",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__RevokeTokenRequest),
+  4,
+  anonauth__v1__revoke_token_request__field_descriptors,
+  anonauth__v1__revoke_token_request__field_indices_by_name,
+  1,  anonauth__v1__revoke_token_request__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__revoke_token_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define anonauth__v1__revoke_token_response__field_descriptors NULL
+#define anonauth__v1__revoke_token_response__field_indices_by_name NULL
+#define anonauth__v1__revoke_token_response__number_ranges NULL
+const ProtobufCMessageDescriptor anonauth__v1__revoke_token_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.RevokeTokenResponse",
+  "RevokeTokenResponse",
+  "Anonauth__V1__RevokeTokenResponse",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__RevokeTokenResponse),
+  0,
+  anonauth__v1__revoke_token_response__field_descriptors,
+  anonauth__v1__revoke_token_response__field_indices_by_name,
+  0,  anonauth__v1__revoke_token_response__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__revoke_token_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCMethodDescriptor anonauth__v1__account_service__method_descriptors[11] =
 {
   { "SignUp", &anonauth__v1__sign_up_request__descriptor, &anonauth__v1__auth_response__descriptor },
   { "SignInWithPassword", &anonauth__v1__sign_in_with_password_request__descriptor, &anonauth__v1__auth_response__descriptor },
@@ -1871,12 +2069,14 @@ static const ProtobufCMethodDescriptor anonauth__v1__account_service__method_des
   { "DeleteAccount", &anonauth__v1__delete_account_request__descriptor, &anonauth__v1__delete_account_response__descriptor },
   { "SignInWithFirebaseIdToken", &anonauth__v1__sign_in_with_firebase_id_token_request__descriptor, &anonauth__v1__auth_response__descriptor },
   { "UpdateAccount", &anonauth__v1__update_own_account_request__descriptor, &anonauth__v1__auth_response__descriptor },
+  { "RevokeToken", &anonauth__v1__revoke_token_request__descriptor, &anonauth__v1__revoke_token_response__descriptor },
 };
 const unsigned anonauth__v1__account_service__method_indices_by_name[] = {
   7,        /* DeleteAccount */
   6,        /* GetAccountInfo */
   3,        /* LinkWithCredential */
   5,        /* RefreshToken */
+  10,        /* RevokeToken */
   8,        /* SignInWithFirebaseIdToken */
   2,        /* SignInWithIdp */
   1,        /* SignInWithPassword */
@@ -1891,7 +2091,7 @@ const ProtobufCServiceDescriptor anonauth__v1__account_service__descriptor =
   "AccountService",
   "Anonauth__V1__AccountService",
   "anonauth.v1",
-  10,
+  11,
   anonauth__v1__account_service__method_descriptors,
   anonauth__v1__account_service__method_indices_by_name
 };
@@ -1974,6 +2174,14 @@ void anonauth__v1__account_service__update_account(ProtobufCService *service,
 {
   assert(service->descriptor == &anonauth__v1__account_service__descriptor);
   service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void anonauth__v1__account_service__revoke_token(ProtobufCService *service,
+                                                 const Anonauth__V1__RevokeTokenRequest *input,
+                                                 Anonauth__V1__RevokeTokenResponse_Closure closure,
+                                                 void *closure_data)
+{
+  assert(service->descriptor == &anonauth__v1__account_service__descriptor);
+  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void anonauth__v1__account_service__init (Anonauth__V1__AccountService_Service *service,
                                           Anonauth__V1__AccountService_ServiceDestroy destroy)

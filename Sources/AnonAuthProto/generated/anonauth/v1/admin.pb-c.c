@@ -2470,7 +2470,7 @@ const ProtobufCMessageDescriptor anonauth__v1__project_config__descriptor =
   (ProtobufCMessageInit) anonauth__v1__project_config__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor anonauth__v1__idp_config__field_descriptors[8] =
+static const ProtobufCFieldDescriptor anonauth__v1__idp_config__field_descriptors[12] =
 {
   {
     "provider_id",
@@ -2568,21 +2568,73 @@ static const ProtobufCFieldDescriptor anonauth__v1__idp_config__field_descriptor
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "client_ids",
+    9,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Anonauth__V1__IdpConfig, n_client_ids),
+    offsetof(Anonauth__V1__IdpConfig, client_ids),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "team_id",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__IdpConfig, team_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "key_id",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__IdpConfig, key_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "private_key",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__IdpConfig, private_key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned anonauth__v1__idp_config__field_indices_by_name[] = {
   7,   /* field[7] = api_base_url */
   2,   /* field[2] = client_id */
+  8,   /* field[8] = client_ids */
   6,   /* field[6] = client_secret */
   1,   /* field[1] = enabled */
   3,   /* field[3] = issuer */
   4,   /* field[4] = jwks_json */
   5,   /* field[5] = jwks_url */
+  10,   /* field[10] = key_id */
+  11,   /* field[11] = private_key */
   0,   /* field[0] = provider_id */
+  9,   /* field[9] = team_id */
 };
 static const ProtobufCIntRange anonauth__v1__idp_config__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor anonauth__v1__idp_config__descriptor =
 {
@@ -2592,7 +2644,7 @@ const ProtobufCMessageDescriptor anonauth__v1__idp_config__descriptor =
   "Anonauth__V1__IdpConfig",
   "anonauth.v1",
   sizeof(Anonauth__V1__IdpConfig),
-  8,
+  12,
   anonauth__v1__idp_config__field_descriptors,
   anonauth__v1__idp_config__field_indices_by_name,
   1,  anonauth__v1__idp_config__number_ranges,

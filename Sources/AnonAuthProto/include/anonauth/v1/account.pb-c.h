@@ -32,6 +32,8 @@ typedef struct Anonauth__V1__UpdateOwnAccountRequest Anonauth__V1__UpdateOwnAcco
 typedef struct Anonauth__V1__AuthResponse Anonauth__V1__AuthResponse;
 typedef struct Anonauth__V1__AccountInfo Anonauth__V1__AccountInfo;
 typedef struct Anonauth__V1__ProviderInfo Anonauth__V1__ProviderInfo;
+typedef struct Anonauth__V1__RevokeTokenRequest Anonauth__V1__RevokeTokenRequest;
+typedef struct Anonauth__V1__RevokeTokenResponse Anonauth__V1__RevokeTokenResponse;
 
 
 /* --- enums --- */
@@ -88,7 +90,7 @@ struct  Anonauth__V1__Credential
 {
   ProtobufCMessage base;
   /*
-   * "password", "google.com", "facebook.com", "oidc.<name>".
+   * "password", "google.com", "apple.com", "facebook.com", "oidc.<name>".
    */
   char *provider_id;
   /*
@@ -100,7 +102,7 @@ struct  Anonauth__V1__Credential
    */
   char *password;
   /*
-   * google.com, oidc.*: the provider's signed OIDC ID token.
+   * google.com, apple.com, oidc.*: the provider's signed OIDC ID token.
    */
   char *id_token;
   /*
@@ -108,13 +110,20 @@ struct  Anonauth__V1__Credential
    */
   char *access_token;
   /*
-   * Optional; checked against the ID token's nonce.
+   * The raw nonce the app made. Required when the ID token has a `nonce` claim, which
+   * must be its SHA-256 in lower-case hex (google.com: or the raw value itself); each
+   * nonce signs in once (MISSING_OR_INVALID_NONCE otherwise).
    */
   char *nonce;
+  /*
+   * (addition) apple.com: the user's name as the app received it from Apple (Apple's ID
+   * tokens carry none); it becomes the display name of an account that has none.
+   */
+  char *display_name;
 };
 #define ANONAUTH__V1__CREDENTIAL__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__credential__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Anonauth__V1__SignInWithPasswordRequest
@@ -303,6 +312,40 @@ struct  Anonauth__V1__ProviderInfo
 #define ANONAUTH__V1__PROVIDER_INFO__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__provider_info__descriptor) \
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+struct  Anonauth__V1__RevokeTokenRequest
+{
+  ProtobufCMessage base;
+  /*
+   * The signed-in user's ID token.
+   */
+  char *id_token;
+  /*
+   * "apple.com".
+   */
+  char *provider_id;
+  /*
+   * Firebase's TokenType: 3 (an authorization code) is the one accepted.
+   */
+  int32_t token_type;
+  /*
+   * The authorization code from `ASAuthorizationAppleIDCredential.authorizationCode`.
+   */
+  char *token;
+};
+#define ANONAUTH__V1__REVOKE_TOKEN_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__revoke_token_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+
+
+struct  Anonauth__V1__RevokeTokenResponse
+{
+  ProtobufCMessage base;
+};
+#define ANONAUTH__V1__REVOKE_TOKEN_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__revoke_token_response__descriptor) \
+     }
 
 
 /* Anonauth__V1__SignUpRequest methods */
@@ -628,6 +671,44 @@ Anonauth__V1__ProviderInfo *
 void   anonauth__v1__provider_info__free_unpacked
                      (Anonauth__V1__ProviderInfo *message,
                       ProtobufCAllocator *allocator);
+/* Anonauth__V1__RevokeTokenRequest methods */
+void   anonauth__v1__revoke_token_request__init
+                     (Anonauth__V1__RevokeTokenRequest         *message);
+size_t anonauth__v1__revoke_token_request__get_packed_size
+                     (const Anonauth__V1__RevokeTokenRequest   *message);
+size_t anonauth__v1__revoke_token_request__pack
+                     (const Anonauth__V1__RevokeTokenRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__revoke_token_request__pack_to_buffer
+                     (const Anonauth__V1__RevokeTokenRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__RevokeTokenRequest *
+       anonauth__v1__revoke_token_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__revoke_token_request__free_unpacked
+                     (Anonauth__V1__RevokeTokenRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__RevokeTokenResponse methods */
+void   anonauth__v1__revoke_token_response__init
+                     (Anonauth__V1__RevokeTokenResponse         *message);
+size_t anonauth__v1__revoke_token_response__get_packed_size
+                     (const Anonauth__V1__RevokeTokenResponse   *message);
+size_t anonauth__v1__revoke_token_response__pack
+                     (const Anonauth__V1__RevokeTokenResponse   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__revoke_token_response__pack_to_buffer
+                     (const Anonauth__V1__RevokeTokenResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__RevokeTokenResponse *
+       anonauth__v1__revoke_token_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__revoke_token_response__free_unpacked
+                     (Anonauth__V1__RevokeTokenResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Anonauth__V1__SignUpRequest_Closure)
@@ -681,6 +762,12 @@ typedef void (*Anonauth__V1__AccountInfo_Closure)
 typedef void (*Anonauth__V1__ProviderInfo_Closure)
                  (const Anonauth__V1__ProviderInfo *message,
                   void *closure_data);
+typedef void (*Anonauth__V1__RevokeTokenRequest_Closure)
+                 (const Anonauth__V1__RevokeTokenRequest *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__RevokeTokenResponse_Closure)
+                 (const Anonauth__V1__RevokeTokenResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -728,6 +815,10 @@ struct Anonauth__V1__AccountService_Service
                          const Anonauth__V1__UpdateOwnAccountRequest *input,
                          Anonauth__V1__AuthResponse_Closure closure,
                          void *closure_data);
+  void (*revoke_token)(Anonauth__V1__AccountService_Service *service,
+                       const Anonauth__V1__RevokeTokenRequest *input,
+                       Anonauth__V1__RevokeTokenResponse_Closure closure,
+                       void *closure_data);
 };
 typedef void (*Anonauth__V1__AccountService_ServiceDestroy)(Anonauth__V1__AccountService_Service *);
 void anonauth__v1__account_service__init (Anonauth__V1__AccountService_Service *service,
@@ -745,7 +836,8 @@ void anonauth__v1__account_service__init (Anonauth__V1__AccountService_Service *
       function_prefix__ ## get_account_info,\
       function_prefix__ ## delete_account,\
       function_prefix__ ## sign_in_with_firebase_id_token,\
-      function_prefix__ ## update_account  }
+      function_prefix__ ## update_account,\
+      function_prefix__ ## revoke_token  }
 void anonauth__v1__account_service__sign_up(ProtobufCService *service,
                                             const Anonauth__V1__SignUpRequest *input,
                                             Anonauth__V1__AuthResponse_Closure closure,
@@ -786,6 +878,10 @@ void anonauth__v1__account_service__update_account(ProtobufCService *service,
                                                    const Anonauth__V1__UpdateOwnAccountRequest *input,
                                                    Anonauth__V1__AuthResponse_Closure closure,
                                                    void *closure_data);
+void anonauth__v1__account_service__revoke_token(ProtobufCService *service,
+                                                 const Anonauth__V1__RevokeTokenRequest *input,
+                                                 Anonauth__V1__RevokeTokenResponse_Closure closure,
+                                                 void *closure_data);
 
 /* --- descriptors --- */
 
@@ -806,6 +902,8 @@ extern const ProtobufCMessageDescriptor anonauth__v1__update_own_account_request
 extern const ProtobufCMessageDescriptor anonauth__v1__auth_response__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__account_info__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__provider_info__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__revoke_token_request__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__revoke_token_response__descriptor;
 extern const ProtobufCServiceDescriptor anonauth__v1__account_service__descriptor;
 
 PROTOBUF_C__END_DECLS

@@ -187,7 +187,7 @@ struct  Anonauth__V1__IdpConfig
 {
   ProtobufCMessage base;
   /*
-   * "google.com", "facebook.com", "oidc.<name>".
+   * "google.com", "apple.com", "facebook.com", "oidc.<name>".
    */
   char *provider_id;
   protobuf_c_boolean enabled;
@@ -212,13 +212,28 @@ struct  Anonauth__V1__IdpConfig
    */
   char *client_secret;
   /*
-   * Facebook Graph API base, default https://graph.facebook.com.
+   * Facebook Graph API base, default https://graph.facebook.com; apple.com: the base of
+   * Apple's token and revoke endpoints, default https://appleid.apple.com.
    */
   char *api_base_url;
+  /*
+   * (addition) More audiences the ID tokens may carry besides client_id (apple.com: the
+   * app's bundle ids and its Services IDs); client_id may be empty when this is not.
+   */
+  size_t n_client_ids;
+  char **client_ids;
+  /*
+   * (addition) apple.com, for token revocation: the Apple developer team id, the id of
+   * the Sign in with Apple key and the key itself (the .p8 file's PKCS#8 PEM). The key is
+   * sealed under the master key and never returned by GetProjectConfig.
+   */
+  char *team_id;
+  char *key_id;
+  char *private_key;
 };
 #define ANONAUTH__V1__IDP_CONFIG__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__idp_config__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 /*
