@@ -19,6 +19,10 @@ public final class ProviderGate: Sendable {
   private struct Slot {
     var running = 0
     var waiters: [Waiter] = []
+    /// Calls admitted to wait that have not joined `waiters` yet: they count against
+    /// `maxWaiting` too, or a burst admitted at once (before any joined) could wait in
+    /// any number.
+    var joining = 0
   }
 
   private struct State {
@@ -71,7 +75,8 @@ public final class ProviderGate: Sendable {
         slot.running += 1
         return .running
       }
-      guard slot.waiters.count < maxWaiting else { return .refused }
+      guard slot.waiters.count + slot.joining < maxWaiting else { return .refused }
+      slot.joining += 1
       state.nextID &+= 1
       state.pending[state.nextID] = false
       return .wait(state.nextID)
@@ -88,9 +93,10 @@ public final class ProviderGate: Sendable {
       let got = await withTaskCancellationHandler {
         await withCheckedContinuation { continuation in
           let now = state.withLock { state -> Bool? in
-            if state.pending.removeValue(forKey: id) == true { return false }
             var slot = state.slots[key, default: Slot()]
             defer { state.slots[key] = slot }
+            slot.joining = max(0, slot.joining - 1)
+            if state.pending.removeValue(forKey: id) == true { return false }
             // A place may have come free since the first look.
             if slot.running < maxConcurrent {
               slot.running += 1
@@ -128,7 +134,7 @@ public final class ProviderGate: Sendable {
       guard var slot = state.slots[key] else { return nil }
       if slot.waiters.isEmpty {
         slot.running -= 1
-        state.slots[key] = slot.running > 0 ? slot : nil
+        state.slots[key] = slot.running > 0 || slot.joining > 0 ? slot : nil
         return nil
       }
       let next = slot.waiters.removeFirst()
