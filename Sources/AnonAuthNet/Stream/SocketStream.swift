@@ -43,6 +43,13 @@ public final class SocketStream: EventHandler, ByteStream {
       updateInterest()
     }
   }
+  /// Told the bytes still queued for the peer whenever that changes after a write (and
+  /// 0 at the close): output the peer has not taken is charged by the owner to its
+  /// byte budgets. An answer written at once is never reported, so the usual path costs
+  /// nothing.
+  public var queuedOutputObserver: ((Int) -> Void)?
+  private var reportedQueuedBytes = 0
+
   /// Monotonic time of the last bytes in or out: the idle timeout counts from it.
   public private(set) var lastActivity: UInt64
   /// When the handshake (or the TCP connect) began.
@@ -329,6 +336,7 @@ public final class SocketStream: EventHandler, ByteStream {
       case .wantWrite:
         recordsWantWritable = true
         compactOutput()
+        reportQueued()
         return
       case .wantRead:
         return
@@ -345,7 +353,15 @@ public final class SocketStream: EventHandler, ByteStream {
     if !output.isEmpty { recordsWantWritable = false }
     output = []
     outputIndex = 0
+    reportQueued()
     resumeIfDrained()
+  }
+
+  private func reportQueued() {
+    let queued = state == .closed ? 0 : pendingOutputBytes
+    guard queued != reportedQueuedBytes else { return }
+    reportedQueuedBytes = queued
+    queuedOutputObserver?(queued)
   }
 
   /// Drops the written front of a partly written buffer once it is the larger part, so
@@ -489,6 +505,8 @@ public final class SocketStream: EventHandler, ByteStream {
     Socket.close(fd)
     output = []
     outputIndex = 0
+    reportQueued()
+    queuedOutputObserver = nil
     delegate?.streamDidClose(self, error: error)
   }
 }

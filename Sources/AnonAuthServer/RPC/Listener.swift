@@ -52,6 +52,7 @@ final class Listener {
     guard let context = tls?.current else {
       target.execute { registry in
         let plain = PlainConnection(fd: fd, loop: registry.loop, peer: peer)
+        core.chargeQueuedOutput(of: plain)
         let connection = HTTPServerConnection(
           stream: plain, listener: .emulator, core: core, registry: registry)
         plain.delegate = connection
@@ -65,6 +66,7 @@ final class Listener {
     target.execute { registry in
       do {
         let tls = try TLSConnection(fd: fd, context: context, loop: registry.loop, peer: peer)
+        core.chargeQueuedOutput(of: tls)
         // Native frames until the handshake's ALPN choice says otherwise (`TransportSwitch`).
         let connection = ServerConnection(connection: tls, core: core, registry: registry)
         tls.delegate = connection

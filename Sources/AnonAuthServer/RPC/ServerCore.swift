@@ -57,6 +57,14 @@ final class ServerCore: Sendable {
 
   var openConnections: Int { open.withLock { $0.count } }
 
+  /// Charges what the socket holds for its peer (bytes written that the peer has not
+  /// taken) to the process's and the peer's byte budgets, whatever transport owns the
+  /// connection; given back as it drains and at the close. Loop thread only.
+  func chargeQueuedOutput(of stream: SocketStream) {
+    let account = receiveBudget.account(for: stream.peer?.host)
+    stream.queuedOutputObserver = { bytes in _ = account.force(to: bytes) }
+  }
+
   func connectionOpened() {
     open.withLock { $0.count += 1 }
     metrics.connectionsOpened.add(1, ordering: .relaxed)
