@@ -142,6 +142,9 @@ extension AccountService {
           account.passwordHash = hash
           account.validSince = max(account.validSince, session.nowMs / 1000)
           try RefreshTokensRepository.revokeAccount(db, projectID: projectID, localID: localID)
+          // A new password spends the password-reset codes already mailed.
+          try OobCodesRepository.spendAccount(
+            db, projectID: projectID, localID: localID, kinds: [OobKind.passwordReset.rawValue])
         }
         try AccountsRepository.update(db, account)
         try RefreshTokensRepository.insert(

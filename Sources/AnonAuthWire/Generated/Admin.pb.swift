@@ -35,6 +35,17 @@ public struct ProjectConfig: Sendable, Hashable {
   /// HTTPS JSON API (CORS); empty, the default: none. At most 100, each a scheme, a host
   /// and an optional port.
   public var corsOrigins: [String] = []
+  /// (addition) The hosts an email action's continue_url may lead to (Firebase's
+  /// authorized domains); default: localhost. At most 100.
+  public var authorizedDomains: [String] = []
+  /// (addition) Off by default: email actions answer the same whether or not the address
+  /// has an account (Firebase's email enumeration protection). On: EMAIL_NOT_FOUND.
+  public var emailEnumerationProtectionDisabled: Bool = false
+  /// (addition) The From of the project's mails ("App <no-reply@example.com>"); empty: the
+  /// daemon's --smtp-from.
+  public var emailSender: String = ""
+  /// (addition) The app's name in the mails; empty: the project id.
+  public var emailAppName: String = ""
   /// Fields this build does not know, kept so that re-encoding loses nothing.
   public var unknownFields: [ProtoUnknownField] = []
 
@@ -56,7 +67,11 @@ public struct ProjectConfig: Sendable, Hashable {
     firebaseCertsJson: String = "",
     firebaseCertsUrl: String = "",
     firebaseCreateUnknownUsers: Bool = false,
-    corsOrigins: [String] = []
+    corsOrigins: [String] = [],
+    authorizedDomains: [String] = [],
+    emailEnumerationProtectionDisabled: Bool = false,
+    emailSender: String = "",
+    emailAppName: String = ""
   ) {
     self.projectId = projectId
     self.anonymousEnabled = anonymousEnabled
@@ -72,6 +87,10 @@ public struct ProjectConfig: Sendable, Hashable {
     self.firebaseCertsUrl = firebaseCertsUrl
     self.firebaseCreateUnknownUsers = firebaseCreateUnknownUsers
     self.corsOrigins = corsOrigins
+    self.authorizedDomains = authorizedDomains
+    self.emailEnumerationProtectionDisabled = emailEnumerationProtectionDisabled
+    self.emailSender = emailSender
+    self.emailAppName = emailAppName
   }
 }
 
@@ -105,6 +124,10 @@ extension ProjectConfig: ProtoCBridged {
     12: .text(repeated: false),
     13: .plain,
     14: .text(repeated: true),
+    15: .text(repeated: true),
+    16: .plain,
+    17: .text(repeated: false),
+    18: .text(repeated: false),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -155,6 +178,12 @@ extension ProjectConfig: ProtoCBridged {
     message.pointee.firebase_create_unknown_users = self.firebaseCreateUnknownUsers ? 1 : 0
     (message.pointee.n_cors_origins, message.pointee.cors_origins) =
       arena.strings(self.corsOrigins, number: 14, spill: &spill)
+    (message.pointee.n_authorized_domains, message.pointee.authorized_domains) =
+      arena.strings(self.authorizedDomains, number: 15, spill: &spill)
+    message.pointee.email_enumeration_protection_disabled =
+      self.emailEnumerationProtectionDisabled ? 1 : 0
+    message.pointee.email_sender = arena.string(self.emailSender, number: 17, spill: &spill)
+    message.pointee.email_app_name = arena.string(self.emailAppName, number: 18, spill: &spill)
     arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
   }
 
@@ -177,6 +206,11 @@ extension ProjectConfig: ProtoCBridged {
     self.firebaseCertsUrl = reader.string(fields.firebase_certs_url)
     self.firebaseCreateUnknownUsers = fields.firebase_create_unknown_users != 0
     self.corsOrigins = try reader.strings(fields.cors_origins, count: fields.n_cors_origins)
+    self.authorizedDomains = try reader.strings(
+      fields.authorized_domains, count: fields.n_authorized_domains)
+    self.emailEnumerationProtectionDisabled = fields.email_enumeration_protection_disabled != 0
+    self.emailSender = reader.string(fields.email_sender)
+    self.emailAppName = reader.string(fields.email_app_name)
     self.unknownFields = try reader.unknownFields(of: message.pointee.base)
   }
 }
@@ -4734,6 +4768,93 @@ extension LookupAccountsResponse: ProtoCBridged {
     self.accounts = try reader.messages(
       fields.accounts, count: fields.n_accounts, as: AccountInfo.self)
     self.photoUrls = try reader.strings(fields.photo_urls, count: fields.n_photo_urls)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.GenerateActionLinkRequest
+
+/// `anonauth.v1.GenerateActionLinkRequest` in `anonauth/v1/admin.proto`.
+public struct GenerateActionLinkRequest: Sendable, Hashable {
+  public var projectId: String = ""
+  /// As SendOobCode takes it; for VERIFY_EMAIL and VERIFY_AND_CHANGE_EMAIL, `email` names
+  /// the account instead of an ID token.
+  public var request: SendOobCodeRequest? = nil
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(projectId: String = "", request: SendOobCodeRequest? = nil) {
+    self.projectId = projectId
+    self.request = request
+  }
+}
+
+extension GenerateActionLinkRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.GenerateActionLinkRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension GenerateActionLinkRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__GenerateActionLinkRequest
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .message(SendOobCodeRequest.protoScanSchema, repeated: false),
+  ])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__generate_action_link_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__generate_action_link_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__generate_action_link_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__generate_action_link_request__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__generate_action_link_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.project_id = arena.string(self.projectId, number: 1, spill: &spill)
+    message.pointee.request = self.request.map { arena.message($0) }
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.projectId = reader.string(fields.project_id)
+    self.request = try reader.message(fields.request, as: SendOobCodeRequest.self)
     self.unknownFields = try reader.unknownFields(of: message.pointee.base)
   }
 }

@@ -67,6 +67,7 @@ typedef struct Anonauth__V1__CreateAccountRequest Anonauth__V1__CreateAccountReq
 typedef struct Anonauth__V1__UpdateAccountRequest Anonauth__V1__UpdateAccountRequest;
 typedef struct Anonauth__V1__LookupAccountsRequest Anonauth__V1__LookupAccountsRequest;
 typedef struct Anonauth__V1__LookupAccountsResponse Anonauth__V1__LookupAccountsResponse;
+typedef struct Anonauth__V1__GenerateActionLinkRequest Anonauth__V1__GenerateActionLinkRequest;
 
 
 /* --- enums --- */
@@ -177,10 +178,42 @@ struct  Anonauth__V1__ProjectConfig
    */
   size_t n_cors_origins;
   char **cors_origins;
+  /*
+   * (addition) The hosts an email action's continue_url may lead to (Firebase's
+   * authorized domains); default: localhost. At most 100.
+   */
+  /*
+   * settable
+   */
+  size_t n_authorized_domains;
+  char **authorized_domains;
+  /*
+   * (addition) Off by default: email actions answer the same whether or not the address
+   * has an account (Firebase's email enumeration protection). On: EMAIL_NOT_FOUND.
+   */
+  /*
+   * settable
+   */
+  protobuf_c_boolean email_enumeration_protection_disabled;
+  /*
+   * (addition) The From of the project's mails ("App <no-reply@example.com>"); empty: the
+   * daemon's --smtp-from.
+   */
+  /*
+   * settable
+   */
+  char *email_sender;
+  /*
+   * (addition) The app's name in the mails; empty: the project id.
+   */
+  /*
+   * settable
+   */
+  char *email_app_name;
 };
 #define ANONAUTH__V1__PROJECT_CONFIG__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__project_config__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0,NULL }
+    , (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0,NULL, 0,NULL, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Anonauth__V1__IdpConfig
@@ -965,6 +998,21 @@ struct  Anonauth__V1__LookupAccountsResponse
 #define ANONAUTH__V1__LOOKUP_ACCOUNTS_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__lookup_accounts_response__descriptor) \
     , 0,NULL, 0,NULL }
+
+
+struct  Anonauth__V1__GenerateActionLinkRequest
+{
+  ProtobufCMessage base;
+  char *project_id;
+  /*
+   * As SendOobCode takes it; for VERIFY_EMAIL and VERIFY_AND_CHANGE_EMAIL, `email` names
+   * the account instead of an ID token.
+   */
+  Anonauth__V1__SendOobCodeRequest *request;
+};
+#define ANONAUTH__V1__GENERATE_ACTION_LINK_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__generate_action_link_request__descriptor) \
+    , (char *)protobuf_c_empty_string, NULL }
 
 
 /* Anonauth__V1__ProjectConfig methods */
@@ -1920,6 +1968,25 @@ Anonauth__V1__LookupAccountsResponse *
 void   anonauth__v1__lookup_accounts_response__free_unpacked
                      (Anonauth__V1__LookupAccountsResponse *message,
                       ProtobufCAllocator *allocator);
+/* Anonauth__V1__GenerateActionLinkRequest methods */
+void   anonauth__v1__generate_action_link_request__init
+                     (Anonauth__V1__GenerateActionLinkRequest         *message);
+size_t anonauth__v1__generate_action_link_request__get_packed_size
+                     (const Anonauth__V1__GenerateActionLinkRequest   *message);
+size_t anonauth__v1__generate_action_link_request__pack
+                     (const Anonauth__V1__GenerateActionLinkRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__generate_action_link_request__pack_to_buffer
+                     (const Anonauth__V1__GenerateActionLinkRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__GenerateActionLinkRequest *
+       anonauth__v1__generate_action_link_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__generate_action_link_request__free_unpacked
+                     (Anonauth__V1__GenerateActionLinkRequest *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Anonauth__V1__ProjectConfig_Closure)
@@ -2075,6 +2142,9 @@ typedef void (*Anonauth__V1__LookupAccountsRequest_Closure)
 typedef void (*Anonauth__V1__LookupAccountsResponse_Closure)
                  (const Anonauth__V1__LookupAccountsResponse *message,
                   void *closure_data);
+typedef void (*Anonauth__V1__GenerateActionLinkRequest_Closure)
+                 (const Anonauth__V1__GenerateActionLinkRequest *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -2182,6 +2252,10 @@ struct Anonauth__V1__AdminService_Service
                           const Anonauth__V1__LookupAccountsRequest *input,
                           Anonauth__V1__LookupAccountsResponse_Closure closure,
                           void *closure_data);
+  void (*generate_action_link)(Anonauth__V1__AdminService_Service *service,
+                               const Anonauth__V1__GenerateActionLinkRequest *input,
+                               Anonauth__V1__SendOobCodeResponse_Closure closure,
+                               void *closure_data);
 };
 typedef void (*Anonauth__V1__AdminService_ServiceDestroy)(Anonauth__V1__AdminService_Service *);
 void anonauth__v1__admin_service__init (Anonauth__V1__AdminService_Service *service,
@@ -2214,7 +2288,8 @@ void anonauth__v1__admin_service__init (Anonauth__V1__AdminService_Service *serv
       function_prefix__ ## remove_cluster_node,\
       function_prefix__ ## create_account,\
       function_prefix__ ## update_account,\
-      function_prefix__ ## lookup_accounts  }
+      function_prefix__ ## lookup_accounts,\
+      function_prefix__ ## generate_action_link  }
 void anonauth__v1__admin_service__create_project(ProtobufCService *service,
                                                  const Anonauth__V1__CreateProjectRequest *input,
                                                  Anonauth__V1__ProjectConfig_Closure closure,
@@ -2315,6 +2390,10 @@ void anonauth__v1__admin_service__lookup_accounts(ProtobufCService *service,
                                                   const Anonauth__V1__LookupAccountsRequest *input,
                                                   Anonauth__V1__LookupAccountsResponse_Closure closure,
                                                   void *closure_data);
+void anonauth__v1__admin_service__generate_action_link(ProtobufCService *service,
+                                                       const Anonauth__V1__GenerateActionLinkRequest *input,
+                                                       Anonauth__V1__SendOobCodeResponse_Closure closure,
+                                                       void *closure_data);
 
 /* --- descriptors --- */
 
@@ -2371,6 +2450,7 @@ extern const ProtobufCMessageDescriptor anonauth__v1__create_account_request__de
 extern const ProtobufCMessageDescriptor anonauth__v1__update_account_request__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__lookup_accounts_request__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__lookup_accounts_response__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__generate_action_link_request__descriptor;
 extern const ProtobufCServiceDescriptor anonauth__v1__admin_service__descriptor;
 
 PROTOBUF_C__END_DECLS
