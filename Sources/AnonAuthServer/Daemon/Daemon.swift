@@ -138,6 +138,19 @@ public enum Daemon {
       metrics: serviceMetrics, logger: logger, masterKey: masterKey.bytes,
       outbound: OutboundHTTPSAdapter(client: outbound), admissionLimits: config.admission)
     environment.adminRequiresClientCertificate = config.adminRequiresClientCertificate
+    // Email actions: where their mails go, and where their links lead (known once the
+    // listeners are bound).
+    let actionBase = ActionURLBase(configured: config.mail.actionURL)
+    environment.email.actionURL = { [minter] in actionBase.url(publicURL: minter.publicURL) }
+    environment.email.defaultSender = config.mail.from
+    let mailWorker = try MailSetup.worker(
+      config: config, dataDir: dataDir.path, store: store, clock: clock, logger: logger,
+      metrics: serviceMetrics)
+    if let mailWorker {
+      environment.email.deliveryConfigured = true
+      environment.email.mailQueued = { mailWorker.mailQueued() }
+    }
+    if config.dev { environment.email.devMailbox = DevMailbox() }
     if let adminKey = secrets.adminKey,
       try await directory.replaceAdminKey(label: AdminKeyFile.label, rawKey: adminKey)
     {
@@ -165,7 +178,7 @@ public enum Daemon {
 
     // Firebase's JSON API on the same router: HTTP is one more transport onto the services.
     let firebaseAPI = FirebaseAPI(
-      router: router,
+      router: router, devMailbox: environment.email.devMailbox,
       corsOrigins: { [directory] key in (try? directory.project(apiKey: key))?.corsOrigins ?? [] },
       recordCall: FirebaseCallLog(logger: logger, metrics: metrics, router: router).record)
     // On the emulator listener only, the Admin SDK's `Bearer owner` stands for the admin key
@@ -201,6 +214,7 @@ public enum Daemon {
     if config.publicURLFromListenAddress, config.listen.port == 0 {
       minter.setPublicURL(IssuerURL.dev(rpc: rpcAddress))
     }
+    actionBase.setEmulator(server.emulatorAddress.map { "http://\($0.description)/emulator/action" })
     let ops = try OpsServer(
       routes: OpsRoutes.make(
         state: state, metrics: metrics, serviceMetrics: serviceMetrics, store: store, minter: minter,
@@ -230,6 +244,7 @@ public enum Daemon {
     }
     state.set(.serving)
     cleanup.start()
+    mailWorker?.start()
     let sync = clusterNode.map { ClusterSync(directory: directory, minter: minter, logger: logger).start($0) }
     let ready: [String: LogValue] = [
       "event": "ready", "rpc": .string(rpcAddress.description), "ops": .string(opsAddress.description),
@@ -270,6 +285,7 @@ public enum Daemon {
     logger.info("draining", ["signal": .int(Int64(signal))])
     state.set(.draining)
     cleanup.stop()
+    mailWorker?.stop()
     sync?.cancel()
     await server.shutdown()
     ops.stop()

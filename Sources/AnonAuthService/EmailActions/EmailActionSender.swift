@@ -65,6 +65,9 @@ struct EmailActionSender {
     let recipient = kind == .verifyAndChangeEmail ? target.newEmail : target.email
     let nowMs = env.clock.nowMs()
     if !returnLink {
+      guard env.email.deliveryConfigured else {
+        throw RPCError(.operationNotAllowed, "this server sends no email (it has no --smtp-url)")
+      }
       // Per recipient and per account, whether or not the address has an account, so a
       // refusal says nothing about it; then the mail's cost per IP and project (a mail
       // is counted as four writes: its code, its outbox row, its delivery and its

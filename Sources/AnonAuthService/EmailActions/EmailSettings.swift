@@ -12,6 +12,9 @@ public struct EmailSettings: Sendable {
   public var defaultSender = "AnonAuth <noreply@localhost>"
   /// The most mails the outbox holds; a send beyond it is refused, retried later.
   public var outboxCapacity: Int64 = 10_000
+  /// Whether mails go anywhere (an SMTP server, or the --dev directory); without, sending
+  /// is `OPERATION_NOT_ALLOWED` and only administrators' links (`GenerateActionLink`) work.
+  public var deliveryConfigured = false
   /// Told that a mail was queued, so the worker need not wait for its next pass.
   public var mailQueued: @Sendable () -> Void = {}
   /// --dev: every code sent, for the emulator's `oobCodes` list; nil elsewhere.
