@@ -23,6 +23,12 @@ import Testing
     case .corsOrigins:
       config.corsOrigins =
         config.corsOrigins.isEmpty ? ["https://app.example.com", "http://localhost:5173"] : []
+    case .authorizedDomains:
+      config.authorizedDomains = config.authorizedDomains == ["localhost"] ? ["app.example.com"] : ["localhost"]
+    case .emailEnumerationProtectionDisabled: config.emailEnumerationProtectionDisabled.toggle()
+    case .emailSender:
+      config.emailSender = config.emailSender.isEmpty ? "App <no-reply@example.com>" : ""
+    case .emailAppName: config.emailAppName = config.emailAppName.isEmpty ? "My App" : ""
     }
   }
 

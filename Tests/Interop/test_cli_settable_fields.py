@@ -24,6 +24,9 @@ VALUES = {
     "firebase_certs_url": ("https://certs.test/securetoken", "https://certs.test/securetoken"),
     "cors_origins": ("https://app.example.com, http://localhost:5173",
                      ["https://app.example.com", "http://localhost:5173"]),
+    "authorized_domains": ("localhost, app.example.com", ["localhost", "app.example.com"]),
+    "email_sender": ("Demo <no-reply@example.com>", "Demo <no-reply@example.com>"),
+    "email_app_name": ("Demo App", "Demo App"),
 }
 IDPS = [{"provider_id": "google.com", "enabled": True, "client_id": "web-client"}]
 

@@ -334,3 +334,24 @@ def test_admin_links_through_the_project_path(mail_setup):
     assert inbox.to("admin-link@example.com") == []
     # An app cannot ask for the link.
     assert error_message(d, "sendOobCode", {**body}).startswith("INSUFFICIENT_PERMISSION")
+
+
+def test_the_cli_reset_and_admin_link(mail_setup, tmp_path):
+    """`anonauth reset-password` (send, then confirm with the mail's link) and
+    `anonauth admin action-link`."""
+    from test_ops_and_cli import CLI, cli
+    d, inbox = mail_setup
+    sign_up(d, "cli@example.com")
+    assert "on its way" in cli(d, "reset-password", "--email", "cli@example.com").stdout
+    [mail] = inbox.wait_for("cli@example.com")
+    link, _ = link_of(mail)
+    checked = json.loads(cli(d, "reset-password", "--code", link, "--check", "--json").stdout)
+    assert checked == {"email": "cli@example.com", "request_type": "PASSWORD_RESET"}
+    confirmed = subprocess.run([CLI, "reset-password", "--code", link, "--password-stdin", "--data-dir", d.dir],
+                               input="cli-password-2\n", capture_output=True, text=True, timeout=30)
+    assert confirmed.returncode == 0, confirmed.stderr
+    ok(d, "signInWithPassword", {"email": "cli@example.com", "password": "cli-password-2"})
+    made = json.loads(cli(d, "admin", "action-link", "verify-email", "cli@example.com", "--json").stdout)
+    assert "mode=verifyEmail" in made["link"] and made["email"] == "cli@example.com"
+    verified = json.loads(cli(d, "verify-email", "--code", made["link"], "--json").stdout)
+    assert verified["email_verified"] == "true"

@@ -97,7 +97,7 @@ public final class SMTPClient: Sendable {
     let to = SMTPMessage.address(of: message.to)
     guard
       ![from, to].contains(where: {
-        $0.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "<" || $0 == ">" })
+        $0.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "<" || $0 == ">" })
       })
     else { throw .permanent("an address has characters SMTP cannot carry") }
     let envelope = ["MAIL FROM:<\(from)>", "RCPT TO:<\(to)>", "DATA"]

@@ -61,7 +61,9 @@ public struct SMTPMessage: Sendable, Equatable {
   /// A header value: CR and LF dropped (no header injection), and an RFC 2047 encoded
   /// word when it is not all printable ASCII.
   static func header(_ value: String) -> String {
-    let flat = value.filter { $0 != "\r" && $0 != "\n" }
+    // By scalar: "\r\n" is one Character, which equals neither "\r" nor "\n".
+    var flat = ""
+    flat.unicodeScalars.append(contentsOf: value.unicodeScalars.filter { $0 != "\r" && $0 != "\n" })
     if flat.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) { return flat }
     return "=?UTF-8?B?\(Data(flat.utf8).base64EncodedString())?="
   }
