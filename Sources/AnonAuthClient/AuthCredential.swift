@@ -15,10 +15,12 @@ public class AuthCredential: @unchecked Sendable, Equatable {
   let idTokenValue: String
   let accessTokenValue: String
   let nonce: String
+  /// An email sign-in link (`EmailAuthProvider.credential(withEmail:link:)`).
+  let link: String
 
   init(
     provider: String, email: String = "", password: String = "", idToken: String = "",
-    accessToken: String = "", nonce: String = ""
+    accessToken: String = "", nonce: String = "", link: String = ""
   ) {
     self.provider = provider
     self.email = email
@@ -26,6 +28,7 @@ public class AuthCredential: @unchecked Sendable, Equatable {
     self.idTokenValue = idToken
     self.accessTokenValue = accessToken
     self.nonce = nonce
+    self.link = link
   }
 
   /// The `postBody` of `accounts:signInWithIdp`: the provider's tokens as a form, the
@@ -41,7 +44,7 @@ public class AuthCredential: @unchecked Sendable, Equatable {
   public static func == (lhs: AuthCredential, rhs: AuthCredential) -> Bool {
     lhs.provider == rhs.provider && lhs.email == rhs.email && lhs.password == rhs.password
       && lhs.idTokenValue == rhs.idTokenValue && lhs.accessTokenValue == rhs.accessTokenValue
-      && lhs.nonce == rhs.nonce
+      && lhs.nonce == rhs.nonce && lhs.link == rhs.link
   }
 }
 
