@@ -13,7 +13,8 @@ import Testing
   }
 
   @Test func aOneLineReply() throws {
-    #expect(try parse("220 mail.example.com ESMTP ready\r\n") == [SMTPReply(code: 220, lines: ["mail.example.com ESMTP ready"])])
+    let expected = [SMTPReply(code: 220, lines: ["mail.example.com ESMTP ready"])]
+    #expect(try parse("220 mail.example.com ESMTP ready\r\n") == expected)
   }
 
   @Test func aMultiLineEHLOReplyAndItsExtensions() throws {
@@ -97,7 +98,8 @@ import Testing
 
   @Test(arguments: [
     "http://mail.example.com", "smtp://", "smtp://user:pw@mail.example.com", "smtp://mail.example.com:0",
-    "smtp://mail.example.com:99999", "smtp://mail.example.com/path", "smtp://[::1", "smtp://mail.example.com?x=1",
+    "smtp://mail.example.com:99999", "smtp://mail.example.com/path", "smtp://[::1",
+    "smtp://mail.example.com?x=1",
   ])
   func badURLsAreRefused(_ text: String) {
     #expect(throws: SMTPURLError.self) { try SMTPURL(text) }
@@ -110,7 +112,8 @@ import Testing
     let message = SMTPMessage(
       from: "App <no-reply@example.com>", to: "ann@example.com\r\nBcc: eve@example.com",
       subject: "Réinitialiser", text: ".leading dot\nline", html: "<p>x</p>")
-    let data = String(decoding: message.data(messageID: "id1", date: .init(timeIntervalSince1970: 0), boundary: "B"), as: UTF8.self)
+    let bytes = message.data(messageID: "id1", date: .init(timeIntervalSince1970: 0), boundary: "B")
+    let data = String(decoding: bytes, as: UTF8.self)
     #expect(data.contains("To: ann@example.comBcc: eve@example.com\r\n"))
     #expect(!data.contains("\r\nBcc:"))
     #expect(data.contains("Subject: =?UTF-8?B?UsOpaW5pdGlhbGlzZXI=?=\r\n"))
@@ -122,7 +125,8 @@ import Testing
   }
 
   @Test func credentialsFileTakesTheFirstColon() {
-    #expect(SMTPClient.Credentials(fileText: "user:pa:ss\nignored") == .init(username: "user", password: "pa:ss"))
+    let credentials = SMTPClient.Credentials(fileText: "user:pa:ss\nignored")
+    #expect(credentials == .init(username: "user", password: "pa:ss"))
     #expect(SMTPClient.Credentials(fileText: ":nouser") == nil)
     #expect(SMTPClient.Credentials(fileText: "") == nil)
   }

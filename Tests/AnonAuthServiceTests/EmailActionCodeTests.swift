@@ -53,7 +53,9 @@ import Testing
       #expect(code.utf8.count == 43)
       let rows = try await h.store.read { db in
         try db.query("SELECT code_hash, local_id, kind, email, expires_at_ms - created_at_ms FROM oob_codes")
-          .map { row in (try row.blob(0), try row.string(1), try row.string(2), try row.string(3), try row.int64(4)) }
+          .map { row in
+            (try row.blob(0), try row.string(1), try row.string(2), try row.string(3), try row.int64(4))
+          }
       }
       #expect(rows.count == 1)
       #expect(rows[0].0 == SHA256.hash(Array(code.utf8)))

@@ -24,7 +24,8 @@ import Testing
       config.corsOrigins =
         config.corsOrigins.isEmpty ? ["https://app.example.com", "http://localhost:5173"] : []
     case .authorizedDomains:
-      config.authorizedDomains = config.authorizedDomains == ["localhost"] ? ["app.example.com"] : ["localhost"]
+      let isDefault = config.authorizedDomains == ["localhost"]
+      config.authorizedDomains = isDefault ? ["app.example.com"] : ["localhost"]
     case .emailEnumerationProtectionDisabled: config.emailEnumerationProtectionDisabled.toggle()
     case .emailSender:
       config.emailSender = config.emailSender.isEmpty ? "App <no-reply@example.com>" : ""
