@@ -23,7 +23,7 @@ import pytest
 aiosmtpd_controller = pytest.importorskip("aiosmtpd.controller")
 from aiosmtpd.smtp import AuthResult  # noqa: E402
 
-from conftest import TEST_DAEMON_FLAGS, Daemon, metrics  # noqa: E402
+from conftest import TEST_DAEMON_FLAGS, Daemon, call, metrics  # noqa: E402
 
 SMTP_USER = "anonauth"
 SMTP_PASSWORD = "s3cret:with-colon"
@@ -257,6 +257,12 @@ def test_an_anonymous_user_upgraded_by_an_email_link_keeps_its_uid(mail_setup):
     [account] = ok(d, "lookup", {"idToken": linked["idToken"]})["users"]
     assert account["localId"] == uid and account["emailVerified"] is True
     assert [p["providerId"] for p in account["providerUserInfo"]] == ["password"]
+    # The email-link account sets a password as a password account changes one.
+    with_password = ok(d, "update", {"idToken": linked["idToken"], "password": "link-password",
+                                     "returnSecureToken": True})
+    assert with_password["localId"] == uid
+    assert ok(d, "signInWithPassword", {"email": "upgrade@example.com", "password": "link-password"})[
+        "localId"] == uid
     # A later link signs in to the same account.
     ok(d, "sendOobCode", {"requestType": "EMAIL_SIGNIN", "email": "upgrade@example.com", **settings})
     code = [c for c in emulator_codes(d) if c["email"] == "upgrade@example.com"][-1]["oobCode"]
@@ -355,3 +361,83 @@ def test_the_cli_reset_and_admin_link(mail_setup, tmp_path):
     assert "mode=verifyEmail" in made["link"] and made["email"] == "cli@example.com"
     verified = json.loads(cli(d, "verify-email", "--code", made["link"], "--json").stdout)
     assert verified["email_verified"] == "true"
+
+
+def test_the_native_transport_and_the_admin_sdk(mail_setup, pb, monkeypatch):
+    """SendOobCode and ResetPassword as native calls (the gRPC path is generated from the
+    same routes), and the Admin SDK's generate_password_reset_link on the emulator
+    listener."""
+    d, inbox = mail_setup
+    sign_up(d, "native@example.com")
+    meta = {"x-api-key": d.client_json["api_key"]}
+    with d.connect() as s:
+        bad = pb.account.SendOobCodeRequest(request_type="NOPE", email="native@example.com")
+        status, _ = call(s, pb, "/anonauth.v1.AccountService/SendOobCode", bad, metadata=meta)
+        assert status.code == 3 and status.reason == "INVALID_ARGUMENT", status
+        request = pb.account.SendOobCodeRequest(request_type="PASSWORD_RESET", email="native@example.com")
+        status, sent = call(s, pb, "/anonauth.v1.AccountService/SendOobCode", request,
+                            pb.account.SendOobCodeResponse, metadata=meta, call_id=2)
+        assert status.code == 0 and sent.email == "native@example.com" and not sent.oob_link
+        [mail] = inbox.wait_for("native@example.com")
+        _, query = link_of(mail)
+        used = pb.account.ResetPasswordRequest(oob_code=query["oobCode"], new_password="native-2")
+        status, answer = call(s, pb, "/anonauth.v1.AccountService/ResetPassword", used,
+                              pb.account.ResetPasswordResponse, metadata=meta, call_id=3)
+        assert status.code == 0 and answer.request_type == "PASSWORD_RESET", status
+        status, _ = call(s, pb, "/anonauth.v1.AccountService/ResetPassword", used, metadata=meta, call_id=4)
+        assert status.code == 3 and status.reason == "INVALID_OOB_CODE", status
+
+    firebase_admin = pytest.importorskip("firebase_admin")
+    from firebase_admin import auth
+    host, port = d.emulator
+    monkeypatch.setenv("FIREBASE_AUTH_EMULATOR_HOST", f"{host}:{port}")
+    app = firebase_admin.initialize_app(options={"projectId": d.client_json["project_id"]},
+                                        name=f"email-{time.monotonic_ns()}")
+    try:
+        link = auth.generate_password_reset_link("native@example.com", app=app)
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(link).query))
+        assert ok(d, "resetPassword", {"oobCode": query["oobCode"]})["email"] == "native@example.com"
+        settings = auth.ActionCodeSettings(url="http://localhost/done", handle_code_in_app=True)
+        link = auth.generate_sign_in_with_email_link("fresh@example.com", settings, app=app)
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(link).query))
+        fresh = ok(d, "signInWithEmailLink", {"email": "fresh@example.com", "oobCode": query["oobCode"]})
+        assert fresh["isNewUser"] is True
+        with pytest.raises(auth.EmailNotFoundError):
+            auth.generate_email_verification_link("nobody-admin@example.com", app=app)
+    finally:
+        firebase_admin.delete_app(app)
+
+
+def test_a_mail_accepted_before_a_kill_is_delivered_after_the_restart(tmp_path):
+    """The outbox is in the store: the mail server is down when the mail is accepted, the
+    daemon is killed (SIGKILL), and once the server is up the restarted daemon sends it."""
+    work = str(tmp_path)
+    cert, key = os.path.join(work, "cert.pem"), os.path.join(work, "key.pem")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+         "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    port = free_port()
+    flags = [*TEST_DAEMON_FLAGS, "--firebase-emulator-listen", "127.0.0.1:0",
+             "--smtp-url", f"smtp://127.0.0.1:{port}", "--smtp-ca-file", cert, "--mail-retry-base-ms", "100"]
+    first = Daemon(extra=flags)
+    sign_up(first, "durable@example.com")
+    ok(first, "sendOobCode", {"requestType": "PASSWORD_RESET", "email": "durable@example.com"})
+    wait_log(first, "mail not delivered: retried later")
+    first.proc.kill()
+    first.proc.wait(timeout=30)
+
+    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    tls.load_cert_chain(cert, key)
+    inbox = Inbox()
+    controller = aiosmtpd_controller.Controller(inbox, hostname="127.0.0.1", port=port, tls_context=tls,
+                                                require_starttls=True)
+    controller.start()
+    second = Daemon(extra=flags, data_dir=first.dir)
+    try:
+        [mail] = inbox.wait_for("durable@example.com")
+        _, query = link_of(mail)
+        assert ok(second, "resetPassword", {"oobCode": query["oobCode"]})["email"] == "durable@example.com"
+    finally:
+        assert second.stop() == 0
+        controller.stop()

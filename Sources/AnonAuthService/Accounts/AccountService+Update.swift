@@ -30,7 +30,10 @@ extension AccountService {
           request.displayName, of: caller.account.localID, tokenIssuedAt: caller.issuedAt,
           project: project)
       }
-      if setsCredential, caller.account.passwordHash == nil {
+      // An account signed in by email link has the password identity and no hash yet:
+      // it sets a password as a password account changes one.
+      let hasPasswordIdentity = caller.identities.contains { $0.providerID == ProviderSettings.password }
+      if setsCredential, caller.account.passwordHash == nil, !hasPasswordIdentity {
         guard mask.contains("email"), mask.contains("password") else {
           throw RPCError(.invalidArgument, "an account without a password needs email and password together")
         }

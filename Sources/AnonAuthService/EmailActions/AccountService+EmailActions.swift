@@ -15,7 +15,7 @@ extension AccountService {
     let kind = try EmailActionSender.kind(request)
     try EmailActionSender.checkSettings(request, kind: kind, project: project)
     try ProviderSettings.requirePassword(project)
-    let target: EmailActionSender.Target
+    var sendTarget: EmailActionSender.Target
     switch kind {
     case .passwordReset, .emailSignIn:
       let email = try EmailAddress.require(request.email)
@@ -26,14 +26,22 @@ extension AccountService {
       if account == nil, kind == .passwordReset, project.emailEnumerationProtectionDisabled {
         throw RPCError(.emailNotFound, "no account has this email")
       }
-      if let account, account.disabled { throw RPCError(.userDisabled, "the account is disabled") }
-      target = EmailActionSender.Target(account: account, email: email)
+      var target = EmailActionSender.Target(account: account, email: email)
+      if let account, account.disabled {
+        // Told only without enumeration protection: with it, a disabled account's
+        // address is answered as any other and sent nothing.
+        if project.emailEnumerationProtectionDisabled {
+          throw RPCError(.userDisabled, "the account is disabled")
+        }
+        target.silent = true
+      }
+      sendTarget = target
     case .verifyEmail:
       let (account, _) = try await signedInAccount(request.idToken, project: project, log: context.log)
       guard let email = account.email else {
         throw RPCError(.invalidArgument, "the account has no email to verify")
       }
-      target = EmailActionSender.Target(account: account, email: email)
+      sendTarget = EmailActionSender.Target(account: account, email: email)
     case .verifyAndChangeEmail:
       let claims = try env.minter.verify(request.idToken, projectID: project.projectID)
       let caller = try await account(for: claims, project: project, log: context.log)
@@ -48,9 +56,10 @@ extension AccountService {
       if let taken, taken.localID != caller.account.localID {
         throw RPCError(.emailExists, "another account has this email")
       }
-      target = EmailActionSender.Target(
+      sendTarget = EmailActionSender.Target(
         account: caller.account, email: caller.account.email ?? "", newEmail: newEmail)
     }
+    let target = sendTarget
     return try await env.admitting(context, project: project) {
       () async throws(RPCError) -> SendOobCodeResponse in
       try await EmailActionSender(env: env).send(

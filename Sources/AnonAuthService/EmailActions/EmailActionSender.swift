@@ -16,6 +16,9 @@ struct EmailActionSender {
     var email: String
     /// VERIFY_AND_CHANGE_EMAIL: the new address, where the mail goes.
     var newEmail = ""
+    /// Answered as sent, and nothing sent (a disabled account under enumeration
+    /// protection).
+    var silent = false
   }
 
   /// The request's kind, or `INVALID_ARGUMENT`.
@@ -77,9 +80,14 @@ struct EmailActionSender {
       try env.email.recipientLimit.take(keys, nowMs: nowMs)
       try Admission.reserve([.write, .write, .write, .write])
     }
-    if target.account == nil && kind != .emailSignIn {
+    if target.silent || (target.account == nil && kind != .emailSignIn) {
+      // A write job as a send has, so that the answer comes in the same time class
+      // whether or not the address has an account.
+      try await Admission.run(.write) { () async throws(RPCError) in
+        try await env.write { db in _ = try MailOutboxRepository.nextDueMs(db) }
+      }
       env.logger.info(
-        "email action not sent: no account has the address",
+        "email action not sent: no enabled account has the address",
         ["project_id": .string(project.projectID), "request_type": .string(kind.rawValue)])
       return response
     }
