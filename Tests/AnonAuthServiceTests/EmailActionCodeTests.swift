@@ -136,3 +136,26 @@ import Testing
     }
   }
 }
+
+/// The mails' texts: the request's language when it is written, else English; HTML escaped.
+@Suite struct MailTemplateTests {
+  @Test func theLocalesLanguageOrEnglish() {
+    #expect(MailTemplates.language("de-AT") == "de" && MailTemplates.language("fr_FR") == "fr")
+    #expect(MailTemplates.language("ja") == "en" && MailTemplates.language("") == "en")
+    let german = MailTemplates.render(
+      kind: .passwordReset, appName: "App", email: "a@example.com", newEmail: "", link: "https://x/?a=1&b=2",
+      locale: "de")
+    #expect(german.subject == "Passwort für App zurücksetzen")
+    #expect(german.text.contains("https://x/?a=1&b=2"))
+    #expect(german.html.contains(#"href="https://x/?a=1&amp;b=2""#))
+    for kind in OobKind.allCases {
+      for language in MailTemplates.languages {
+        let mail = MailTemplates.render(
+          kind: kind, appName: "<App>", email: "a@example.com", newEmail: "n@example.com", link: "L",
+          locale: language)
+        #expect(
+          mail.subject.contains("<App>") && !mail.html.contains("<App>") && mail.html.contains("&lt;App&gt;"))
+      }
+    }
+  }
+}

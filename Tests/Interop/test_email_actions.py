@@ -247,6 +247,8 @@ def test_an_anonymous_user_upgraded_by_an_email_link_keeps_its_uid(mail_setup):
     link, query = link_of(mail)
     assert query["mode"] == "signIn" and query["continueUrl"] == "http://localhost/finish?x=1"
     assert query["lang"] == "de"
+    # The mail is in the request's language (X-Firebase-Locale), English by default.
+    assert mail["message"]["Subject"] == "Anmeldung bei demo-project"
     # Another address with the code is refused and spends nothing.
     assert error_message(d, "signInWithEmailLink", {"email": "other@example.com", "oobCode": query["oobCode"]}) \
         == "INVALID_EMAIL"

@@ -1,3 +1,4 @@
+import CShims
 import Glibc
 
 /// A plain TCP connection as a `ByteStream`, for the development listener that speaks

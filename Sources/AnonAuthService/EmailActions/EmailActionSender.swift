@@ -103,7 +103,8 @@ struct EmailActionSender {
     )
     let appName = project.emailAppName.isEmpty ? project.projectID : project.emailAppName
     let rendered = MailTemplates.render(
-      kind: kind, appName: appName, email: target.email, newEmail: target.newEmail, link: link)
+      kind: kind, appName: appName, email: target.email, newEmail: target.newEmail, link: link,
+      locale: request.locale)
     let mail = OutboxMail(
       projectID: project.projectID, recipient: recipient,
       sender: project.emailSender.isEmpty ? env.email.defaultSender : project.emailSender,
