@@ -143,9 +143,11 @@ public enum Daemon {
     let actionBase = ActionURLBase(configured: config.mail.actionURL)
     environment.email.actionURL = { [minter] in actionBase.url(publicURL: minter.publicURL) }
     environment.email.defaultSender = config.mail.from
+    // On the replicated store only the leader sends, as only it runs scheduled clean-ups.
+    let mailMonitor = clusterNode?.monitor
     let mailWorker = try MailSetup.worker(
       config: config, dataDir: dataDir.path, store: store, clock: clock, logger: logger,
-      metrics: serviceMetrics)
+      metrics: serviceMetrics, sendsNow: { mailMonitor?.isLeader ?? true })
     if let mailWorker {
       environment.email.deliveryConfigured = true
       environment.email.mailQueued = { mailWorker.mailQueued() }

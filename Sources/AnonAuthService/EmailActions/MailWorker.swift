@@ -35,14 +35,18 @@ public final class MailWorker: Sendable {
   let metrics: ServiceMetrics
   let retryBaseMs: Int64
   let maxAttempts: Int64
+  /// Whether this daemon sends now: on the replicated store only the leader does, so a
+  /// mail is not sent by every node.
+  let sendsNow: @Sendable () -> Bool
   private let wake = WakeSignal()
   private let task = Mutex<Task<Void, Never>?>(nil)
 
   public init(
     store: Store, transport: any MailTransport, clock: any ServiceClock, logger: Logger,
     metrics: ServiceMetrics,
-    retryBaseMs: Int64 = 5_000, maxAttempts: Int64 = 12
+    retryBaseMs: Int64 = 5_000, maxAttempts: Int64 = 12, sendsNow: @escaping @Sendable () -> Bool = { true }
   ) {
+    self.sendsNow = sendsNow
     self.store = store
     self.transport = transport
     self.clock = clock
@@ -80,6 +84,10 @@ public final class MailWorker: Sendable {
   private func run() async {
     var lastPruneMs: Int64 = 0
     while !Task.isCancelled {
+      guard sendsNow() else {
+        await wake.wait(timeoutMs: 5_000)
+        continue
+      }
       let nowMs = clock.nowMs()
       if nowMs - lastPruneMs > 60_000 {
         lastPruneMs = nowMs
