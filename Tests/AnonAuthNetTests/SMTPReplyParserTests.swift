@@ -77,6 +77,14 @@ import Testing
     }
   }
 
+  @Test func textIsUTF8OrASCIIWithinTheLineBound() throws {
+    #expect(try parse("250 caf\u{e9}\r\n")[0].lines == ["caf\u{e9}"])
+    var parser = SMTPReplyParser(maxLineBytes: 16, maxLines: 4)
+    parser.append([0x32, 0x35, 0x30, 0x20] + [UInt8](repeating: 0xFF, count: 12) + [0x0D, 0x0A])
+    let reply = try #require(try parser.next())
+    #expect(reply.lines == [String(repeating: "?", count: 12)])
+  }
+
   @Test func incompleteInputWaits() throws {
     #expect(try parse("250-first\r\n250 sec").isEmpty)
   }

@@ -60,6 +60,16 @@ public struct SMTPReplyParser: Sendable {
     buffer.append(contentsOf: bytes)
   }
 
+  /// A line's text: UTF-8 as it came (SMTPUTF8 servers send it), or, when it is not valid
+  /// UTF-8, its ASCII with every other byte as "?", so the text is never longer than the
+  /// bytes (a lossy decode would put three bytes of U+FFFD for each bad one, past the
+  /// line bound; found by the `smtp-reply` fuzz target).
+  static func text(_ bytes: ArraySlice<UInt8>) -> String {
+    let decoded = String(decoding: bytes, as: UTF8.self)
+    if decoded.utf8.count == bytes.count { return decoded }
+    return String(decoding: bytes.map { $0 < 0x80 ? $0 : 0x3F }, as: UTF8.self)
+  }
+
   /// The next complete reply, nil when more bytes are needed.
   public mutating func next() throws(Failure) -> SMTPReply? {
     while let newline = buffer.firstIndex(of: 0x0A) {
@@ -77,7 +87,7 @@ public struct SMTPReplyParser: Sendable {
       guard separator == 0x20 || separator == 0x2D else {
         throw .malformed("a reply line has no space or hyphen after its code")
       }
-      let text = line.count > 4 ? String(decoding: line[4...], as: UTF8.self) : ""
+      let text = line.count > 4 ? Self.text(line[4...]) : ""
       var reply = pending ?? (code, [])
       guard reply.code == code else { throw .malformed("a continuation line changes the code") }
       reply.lines.append(text)
