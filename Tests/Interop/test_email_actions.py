@@ -443,3 +443,136 @@ def test_a_mail_accepted_before_a_kill_is_delivered_after_the_restart(tmp_path):
     finally:
         assert second.stop() == 0
         controller.stop()
+
+
+def test_implicit_tls_with_auth_login_and_a_certificate_that_is_not_trusted(tmp_path):
+    """smtps:// (TLS from the first byte) to a server that offers AUTH LOGIN only; the same
+    server's certificate without --smtp-ca-file is not trusted: nothing is sent to it."""
+    work = str(tmp_path)
+    cert, key = os.path.join(work, "cert.pem"), os.path.join(work, "key.pem")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+         "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    tls.load_cert_chain(cert, key)
+    inbox = Inbox()
+    port = free_port()
+    controller = aiosmtpd_controller.Controller(
+        inbox, hostname="127.0.0.1", port=port, ssl_context=tls, authenticator=authenticator,
+        auth_require_tls=False, auth_exclude_mechanism=["PLAIN"])
+    controller.start()
+    credentials = os.path.join(work, "smtp-credentials")
+    with open(os.open(credentials, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+        f.write(f"{SMTP_USER}:{SMTP_PASSWORD}\n")
+    flags = [*TEST_DAEMON_FLAGS, "--smtp-url", f"smtps://127.0.0.1:{port}", "--smtp-credentials-file",
+             credentials, "--firebase-emulator-listen", "127.0.0.1:0", "--mail-retry-base-ms", "100"]
+    trusting = Daemon(extra=[*flags, "--smtp-ca-file", cert])
+    untrusting = Daemon(extra=flags)
+    try:
+        sign_up(trusting, "implicit@example.com")
+        ok(trusting, "sendOobCode", {"requestType": "PASSWORD_RESET", "email": "implicit@example.com"})
+        [mail] = inbox.wait_for("implicit@example.com")
+        assert mail["authenticated"]
+        sign_up(untrusting, "untrusted@example.com")
+        ok(untrusting, "sendOobCode", {"requestType": "PASSWORD_RESET", "email": "untrusted@example.com"})
+        log = wait_log(untrusting, "mail not delivered: retried later")
+        assert "TLS handshake" in log and "certificate verify failed" in log
+        assert inbox.to("untrusted@example.com") == []
+    finally:
+        assert trusting.stop() == 0
+        assert untrusting.stop() == 0
+        controller.stop()
+
+
+class PipeliningRelay:
+    """A local relay in plain text (allowed to loopback only) that offers PIPELINING, keeps
+    each read as it came, and refuses recipients whose address holds "reject" with 550."""
+
+    def __init__(self):
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(8)
+        self.port = self.server.getsockname()[1]
+        self.reads = []
+        self.delivered = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.session, args=(conn,), daemon=True).start()
+
+    def session(self, conn):
+        with conn:
+            conn.sendall(b"220 relay ready\r\n")
+            buffer, rejected, in_data, rcpt = b"", False, False, None
+            while True:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                with self.lock:
+                    self.reads.append(chunk)
+                buffer += chunk
+                while True:
+                    if in_data:
+                        end = buffer.find(b"\r\n.\r\n")
+                        if end < 0:
+                            break
+                        with self.lock:
+                            self.delivered.append(rcpt)
+                        buffer, in_data = buffer[end + 5:], False
+                        conn.sendall(b"250 2.0.0 queued\r\n")
+                        continue
+                    line, sep, rest = buffer.partition(b"\r\n")
+                    if not sep:
+                        break
+                    buffer = rest
+                    verb = line.split(b" ")[0].split(b":")[0].upper()
+                    if verb == b"EHLO":
+                        conn.sendall(b"250-relay\r\n250-PIPELINING\r\n250 8BITMIME\r\n")
+                    elif verb == b"MAIL":
+                        conn.sendall(b"250 2.1.0 ok\r\n")
+                    elif verb == b"RCPT":
+                        rcpt = line.decode()
+                        rejected = b"reject" in line
+                        conn.sendall(b"550 5.1.1 no such user\r\n" if rejected else b"250 2.1.5 ok\r\n")
+                    elif verb == b"DATA":
+                        if rejected:
+                            conn.sendall(b"554 5.5.1 no valid recipients\r\n")
+                        else:
+                            in_data = True
+                            conn.sendall(b"354 go ahead\r\n")
+                    elif verb == b"QUIT":
+                        conn.sendall(b"221 bye\r\n")
+                        return
+                    else:
+                        conn.sendall(b"502 5.5.2 not implemented\r\n")
+
+
+def test_pipelining_and_a_permanent_refusal_to_a_local_relay():
+    """MAIL, RCPT and DATA go in one write when the relay offers PIPELINING; a 550 for the
+    recipient drops the mail at once (no retry) and counts it as failed."""
+    relay = PipeliningRelay()
+    d = Daemon(extra=[*TEST_DAEMON_FLAGS, "--smtp-url", f"smtp://127.0.0.1:{relay.port}",
+                      "--firebase-emulator-listen", "127.0.0.1:0", "--mail-retry-base-ms", "100"])
+    try:
+        sign_up(d, "piped@example.com")
+        ok(d, "sendOobCode", {"requestType": "PASSWORD_RESET", "email": "piped@example.com"})
+        wait_log(d, "mail sent")
+        with relay.lock:
+            assert any(b"MAIL FROM:" in r and b"RCPT TO:" in r and b"DATA" in r for r in relay.reads), relay.reads
+            assert len(relay.delivered) == 1 and "piped@example.com" in relay.delivered[0]
+        sign_up(d, "reject@example.com")
+        ok(d, "sendOobCode", {"requestType": "PASSWORD_RESET", "email": "reject@example.com"})
+        log = wait_log(d, "mail refused: dropped")
+        assert "550 5.1.1 no such user" in log
+        assert metrics(d)['anonauth_mails_total{outcome="failed"}'] == 1
+        assert metrics(d)['anonauth_mails_total{outcome="retried"}'] == 0
+    finally:
+        assert d.stop() == 0
+        relay.server.close()
