@@ -576,3 +576,24 @@ def test_pipelining_and_a_permanent_refusal_to_a_local_relay():
     finally:
         assert d.stop() == 0
         relay.server.close()
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--smtp-url", "http://mail.example.com"], "--smtp-url: must start with smtp://"),
+    (["--smtp-url", "smtp://user:pw@mail.example.com"], "credentials go in --smtp-credentials-file"),
+    (["--smtp-credentials-file", "CREDENTIALS"], "--smtp-credentials-file needs --smtp-url"),
+    (["--smtp-url", "smtp://mail.example.com", "--smtp-credentials-file", "CREDENTIALS"], "chmod 600"),
+    (["--smtp-from", "no address"], "--smtp-from: expected"),
+])
+def test_bad_mail_settings_stop_the_start(tmp_path, flags, message):
+    """Each bad mail setting is exit 2 with one line naming it, before anything is served."""
+    from conftest import ROOT
+    credentials = tmp_path / "creds"
+    credentials.write_text("user:password\n")
+    os.chmod(credentials, 0o644)
+    binary = os.environ.get("ANONAUTHD", str(ROOT / ".build/debug/anonauthd"))
+    args = [str(credentials) if f == "CREDENTIALS" else f for f in flags]
+    result = subprocess.run([binary, "--dev", "--data-dir", str(tmp_path / "data"), "--listen", "127.0.0.1:0",
+                             "--ops-listen", "127.0.0.1:0", *args], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result
+    assert message in result.stderr and result.stdout == "", result.stderr
