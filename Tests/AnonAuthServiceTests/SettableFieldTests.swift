@@ -30,6 +30,10 @@ import Testing
     case .emailSender:
       config.emailSender = config.emailSender.isEmpty ? "App <no-reply@example.com>" : ""
     case .emailAppName: config.emailAppName = config.emailAppName.isEmpty ? "My App" : ""
+    case .emailTemplates:
+      config.emailTemplates =
+        config.emailTemplates.isEmpty
+        ? [EmailTemplate(requestType: "PASSWORD_RESET", language: "de", subject: "S", text: "T %LINK%")] : []
     }
   }
 

@@ -267,6 +267,10 @@ enum Fixtures {
           androidPackageName: "com.example.android"),
         locale: "de-AT")),
     Sample(ActionCodeSettings(continueUrl: "http://localhost/", canHandleCodeInApp: true)),
+    Sample(
+      EmailTemplate(
+        requestType: "PASSWORD_RESET", language: "de", subject: unicode, text: "%LINK%", html: "<a>%LINK%</a>"
+      )),
     Sample(SendOobCodeResponse(email: "ana@example.com", oobLink: "https://x/?oobCode=c", oobCode: "c")),
     Sample(ResetPasswordRequest(oobCode: "code-1_x", newPassword: unicode)),
     Sample(

@@ -597,3 +597,30 @@ def test_bad_mail_settings_stop_the_start(tmp_path, flags, message):
                              "--ops-listen", "127.0.0.1:0", *args], capture_output=True, text=True, timeout=60)
     assert result.returncode == 2, result
     assert message in result.stderr and result.stdout == "", result.stderr
+
+
+def test_a_projects_own_template_in_the_requests_language(mail_setup, tmp_path):
+    """email_templates (set with the CLI) replaces the built-in text for its kind and
+    language, with Firebase's placeholders; other languages keep the built-in text."""
+    from test_ops_and_cli import cli
+    d, inbox = mail_setup
+    templates = tmp_path / "templates.json"
+    templates.write_text(json.dumps([{
+        "request_type": "PASSWORD_RESET", "language": "fr", "subject": "Nouveau mot de passe pour %APP_NAME%",
+        "text": "Bonjour %EMAIL%, cliquez : %LINK%", "html": ""}]))
+    cli(d, "admin", "update-config", f"email_templates=@{templates}")
+    try:
+        sign_up(d, "template@example.com")
+        ok(d, "sendOobCode", {"requestType": "PASSWORD_RESET", "email": "template@example.com"},
+           headers={"X-Firebase-Locale": "fr-CA"})
+        [mail] = inbox.wait_for("template@example.com")
+        assert mail["message"]["Subject"] == "Nouveau mot de passe pour demo-project"
+        assert not mail["message"].is_multipart()
+        text = mail["message"].get_content()
+        assert text.startswith("Bonjour template@example.com, cliquez : http") and "oobCode=" in text
+        ok(d, "sendOobCode", {"requestType": "PASSWORD_RESET", "email": "template@example.com"})
+        _, english = inbox.wait_for("template@example.com", count=2)
+        assert english["message"]["Subject"] == "Reset your password for demo-project"
+    finally:
+        (tmp_path / "none.json").write_text("[]")
+        cli(d, "admin", "update-config", f"email_templates=@{tmp_path / 'none.json'}")

@@ -31,23 +31,21 @@ public struct SMTPMessage: Sendable, Equatable {
       "Date: \(Self.rfc5322Date(date))",
       "Message-ID: <\(messageID)@\(domain)>",
       "MIME-Version: 1.0",
-      "Content-Type: multipart/alternative; boundary=\"\(boundary)\"",
-      "",
     ]
-    for (type, body) in [("text/plain", text), ("text/html", html)] {
-      lines.append("--\(boundary)")
-      lines.append("Content-Type: \(type); charset=UTF-8")
-      lines.append("Content-Transfer-Encoding: base64")
-      lines.append("")
-      let encoded = Data(body.utf8).base64EncodedString()
-      var index = encoded.startIndex
-      while index < encoded.endIndex {
-        let end = encoded.index(index, offsetBy: 76, limitedBy: encoded.endIndex) ?? encoded.endIndex
-        lines.append(String(encoded[index..<end]))
-        index = end
+    // Without HTML (a project's text-only template) the mail is the plain text alone.
+    if html.isEmpty {
+      lines += ["Content-Type: text/plain; charset=UTF-8", "Content-Transfer-Encoding: base64", ""]
+      lines += Self.base64Lines(text)
+    } else {
+      lines += ["Content-Type: multipart/alternative; boundary=\"\(boundary)\"", ""]
+      for (type, body) in [("text/plain", text), ("text/html", html)] {
+        lines += [
+          "--\(boundary)", "Content-Type: \(type); charset=UTF-8", "Content-Transfer-Encoding: base64", "",
+        ]
+        lines += Self.base64Lines(body)
       }
+      lines.append("--\(boundary)--")
     }
-    lines.append("--\(boundary)--")
     var out: [UInt8] = []
     for line in lines {
       if line.hasPrefix(".") { out.append(0x2E) }
@@ -56,6 +54,19 @@ public struct SMTPMessage: Sendable, Equatable {
     }
     out.append(contentsOf: Array(".\r\n".utf8))
     return out
+  }
+
+  /// `body` as UTF-8 in base64, in lines of 76.
+  static func base64Lines(_ body: String) -> [String] {
+    let encoded = Data(body.utf8).base64EncodedString()
+    var lines: [String] = []
+    var index = encoded.startIndex
+    while index < encoded.endIndex {
+      let end = encoded.index(index, offsetBy: 76, limitedBy: encoded.endIndex) ?? encoded.endIndex
+      lines.append(String(encoded[index..<end]))
+      index = end
+    }
+    return lines
   }
 
   /// A header value: CR and LF dropped (no header injection), and an RFC 2047 encoded

@@ -24,6 +24,7 @@ enum ProjectConfigMapping {
     config.emailEnumerationProtectionDisabled = record.emailEnumerationProtectionDisabled
     config.emailSender = record.emailSender
     config.emailAppName = record.emailAppName
+    config.emailTemplates = ProjectTemplates.decode(record.emailTemplatesJSON)
     return config
   }
 
@@ -106,6 +107,9 @@ enum ProjectConfigMapping {
             .invalidConfig, "email_app_name must be at most 128 bytes without control characters")
         }
         next.emailAppName = config.emailAppName
+      case .emailTemplates:
+        try ProjectTemplates.validate(config.emailTemplates)
+        next.emailTemplatesJSON = ProjectTemplates.encode(config.emailTemplates)
       case .idps:
         try validate(config.idps)
         // A secret not sent again is kept: GetProjectConfig never returns it.

@@ -102,9 +102,13 @@ struct EmailActionSender {
       email: target.email, newEmail: target.newEmail, createdAtMs: nowMs, expiresAtMs: nowMs + kind.lifetimeMs
     )
     let appName = project.emailAppName.isEmpty ? project.projectID : project.emailAppName
-    let rendered = MailTemplates.render(
-      kind: kind, appName: appName, email: target.email, newEmail: target.newEmail, link: link,
-      locale: request.locale)
+    let rendered =
+      ProjectTemplates.render(
+        project.emailTemplatesJSON, kind: kind, locale: request.locale, appName: appName, email: target.email,
+        newEmail: target.newEmail, link: link)
+      ?? MailTemplates.render(
+        kind: kind, appName: appName, email: target.email, newEmail: target.newEmail, link: link,
+        locale: request.locale)
     let mail = OutboxMail(
       projectID: project.projectID, recipient: recipient,
       sender: project.emailSender.isEmpty ? env.email.defaultSender : project.emailSender,

@@ -30,6 +30,9 @@ public struct ProjectRecord: Sendable, Equatable {
   public var emailSender = ""
   /// The app's name in the mails; empty: the project id.
   public var emailAppName = ""
+  /// The project's own mail texts as JSON (the service layer owns their shape); "[]":
+  /// the built-in ones.
+  public var emailTemplatesJSON = "[]"
 
   public init(projectID: String, createdAtMs: Int64) {
     self.projectID = projectID

@@ -325,6 +325,8 @@ public enum AnonAuthSchema {
         ALTER TABLE projects ADD COLUMN email_enumeration_protection_disabled INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE projects ADD COLUMN email_sender TEXT NOT NULL DEFAULT '';
         ALTER TABLE projects ADD COLUMN email_app_name TEXT NOT NULL DEFAULT '';
+        -- The project's own mail texts (EmailTemplate messages as JSON); '[]': built-in.
+        ALTER TABLE projects ADD COLUMN email_templates_json TEXT NOT NULL DEFAULT '[]';
         """),
   ]
 }

@@ -426,4 +426,5 @@ public enum ProjectConfigField: String, CaseIterable, Sendable {
   case emailEnumerationProtectionDisabled = "email_enumeration_protection_disabled"
   case emailSender = "email_sender"
   case emailAppName = "email_app_name"
+  case emailTemplates = "email_templates"
 }

@@ -251,6 +251,7 @@ enum AdminCommand {
         case .emailEnumerationProtectionDisabled: config.emailEnumerationProtectionDisabled = try bool()
         case .emailSender: config.emailSender = value
         case .emailAppName: config.emailAppName = value
+        case .emailTemplates: config.emailTemplates = try EmailTemplateFile.load(value)
         }
       }
       mask.append(field)
@@ -417,6 +418,14 @@ enum AdminCommand {
         fields[field.rawValue] = .bool(config.emailEnumerationProtectionDisabled)
       case .emailSender: fields[field.rawValue] = .string(config.emailSender)
       case .emailAppName: fields[field.rawValue] = .string(config.emailAppName)
+      case .emailTemplates:
+        fields[field.rawValue] = .array(
+          config.emailTemplates.map {
+            .object([
+              "request_type": .string($0.requestType), "language": .string($0.language),
+              "subject": .string($0.subject), "text": .string($0.text), "html": .string($0.html),
+            ])
+          })
       case .idps:
         fields[field.rawValue] = .array(
           config.idps.map {

@@ -52,6 +52,51 @@ void   anonauth__v1__project_config__free_unpacked
   assert(message->base.descriptor == &anonauth__v1__project_config__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   anonauth__v1__email_template__init
+                     (Anonauth__V1__EmailTemplate         *message)
+{
+  static const Anonauth__V1__EmailTemplate init_value = ANONAUTH__V1__EMAIL_TEMPLATE__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__email_template__get_packed_size
+                     (const Anonauth__V1__EmailTemplate *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__email_template__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__email_template__pack
+                     (const Anonauth__V1__EmailTemplate *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__email_template__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__email_template__pack_to_buffer
+                     (const Anonauth__V1__EmailTemplate *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__email_template__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__EmailTemplate *
+       anonauth__v1__email_template__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__EmailTemplate *)
+     protobuf_c_message_unpack (&anonauth__v1__email_template__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__email_template__free_unpacked
+                     (Anonauth__V1__EmailTemplate *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__email_template__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   anonauth__v1__idp_config__init
                      (Anonauth__V1__IdpConfig         *message)
 {
@@ -2308,7 +2353,7 @@ void   anonauth__v1__generate_action_link_request__free_unpacked
   assert(message->base.descriptor == &anonauth__v1__generate_action_link_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descriptors[18] =
+static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descriptors[19] =
 {
   {
     "project_id",
@@ -2526,6 +2571,18 @@ static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "email_templates",
+    19,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Anonauth__V1__ProjectConfig, n_email_templates),
+    offsetof(Anonauth__V1__ProjectConfig, email_templates),
+    &anonauth__v1__email_template__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned anonauth__v1__project_config__field_indices_by_name[] = {
   1,   /* field[1] = anonymous_enabled */
@@ -2537,6 +2594,7 @@ static const unsigned anonauth__v1__project_config__field_indices_by_name[] = {
   15,   /* field[15] = email_enumeration_protection_disabled */
   2,   /* field[2] = email_password_enabled */
   16,   /* field[16] = email_sender */
+  18,   /* field[18] = email_templates */
   10,   /* field[10] = firebase_certs_json */
   11,   /* field[11] = firebase_certs_url */
   12,   /* field[12] = firebase_create_unknown_users */
@@ -2550,7 +2608,7 @@ static const unsigned anonauth__v1__project_config__field_indices_by_name[] = {
 static const ProtobufCIntRange anonauth__v1__project_config__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 18 }
+  { 0, 19 }
 };
 const ProtobufCMessageDescriptor anonauth__v1__project_config__descriptor =
 {
@@ -2560,11 +2618,101 @@ const ProtobufCMessageDescriptor anonauth__v1__project_config__descriptor =
   "Anonauth__V1__ProjectConfig",
   "anonauth.v1",
   sizeof(Anonauth__V1__ProjectConfig),
-  18,
+  19,
   anonauth__v1__project_config__field_descriptors,
   anonauth__v1__project_config__field_indices_by_name,
   1,  anonauth__v1__project_config__number_ranges,
   (ProtobufCMessageInit) anonauth__v1__project_config__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__email_template__field_descriptors[5] =
+{
+  {
+    "request_type",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__EmailTemplate, request_type),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "language",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__EmailTemplate, language),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "subject",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__EmailTemplate, subject),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "text",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__EmailTemplate, text),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "html",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__EmailTemplate, html),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__email_template__field_indices_by_name[] = {
+  4,   /* field[4] = html */
+  1,   /* field[1] = language */
+  0,   /* field[0] = request_type */
+  2,   /* field[2] = subject */
+  3,   /* field[3] = text */
+};
+static const ProtobufCIntRange anonauth__v1__email_template__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__email_template__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.EmailTemplate",
+  "EmailTemplate",
+  "Anonauth__V1__EmailTemplate",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__EmailTemplate),
+  5,
+  anonauth__v1__email_template__field_descriptors,
+  anonauth__v1__email_template__field_indices_by_name,
+  1,  anonauth__v1__email_template__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__email_template__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor anonauth__v1__idp_config__field_descriptors[8] =

@@ -17,6 +17,7 @@ PROTOBUF_C__BEGIN_DECLS
 #include "anonauth/v1/account.pb-c.h"
 
 typedef struct Anonauth__V1__ProjectConfig Anonauth__V1__ProjectConfig;
+typedef struct Anonauth__V1__EmailTemplate Anonauth__V1__EmailTemplate;
 typedef struct Anonauth__V1__IdpConfig Anonauth__V1__IdpConfig;
 typedef struct Anonauth__V1__CreateProjectRequest Anonauth__V1__CreateProjectRequest;
 typedef struct Anonauth__V1__GetProjectConfigRequest Anonauth__V1__GetProjectConfigRequest;
@@ -210,10 +211,54 @@ struct  Anonauth__V1__ProjectConfig
    * settable
    */
   char *email_app_name;
+  /*
+   * (addition) The project's own mail texts, replacing the built-in ones for a kind and a
+   * language; replaced as a whole list. At most 20.
+   */
+  /*
+   * settable
+   */
+  size_t n_email_templates;
+  Anonauth__V1__EmailTemplate **email_templates;
 };
 #define ANONAUTH__V1__PROJECT_CONFIG__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__project_config__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0,NULL, 0,NULL, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0,NULL, 0,NULL, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL }
+
+
+/*
+ * One mail text of a project. The subject, text and HTML may hold Firebase's
+ * placeholders %LINK% (required in text and in a non-empty html), %APP_NAME%, %EMAIL%
+ * and %NEW_EMAIL% (HTML-escaped in html).
+ */
+struct  Anonauth__V1__EmailTemplate
+{
+  ProtobufCMessage base;
+  /*
+   * PASSWORD_RESET, VERIFY_EMAIL, VERIFY_AND_CHANGE_EMAIL or EMAIL_SIGNIN.
+   */
+  char *request_type;
+  /*
+   * A primary language subtag ("de"); empty: every language the project has no other
+   * template of this kind for.
+   */
+  char *language;
+  /*
+   * At most 256 bytes, one line.
+   */
+  char *subject;
+  /*
+   * Plain text, at most 64 KiB.
+   */
+  char *text;
+  /*
+   * HTML, at most 64 KiB; empty: the mail has only the text.
+   */
+  char *html;
+};
+#define ANONAUTH__V1__EMAIL_TEMPLATE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__email_template__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Anonauth__V1__IdpConfig
@@ -1033,6 +1078,25 @@ Anonauth__V1__ProjectConfig *
                       const uint8_t       *data);
 void   anonauth__v1__project_config__free_unpacked
                      (Anonauth__V1__ProjectConfig *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__EmailTemplate methods */
+void   anonauth__v1__email_template__init
+                     (Anonauth__V1__EmailTemplate         *message);
+size_t anonauth__v1__email_template__get_packed_size
+                     (const Anonauth__V1__EmailTemplate   *message);
+size_t anonauth__v1__email_template__pack
+                     (const Anonauth__V1__EmailTemplate   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__email_template__pack_to_buffer
+                     (const Anonauth__V1__EmailTemplate   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__EmailTemplate *
+       anonauth__v1__email_template__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__email_template__free_unpacked
+                     (Anonauth__V1__EmailTemplate *message,
                       ProtobufCAllocator *allocator);
 /* Anonauth__V1__IdpConfig methods */
 void   anonauth__v1__idp_config__init
@@ -1992,6 +2056,9 @@ void   anonauth__v1__generate_action_link_request__free_unpacked
 typedef void (*Anonauth__V1__ProjectConfig_Closure)
                  (const Anonauth__V1__ProjectConfig *message,
                   void *closure_data);
+typedef void (*Anonauth__V1__EmailTemplate_Closure)
+                 (const Anonauth__V1__EmailTemplate *message,
+                  void *closure_data);
 typedef void (*Anonauth__V1__IdpConfig_Closure)
                  (const Anonauth__V1__IdpConfig *message,
                   void *closure_data);
@@ -2400,6 +2467,7 @@ void anonauth__v1__admin_service__generate_action_link(ProtobufCService *service
 extern const ProtobufCEnumDescriptor    anonauth__v1__account_filter__descriptor;
 extern const ProtobufCEnumDescriptor    anonauth__v1__import_conflict__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__project_config__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__email_template__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__idp_config__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__create_project_request__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__get_project_config_request__descriptor;
