@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-1}
-targets=${FUZZ_TARGETS:-"frame requests prescan jwt jwks json ops-http outbound-http http-request http2 grpc-standard firebase-json phc config hash-config dqlite"}
+targets=${FUZZ_TARGETS:-"frame requests prescan jwt jwks json ops-http outbound-http http-request http2 grpc-standard firebase-json phc config hash-config dqlite smtp-reply"}
 scratch=.build-fuzz
 
 swift build --product anonauth-fuzz --scratch-path "$scratch" \

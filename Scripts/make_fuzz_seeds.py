@@ -297,6 +297,15 @@ def firebase_json():
     write("firebase-json", "not-utf8", b"\x01" + b'{"email":"\xff"}')
 
 
+def smtp_reply():
+    """A mail server's replies; the first byte sizes the pieces they arrive in."""
+    write("smtp-reply", "greeting", b"\x05220 mail.example.com ESMTP\r\n")
+    write("smtp-reply", "ehlo", b"\x03250-mail.example.com\r\n250-PIPELINING\r\n250-AUTH PLAIN LOGIN\r\n"
+          b"250-SIZE 10240000\r\n250 STARTTLS\r\n")
+    write("smtp-reply", "pipelined", b"\x3f250 2.1.0 Ok\r\n250 2.1.5 Ok\r\n354 End data with <CR><LF>.<CR><LF>\r\n")
+    write("smtp-reply", "failures", b"\x00451-4.3.0 first\n451 4.3.0 try later\n550 5.1.1 no such user\r\n")
+
+
 if __name__ == "__main__":
     import sys
     if sys.argv[1:]:  # only the named groups, e.g. `make_fuzz_seeds.py prescan`
@@ -314,4 +323,5 @@ if __name__ == "__main__":
     grpc_standard()
     firebase_json()
     phc_and_config()
+    smtp_reply()
     print(f"seeds written under {ROOT}")

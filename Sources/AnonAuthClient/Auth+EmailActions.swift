@@ -1,8 +1,6 @@
 extension Auth {
-  // FirebaseAuth's email actions and custom tokens. AnonAuth's server does not serve them
-  // yet (docs/http-api.md, "Not implemented"): each call goes to Firebase's path for it,
-  // whose answer (404, NOT_FOUND) is thrown as `.internalError`; the calls work unchanged
-  // once the server serves them.
+  // FirebaseAuth's email actions (served by AnonAuth) and custom tokens (not served yet,
+  // docs/http-api.md: its 404 is thrown as `.internalError`).
 
   /// Sets a new password with the code of a password-reset email.
   public func confirmPasswordReset(withCode code: String, newPassword: String) async throws {

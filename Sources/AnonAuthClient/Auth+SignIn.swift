@@ -53,6 +53,9 @@ extension Auth {
   @discardableResult
   public func signIn(with credential: AuthCredential) async throws -> AuthDataResult {
     if credential.provider == EmailAuthProvider.id {
+      if !credential.link.isEmpty {
+        return try await signIn(withEmail: credential.email, link: credential.link)
+      }
       return try await signIn(withEmail: credential.email, password: credential.password)
     }
     let reply = try await rest.accounts(
@@ -61,9 +64,9 @@ extension Auth {
     return try await adopt(reply, providerID: credential.provider, isNewUser: reply.isNewUser ?? false)
   }
 
-  /// Asks the server to email a password-reset link. AnonAuth does not send email yet:
-  /// the server answers that it does not serve `accounts:sendOobCode`, which this throws
-  /// as `.internalError`; the call works unchanged once it does.
+  /// Asks the server to email a password-reset link. Under the project's email
+  /// enumeration protection (on by default) it succeeds whether or not an account has
+  /// the address.
   public func sendPasswordReset(withEmail email: String) async throws {
     _ = try await rest.accounts(
       "sendOobCode", OobCodeBody(requestType: "PASSWORD_RESET", email: email), as: EmptyReply.self)

@@ -18,10 +18,12 @@ public class AuthCredential: @unchecked Sendable, Equatable {
   /// Sign in with Apple: the name Apple gave the app (`ASAuthorizationAppleIDCredential`
   /// `.fullName`), which the server keeps as the display name of an account without one.
   let fullName: PersonNameComponents?
+  /// An email sign-in link (`EmailAuthProvider.credential(withEmail:link:)`).
+  let link: String
 
   init(
     provider: String, email: String = "", password: String = "", idToken: String = "",
-    accessToken: String = "", nonce: String = "", fullName: PersonNameComponents? = nil
+    accessToken: String = "", nonce: String = "", fullName: PersonNameComponents? = nil, link: String = ""
   ) {
     self.provider = provider
     self.email = email
@@ -30,6 +32,7 @@ public class AuthCredential: @unchecked Sendable, Equatable {
     self.accessTokenValue = accessToken
     self.nonce = nonce
     self.fullName = fullName
+    self.link = link
   }
 
   /// The `postBody` of `accounts:signInWithIdp`: the provider's tokens as a form, the
@@ -60,7 +63,7 @@ public class AuthCredential: @unchecked Sendable, Equatable {
   public static func == (lhs: AuthCredential, rhs: AuthCredential) -> Bool {
     lhs.provider == rhs.provider && lhs.email == rhs.email && lhs.password == rhs.password
       && lhs.idTokenValue == rhs.idTokenValue && lhs.accessTokenValue == rhs.accessTokenValue
-      && lhs.nonce == rhs.nonce && lhs.fullName == rhs.fullName
+      && lhs.nonce == rhs.nonce && lhs.fullName == rhs.fullName && lhs.link == rhs.link
   }
 }
 

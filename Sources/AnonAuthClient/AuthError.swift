@@ -69,6 +69,12 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     "PROVIDER_ALREADY_LINKED": .providerAlreadyLinked,
     "NO_SUCH_PROVIDER": .noSuchProvider,
     "CREDENTIAL_TOO_OLD_LOGIN_AGAIN": .requiresRecentLogin,
+    "INVALID_OOB_CODE": .invalidActionCode,
+    "EXPIRED_OOB_CODE": .expiredActionCode,
+    "UNAUTHORIZED_DOMAIN": .unauthorizedDomain,
+    "INVALID_CONTINUE_URI": .invalidContinueURI,
+    "MISSING_CONTINUE_URI": .missingContinueURI,
+    "RESET_PASSWORD_EXCEED_LIMIT": .tooManyRequests,
     // The server is shutting down, its store is unreachable or the call ran out of time:
     // worth trying again, like a lost connection.
     "UNAVAILABLE": .networkError,

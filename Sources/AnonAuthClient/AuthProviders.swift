@@ -26,6 +26,12 @@ public enum EmailAuthProvider {
   public static func credential(withEmail email: String, password: String) -> AuthCredential {
     AuthCredential(provider: id, email: email, password: password)
   }
+
+  /// A credential that signs in with (or links to the signed-in user) the email of a
+  /// sign-in link (`Auth.sendSignInLink(toEmail:actionCodeSettings:)`).
+  public static func credential(withEmail email: String, link: String) -> AuthCredential {
+    AuthCredential(provider: id, email: email, link: link)
+  }
 }
 
 /// Google credentials: the ID token from Google Sign-In.

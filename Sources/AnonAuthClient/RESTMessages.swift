@@ -39,11 +39,46 @@ struct UpdateBody: Encodable {
   var returnSecureToken = true
 }
 
-/// `accounts:sendOobCode` (email actions; not served by AnonAuth yet).
+/// `accounts:sendOobCode`: an email action's mail, with FirebaseAuth's action-code
+/// settings.
 struct OobCodeBody: Encodable {
   var requestType: String
   var email: String?
   var idToken: String?
+  var newEmail: String?
+  var continueUrl: String?
+  var canHandleCodeInApp: Bool?
+  var iOSBundleId: String?
+  var androidPackageName: String?
+
+  init(
+    requestType: String, email: String? = nil, idToken: String? = nil, newEmail: String? = nil,
+    settings: ActionCodeSettings? = nil
+  ) {
+    self.requestType = requestType
+    self.email = email
+    self.idToken = idToken
+    self.newEmail = newEmail
+    continueUrl = settings?.url?.absoluteString
+    canHandleCodeInApp = settings.map(\.handleCodeInApp)
+    iOSBundleId = settings?.iOSBundleID
+    androidPackageName = settings?.androidPackageName
+  }
+}
+
+/// `accounts:signInWithEmailLink`, with `idToken` to link.
+struct EmailLinkBody: Encodable {
+  var email: String
+  var oobCode: String
+  var idToken: String?
+  var returnSecureToken = true
+}
+
+/// What `accounts:resetPassword` answers about a code.
+struct ActionCodeReply: Decodable {
+  var email: String?
+  var newEmail: String?
+  var requestType: String?
 }
 
 /// `accounts:signInWithFirebaseIdToken` (AnonAuth's): a Firebase ID token to exchange.

@@ -36,6 +36,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   case hashConfig = "hash-config"
   /// A dqlite node's responses, as the replicated store's client decodes them.
   case dqlite
+  /// A mail server's replies, as the SMTP client reads them.
+  case smtpReply = "smtp-reply"
 
   /// Runs the target on one input.
   public func run(_ data: [UInt8]) {
@@ -56,6 +58,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .config: ConfigFuzz.run(data)
     case .hashConfig: HashConfigFuzz.run(data)
     case .dqlite: DqliteResponseFuzzing.decode(data)
+    case .smtpReply: SMTPReplyFuzz.run(data)
     }
   }
 }

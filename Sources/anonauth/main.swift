@@ -18,6 +18,14 @@ let commands:
     ("unlink", LinkCommands.unlinkSummary, LinkCommands.unlinkHelp, LinkCommands.unlink),
     ("delete", SessionCommands.deleteSummary, SessionCommands.deleteHelp, SessionCommands.delete),
     ("signout", SessionCommands.signOutSummary, SessionCommands.signOutHelp, SessionCommands.signOut),
+    (
+      "reset-password", EmailActionCommands.resetSummary, EmailActionCommands.resetHelp,
+      EmailActionCommands.resetPassword
+    ),
+    (
+      "verify-email", EmailActionCommands.verifySummary, EmailActionCommands.verifyHelp,
+      EmailActionCommands.verifyEmail
+    ),
     ("admin", AdminCommand.summary, AdminCommand.help, AdminCommand.run),
     ("bench", BenchCommand.summary, BenchCommand.help, BenchCommand.run),
   ]
@@ -54,7 +62,9 @@ if rest.contains("--help") || rest.contains("-h") {
 }
 do {
   let arguments = Arguments(
-    rest, switchNames: Connection.switchNames.union(AdminCommand.switches).union(BenchCommand.switches))
+    rest,
+    switchNames: Connection.switchNames.union(AdminCommand.switches).union(BenchCommand.switches)
+      .union(EmailActionCommands.switches))
   if let shape = CommandShapes.table[name] {
     try shape.check(arguments)
   } else if name != "admin" {

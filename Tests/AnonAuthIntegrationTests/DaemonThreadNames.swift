@@ -33,6 +33,8 @@ enum DaemonThreadNames {
       pattern: "anonauth-out-[0-9]+", always: true,
       role: "blocking outbound HTTPS: JWKS, Firebase certificates (HTTPSClient's IOThreadPool)"),
     Kind(
+      pattern: "anonauth-smtp-[0-9]+", always: false, role: "with --smtp-url: the SMTP client (SMTPClient)"),
+    Kind(
       pattern: "anonauth-leader", always: false, role: "replicated store only: leader checks (ClusterMonitor)"
     ),
     // libdispatch names its workers after their root queue's label, keeping the last 15

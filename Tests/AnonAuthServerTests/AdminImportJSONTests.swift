@@ -48,7 +48,7 @@ import Testing
   func legacyTable() {
     let methods = [
       "signupNewUser", "getAccountInfo", "verifyPassword", "verifyAssertion", "setAccountInfo",
-      "deleteAccount", "getOobConfirmationCode",
+      "deleteAccount", "getOobConfirmationCode", "resetPassword", "emailLinkSignin",
     ]
     for method in methods {
       for prefix in ["/www.googleapis.com", ""] {

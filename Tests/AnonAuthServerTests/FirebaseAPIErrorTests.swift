@@ -62,7 +62,7 @@ import Testing
 
   @Test func unknownPathsAre404AndOtherMethods405() async throws {
     try await FirebaseAPIHarness.with { h in
-      let missing = await h.post("/v1/accounts:sendOobCode", [:])
+      let missing = await h.post("/v1/accounts:signInWithCustomToken", [:])
       #expect(missing.status == 404 && missing.json?["error"]?["status"] == "NOT_FOUND")
       let wrong = await h.send("/v1/accounts:signUp", method: "GET", body: [])
       #expect(wrong.status == 405 && wrong.header("allow") == "POST")

@@ -23,6 +23,17 @@ import Testing
     case .corsOrigins:
       config.corsOrigins =
         config.corsOrigins.isEmpty ? ["https://app.example.com", "http://localhost:5173"] : []
+    case .authorizedDomains:
+      let isDefault = config.authorizedDomains == ["localhost"]
+      config.authorizedDomains = isDefault ? ["app.example.com"] : ["localhost"]
+    case .emailEnumerationProtectionDisabled: config.emailEnumerationProtectionDisabled.toggle()
+    case .emailSender:
+      config.emailSender = config.emailSender.isEmpty ? "App <no-reply@example.com>" : ""
+    case .emailAppName: config.emailAppName = config.emailAppName.isEmpty ? "My App" : ""
+    case .emailTemplates:
+      config.emailTemplates =
+        config.emailTemplates.isEmpty
+        ? [EmailTemplate(requestType: "PASSWORD_RESET", language: "de", subject: "S", text: "T %LINK%")] : []
     }
   }
 

@@ -261,6 +261,33 @@ enum Fixtures {
     Sample(
       LookupAccountsResponse(
         accounts: [accountInfo, AccountInfo()], photoUrls: ["https://example.com/a.png", ""])),
+    Sample(
+      GenerateActionLinkRequest(
+        projectId: "demo-project",
+        request: SendOobCodeRequest(requestType: "EMAIL_SIGNIN", email: "ana@example.com"))),
+
+    // Email actions (anonauth/v1/account.proto)
+    Sample(
+      SendOobCodeRequest(
+        requestType: "VERIFY_AND_CHANGE_EMAIL", email: "ana@example.com", idToken: "eyJ.id.token",
+        newEmail: unicode,
+        settings: ActionCodeSettings(
+          continueUrl: "https://app.example.com/done?x=1", canHandleCodeInApp: true,
+          iosBundleId: "com.example",
+          androidPackageName: "com.example.android"),
+        locale: "de-AT")),
+    Sample(ActionCodeSettings(continueUrl: "http://localhost/", canHandleCodeInApp: true)),
+    Sample(
+      EmailTemplate(
+        requestType: "PASSWORD_RESET", language: "de", subject: unicode, text: "%LINK%", html: "<a>%LINK%</a>"
+      )),
+    Sample(SendOobCodeResponse(email: "ana@example.com", oobLink: "https://x/?oobCode=c", oobCode: "c")),
+    Sample(ResetPasswordRequest(oobCode: "code-1_x", newPassword: unicode)),
+    Sample(
+      ResetPasswordResponse(
+        email: "ana@example.com", requestType: "VERIFY_AND_CHANGE_EMAIL", newEmail: "new@example.com")),
+    Sample(ApplyActionCodeRequest(oobCode: "code-2")),
+    Sample(SignInWithEmailLinkRequest(email: "ana@example.com", oobCode: "code-3", idToken: "eyJ.id.token")),
 
     // anonauth/v1/token.proto
     Sample(VerifyIdTokenRequest(idToken: "eyJ.id.token", checkRevoked: true)),

@@ -141,6 +141,62 @@ var seen: [String: Any] = [:]
   seen["model_listener_on_main"] = model.listenerOnMainThread
   seen["model_error"] = model.errorMessage ?? ""
   model.onDisappear()
+
+  if let mailDirectory = ProcessInfo.processInfo.environment["ANONAUTH_MAIL_DIR"] {
+    try await emailActions(mailDirectory: mailDirectory)
+  }
+}
+
+/// The newest link of `mode` mailed to `address`: a --dev daemon writes each mail into
+/// its data dir (`ANONAUTH_MAIL_DIR`), where the mail worker puts it shortly after the send.
+func mailedLink(_ directory: String, to address: String, mode: String) async throws -> String {
+  for _ in 0..<600 {
+    let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
+    var found: String?
+    for name in names where name.hasSuffix(".eml") {
+      guard let text = try? String(contentsOfFile: directory + "/" + name, encoding: .utf8),
+        text.contains("To: \(address)\n")
+      else { continue }
+      for word in text.split(whereSeparator: \.isWhitespace) where word.contains("mode=\(mode)&") {
+        found = String(word)
+      }
+    }
+    if let found { return found }
+    try await Task.sleep(for: .milliseconds(50))
+  }
+  throw URLError(.timedOut)
+}
+
+/// The email actions, as an app written to FirebaseAuth runs them against the daemon: an
+/// anonymous user upgraded by a sign-in link keeps its uid; a password reset from the
+/// mailed link; the code refused once used.
+@MainActor func emailActions(mailDirectory: String) async throws {
+  try Auth.auth().signOut()
+  let guest = try await Auth.auth().signInAnonymously().user
+  let address = "\(prefix).link@example.com"
+  let settings = ActionCodeSettings()
+  settings.url = URL(string: "http://localhost/finish")
+  settings.handleCodeInApp = true
+  try await Auth.auth().sendSignInLink(toEmail: address, actionCodeSettings: settings)
+  let link = try await mailedLink(mailDirectory, to: address, mode: "signIn")
+  seen["email_link_recognized"] = Auth.auth().isSignIn(withEmailLink: link)
+  let linked = try await guest.link(with: EmailAuthProvider.credential(withEmail: address, link: link))
+  seen["email_link_upgrade"] = [
+    "same_uid": linked.user.uid == guest.uid, "same_object": linked.user === guest,
+    "anonymous": guest.isAnonymous, "email": guest.email ?? "", "verified": guest.isEmailVerified,
+  ]
+  try await Auth.auth().sendPasswordReset(withEmail: address)
+  let resetLink = try await mailedLink(mailDirectory, to: address, mode: "resetPassword")
+  let code =
+    URLComponents(string: resetLink)?.queryItems?.first(where: { $0.name == "oobCode" })?.value ?? ""
+  seen["reset_code_email"] = try await Auth.auth().verifyPasswordResetCode(code)
+  try await Auth.auth().confirmPasswordReset(withCode: code, newPassword: "reset " + password)
+  let again = try await Auth.auth().signIn(withEmail: address, password: "reset " + password)
+  seen["reset_same_uid"] = again.user.uid == guest.uid
+  seen["reset_code_reused"] = await bridged {
+    try await Auth.auth().confirmPasswordReset(withCode: code, newPassword: "another " + password)
+  }
+  try await Auth.auth().currentUser?.delete()
 }
 
 @MainActor func main() async {

@@ -24,8 +24,13 @@ VALUES = {
     "firebase_certs_url": ("https://certs.test/securetoken", "https://certs.test/securetoken"),
     "cors_origins": ("https://app.example.com, http://localhost:5173",
                      ["https://app.example.com", "http://localhost:5173"]),
+    "authorized_domains": ("localhost, app.example.com", ["localhost", "app.example.com"]),
+    "email_sender": ("Demo <no-reply@example.com>", "Demo <no-reply@example.com>"),
+    "email_app_name": ("Demo App", "Demo App"),
 }
 IDPS = [{"provider_id": "google.com", "enabled": True, "client_id": "web-client"}]
+TEMPLATES = [{"request_type": "PASSWORD_RESET", "language": "de", "subject": "Neues Passwort",
+              "text": "Hier: %LINK%", "html": ""}]
 
 
 def settable_fields():
@@ -47,6 +52,10 @@ def test_every_settable_field_through_the_cli(daemon, tmp_path):
             argument, wanted = str(not before[name]).lower(), not before[name]
         elif name == "idps":
             argument, wanted = f"@{idps_file}", [{**IDPS[0], "issuer": "", "jwks_url": ""}]
+        elif name == "email_templates":
+            templates_file = tmp_path / "templates.json"
+            templates_file.write_text(json.dumps(TEMPLATES))
+            argument, wanted = f"@{templates_file}", TEMPLATES
         else:
             assert name in VALUES, f"choose a valid value for the new settable field {name} in VALUES"
             argument, wanted = VALUES[name]

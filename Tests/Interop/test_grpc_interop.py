@@ -347,3 +347,33 @@ def test_x_end_user_ip_is_believed_only_from_a_trusted_caller():
     finally:
         e.channel.close()
         assert daemon.stop() == 0
+
+
+def test_a_password_reset_over_grpc(env):
+    """The email actions over gRPC: a reset mailed (in --dev, into DATA_DIR/mail), its code
+    checked and used, used twice refused with INVALID_OOB_CODE."""
+    import glob
+    import re
+    signup = env.account.SignUpRequest(email_password=env.account.EmailPasswordSignUp(
+        email="grpc-reset@example.com", password="grpc-password-1"))
+    env.accounts.SignUp(signup, metadata=env.api_key, timeout=30)
+    sent = env.accounts.SendOobCode(
+        env.account.SendOobCodeRequest(request_type="PASSWORD_RESET", email="grpc-reset@example.com"),
+        metadata=env.api_key, timeout=30)
+    assert sent.email == "grpc-reset@example.com" and not sent.oob_code
+    code = None
+    for _ in range(600):
+        for path in glob.glob(f"{env.daemon.dir}/mail/*.eml"):
+            text = pathlib.Path(path).read_text()
+            if "To: grpc-reset@example.com" in text:
+                code = re.search(r"oobCode=([A-Za-z0-9_-]+)", text).group(1)
+        if code:
+            break
+        time.sleep(0.05)
+    assert code, "no mail in the data dir"
+    reset = env.account.ResetPasswordRequest(oob_code=code, new_password="grpc-password-2")
+    assert env.accounts.ResetPassword(reset, metadata=env.api_key, timeout=30).request_type == "PASSWORD_RESET"
+    with pytest.raises(grpc.RpcError) as caught:
+        env.accounts.ResetPassword(reset, metadata=env.api_key, timeout=30)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert error_info(caught.value)[1].reason == "INVALID_OOB_CODE"

@@ -128,7 +128,7 @@ def test_a_member_of_the_wrong_type_is_400_naming_it(api):
 
 
 def test_unknown_path_404_and_wrong_method_405(api):
-    r = api.post("/v1/accounts:sendOobCode", {})
+    r = api.post("/v1/accounts:signInWithCustomToken", {})
     assert r.status_code == 404 and error_message(r).startswith("NOT_FOUND")
     r = api.session.get(api.base + "/v1/accounts:signUp", params={"key": api.key}, timeout=30, verify=api.ca)
     assert r.status_code == 405 and "POST" in r.headers["allow"]

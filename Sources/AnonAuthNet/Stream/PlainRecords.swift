@@ -1,3 +1,4 @@
+import CShims
 import Glibc
 
 /// Plaintext: `recv` and `send` on the descriptor (the emulator listener, loopback

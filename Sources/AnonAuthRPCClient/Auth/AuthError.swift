@@ -20,6 +20,10 @@ public enum AuthError: Error, Equatable, Sendable, CustomStringConvertible {
   case invalidCredential
   case noSuchProvider
   case requiresRecentLogin
+  /// An email action's code that is unknown, used, replaced or no longer matches.
+  case invalidActionCode
+  /// An email action's code past its lifetime.
+  case expiredActionCode
   /// No user is signed in.
   case noCurrentUser
   /// The daemon could not be reached or did not answer in time.
@@ -48,6 +52,8 @@ public enum AuthError: Error, Equatable, Sendable, CustomStringConvertible {
     case Reason.invalidIdpResponse.name: self = .invalidCredential
     case Reason.noSuchProvider.name: self = .noSuchProvider
     case Reason.credentialTooOld.name: self = .requiresRecentLogin
+    case Reason.invalidOobCode.name: self = .invalidActionCode
+    case Reason.expiredOobCode.name: self = .expiredActionCode
     default:
       if error.code == .unavailable || error.code == .deadlineExceeded {
         self = .network("\(error.code): \(error.message)")
@@ -77,6 +83,8 @@ public enum AuthError: Error, Equatable, Sendable, CustomStringConvertible {
     case .invalidCredential: "invalid-credential"
     case .noSuchProvider: "no-such-provider"
     case .requiresRecentLogin: "requires-recent-login"
+    case .invalidActionCode: "invalid-action-code"
+    case .expiredActionCode: "expired-action-code"
     case .noCurrentUser: "no-current-user"
     case .network: "network-error"
     case .server(let error): error.reason.isEmpty ? "\(error.code)" : error.reason

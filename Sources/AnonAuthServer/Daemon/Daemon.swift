@@ -138,6 +138,21 @@ public enum Daemon {
       metrics: serviceMetrics, logger: logger, masterKey: masterKey.bytes,
       outbound: OutboundHTTPSAdapter(client: outbound), admissionLimits: config.admission)
     environment.adminRequiresClientCertificate = config.adminRequiresClientCertificate
+    // Email actions: where their mails go, and where their links lead (known once the
+    // listeners are bound).
+    let actionBase = ActionURLBase(configured: config.mail.actionURL)
+    environment.email.actionURL = { [minter] in actionBase.url(publicURL: minter.publicURL) }
+    environment.email.defaultSender = config.mail.from
+    // On the replicated store only the leader sends, as only it runs scheduled clean-ups.
+    let mailMonitor = clusterNode?.monitor
+    let mailWorker = try MailSetup.worker(
+      config: config, dataDir: dataDir.path, store: store, clock: clock, logger: logger,
+      metrics: serviceMetrics, sendsNow: { mailMonitor?.isLeader ?? true })
+    if let mailWorker {
+      environment.email.deliveryConfigured = true
+      environment.email.mailQueued = { mailWorker.mailQueued() }
+    }
+    if config.dev { environment.email.devMailbox = DevMailbox() }
     if let adminKey = secrets.adminKey,
       try await directory.replaceAdminKey(label: AdminKeyFile.label, rawKey: adminKey)
     {
@@ -165,7 +180,7 @@ public enum Daemon {
 
     // Firebase's JSON API on the same router: HTTP is one more transport onto the services.
     let firebaseAPI = FirebaseAPI(
-      router: router,
+      router: router, devMailbox: environment.email.devMailbox,
       corsOrigins: { [directory] key in (try? directory.project(apiKey: key))?.corsOrigins ?? [] },
       recordCall: FirebaseCallLog(logger: logger, metrics: metrics, router: router).record)
     // On the emulator listener only, the Admin SDK's `Bearer owner` stands for the admin key
@@ -201,6 +216,7 @@ public enum Daemon {
     if config.publicURLFromListenAddress, config.listen.port == 0 {
       minter.setPublicURL(IssuerURL.dev(rpc: rpcAddress))
     }
+    actionBase.setEmulator(server.emulatorAddress.map { "http://\($0.description)/emulator/action" })
     let ops = try OpsServer(
       routes: OpsRoutes.make(
         state: state, metrics: metrics, serviceMetrics: serviceMetrics, store: store, minter: minter,
@@ -230,6 +246,7 @@ public enum Daemon {
     }
     state.set(.serving)
     cleanup.start()
+    mailWorker?.start()
     let sync = clusterNode.map { ClusterSync(directory: directory, minter: minter, logger: logger).start($0) }
     let ready: [String: LogValue] = [
       "event": "ready", "rpc": .string(rpcAddress.description), "ops": .string(opsAddress.description),
@@ -270,6 +287,7 @@ public enum Daemon {
     logger.info("draining", ["signal": .int(Int64(signal))])
     state.set(.draining)
     cleanup.stop()
+    mailWorker?.stop()
     sync?.cancel()
     await server.shutdown()
     ops.stop()

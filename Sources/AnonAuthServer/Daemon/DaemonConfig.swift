@@ -25,6 +25,8 @@ public struct DaemonConfig: Sendable {
   public var trustedProxies: [String]
   /// CAs for outbound HTTPS (identity providers); nil: the system's CA store.
   public var outboundCAFile: String?
+  /// Email actions' delivery (`--smtp-url` and its companions).
+  public var mail: MailConfig
   public var dev: Bool
   public var testHooks: Bool
   public var cleanupIntervalMs: Int64
@@ -190,6 +192,8 @@ public struct DaemonConfig: Sendable {
     }
     dev = try bool("dev")
     testHooks = try bool("test-hooks")
+    mail = try MailConfig(
+      values, retryBaseMs: Int64(try number(.mailRetryBaseMs)), timeoutMs: try int(.smtpTimeoutMs))
     switch text("log-level") {
     case "debug": logLevel = .debug
     case "info": logLevel = .info

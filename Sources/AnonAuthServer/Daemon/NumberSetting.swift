@@ -87,6 +87,15 @@ extension NumberSetting {
     "on SIGTERM, how long calls in flight may take",
     section: .timeouts)
 
+  // Email actions' mails (MailWorker, SMTPClient).
+  static let mailRetryBaseMs = NumberSetting(
+    "mail-retry-base-ms", 5_000, .milliseconds, 100...3_600_000,
+    "the wait before a mail's second attempt after a temporary failure; it doubles each attempt, up to an "
+      + "hour, 12 attempts in all", section: .email)
+  static let smtpTimeoutMs = NumberSetting(
+    "smtp-timeout-ms", 30_000, .milliseconds, 1_000...600_000,
+    "the deadline of one SMTP exchange (connect, TLS, AUTH, the mail)", section: .email)
+
   // Clean-up (CleanupWorker) and the store's writer (StoreOptions).
   static let cleanupIntervalMs = NumberSetting(
     "cleanup-interval-ms", UInt64(CleanupWorker.defaultIntervalMs), .milliseconds, 100...86_400_000,

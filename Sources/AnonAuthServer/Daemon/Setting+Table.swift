@@ -113,6 +113,28 @@ extension Setting {
         + "membership to them and exits (every node stopped first; see docs/replicated-store.md, Runbook)",
       section: .cluster),
     Setting(
+      "smtp-url", "",
+      "email actions' mail server: smtp://HOST[:PORT] (STARTTLS, port 587; plain text only to a loopback "
+        + "relay) or smtps://HOST[:PORT] (implicit TLS, port 465); the certificate must chain to "
+        + "--smtp-ca-file (default: the system CAs) and name HOST; empty: in --dev mails are written to "
+        + "DATA_DIR/mail and their links logged, otherwise email actions answer OPERATION_NOT_ALLOWED",
+      section: .email),
+    Setting(
+      "smtp-credentials-file", nil,
+      "a file (0600) whose first line is USER:PASSWORD for AUTH PLAIN or LOGIN (sent only over TLS)",
+      section: .email),
+    Setting("smtp-ca-file", nil, "PEM CAs trusted for the SMTP server's certificate", section: .email),
+    Setting(
+      "smtp-from", "AnonAuth <noreply@localhost>",
+      "the From of mails whose project sets no email_sender (\"Name <address>\")", section: .email),
+    Setting(
+      "email-action-url", "",
+      "the page email links lead to (it reads mode, oobCode, apiKey and continueUrl from the query); empty: "
+        + "<--public-url>/__/auth/action, or the emulator listener's /emulator/action, or "
+        + "http://localhost/__/auth/action", section: .email),
+    NumberSetting.mailRetryBaseMs.setting,
+    NumberSetting.smtpTimeoutMs.setting,
+    Setting(
       "test-hooks", "false", "testing only: adds anonauth.test.TestService/Sleep (never in production)",
       section: .testing, isSwitch: true),
   ]

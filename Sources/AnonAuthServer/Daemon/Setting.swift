@@ -88,5 +88,6 @@ public enum SettingSection: String, Sendable, CaseIterable {
   case cleanup = "Clean-up and store writes"
   case admission = "Fair admission"
   case cluster = "Replicated store"
+  case email = "Email actions"
   case testing = "Testing"
 }

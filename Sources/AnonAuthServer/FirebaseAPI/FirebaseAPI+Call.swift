@@ -21,6 +21,8 @@ extension FirebaseAPI {
     /// Shared by every native call of the request, for its one log line.
     public let log = CallLogFields()
     let router: Router
+    /// --dev: the codes sent (`emulatorOobCodes`).
+    let devMailbox: DevMailbox?
     private let nativeMethod = Mutex<String?>(nil)
 
     init(api: FirebaseAPI, request: HTTPRequest, info: HTTPCallInfo, pathParameters: [String: String])
@@ -29,6 +31,7 @@ extension FirebaseAPI {
       self.request = request
       self.info = info
       self.router = api.router
+      self.devMailbox = api.devMailbox
       self.query = FormDecoding.fields(request.query)
       self.pathParameters = pathParameters.mapValues { FormDecoding.percentDecoded($0, plusIsSpace: false) }
       self.body = try RequestBody.decode(request)

@@ -1,6 +1,6 @@
 extension FirebaseAPI {
   /// Every endpoint this build serves, family by family; a family adds itself here.
   public static let allEndpoints: [Endpoint] =
-    accountEndpoints + firebaseExchangeEndpoints + tokenEndpoints + adminEndpoints + legacyEndpoints
-    + [revokeTokenEndpoint]
+    accountEndpoints + emailActionEndpoints + firebaseExchangeEndpoints + tokenEndpoints + adminEndpoints
+    + legacyEndpoints + [revokeTokenEndpoint]
 }

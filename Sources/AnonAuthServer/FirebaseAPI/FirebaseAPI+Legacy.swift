@@ -27,13 +27,8 @@ extension FirebaseAPI {
     ("verifyAssertion", signInWithIdp),
     ("setAccountInfo", update),
     ("deleteAccount", delete),
-    ("getOobConfirmationCode", legacyOobCode),
+    ("getOobConfirmationCode", sendOobCode),
+    ("resetPassword", resetPassword),
+    ("emailLinkSignin", signInWithEmailLink),
   ]
-
-  /// Password-reset and verification emails: AnonAuth sends no email, so the SDK gets
-  /// `OPERATION_NOT_ALLOWED`, which it reports as `operationNotAllowed` without signing
-  /// the user out.
-  public static func legacyOobCode(_ call: Call) async throws(FirebaseError) -> JSONValue {
-    throw FirebaseError(status: 400, message: "OPERATION_NOT_ALLOWED : AnonAuth sends no email")
-  }
 }

@@ -8,6 +8,9 @@ extension FirebaseAPI {
   /// newest ID token. Answers Firebase's SetAccountInfoResponse, with the new tokens when
   /// the change issued them.
   public static func update(_ call: Call) async throws(FirebaseError) -> JSONValue {
+    if let code = try call.string("oobCode"), !code.isEmpty {
+      return try await applyActionCode(call, code: code)
+    }
     var idToken = try call.required("MISSING_ID_TOKEN", "idToken")
     var change = UpdateOwnAccountRequest()
     change.idToken = idToken

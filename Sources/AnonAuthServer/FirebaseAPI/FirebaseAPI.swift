@@ -16,18 +16,21 @@ public struct FirebaseAPI: HTTPApplication {
   let endpoints: [Endpoint]
   let recordCall: @Sendable (FirebaseCallRecord) -> Void
   let corsOrigins: @Sendable (_ apiKey: String?) -> [String]
+  /// --dev: the codes sent, for the emulator's `oobCodes` list.
+  let devMailbox: DevMailbox?
 
   /// `recordCall` receives the one record of every request (the server logs it and counts
   /// its native method); `corsOrigins` gives the origins the project of an API key allows
   /// (none for an unknown key); `endpoints` defaults to every family this build serves.
   public init(
-    router: Router, endpoints: [Endpoint] = FirebaseAPI.allEndpoints,
+    router: Router, endpoints: [Endpoint] = FirebaseAPI.allEndpoints, devMailbox: DevMailbox? = nil,
     corsOrigins: @escaping @Sendable (_ apiKey: String?) -> [String] = { _ in [] },
     recordCall: @escaping @Sendable (FirebaseCallRecord) -> Void = { _ in }
   ) {
     self.router = router
     self.endpoints = endpoints
     self.corsOrigins = corsOrigins
+    self.devMailbox = devMailbox
     self.recordCall = recordCall
   }
 

@@ -52,5 +52,21 @@ extension AccountServiceHandler {
       request, context throws(RPCError) in
       try await self.revokeToken(request, context: context)
     }
+    router.unary(AccountServiceMethods.sendOobCode, credential: (.apiKey, authenticate)) {
+      request, context throws(RPCError) in
+      try await self.sendOobCode(request, context: context)
+    }
+    router.unary(AccountServiceMethods.resetPassword, credential: (.apiKey, authenticate)) {
+      request, context throws(RPCError) in
+      try await self.resetPassword(request, context: context)
+    }
+    router.unary(AccountServiceMethods.applyActionCode, credential: (.apiKey, authenticate)) {
+      request, context throws(RPCError) in
+      try await self.applyActionCode(request, context: context)
+    }
+    router.unary(AccountServiceMethods.signInWithEmailLink, credential: (.apiKey, authenticate)) {
+      request, context throws(RPCError) in
+      try await self.signInWithEmailLink(request, context: context)
+    }
   }
 }

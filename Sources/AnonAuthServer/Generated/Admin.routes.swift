@@ -108,5 +108,9 @@ extension AdminServiceHandler {
       request, context throws(RPCError) in
       try await self.lookupAccounts(request, context: context)
     }
+    router.unary(AdminServiceMethods.generateActionLink, credential: (.adminKey, authenticate)) {
+      request, context throws(RPCError) in
+      try await self.generateActionLink(request, context: context)
+    }
   }
 }

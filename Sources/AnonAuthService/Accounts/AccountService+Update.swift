@@ -30,7 +30,10 @@ extension AccountService {
           request.displayName, of: caller.account.localID, tokenIssuedAt: caller.issuedAt,
           project: project)
       }
-      if setsCredential, caller.account.passwordHash == nil {
+      // An account signed in by email link has the password identity and no hash yet:
+      // it sets a password as a password account changes one.
+      let hasPasswordIdentity = caller.identities.contains { $0.providerID == ProviderSettings.password }
+      if setsCredential, caller.account.passwordHash == nil, !hasPasswordIdentity {
         guard mask.contains("email"), mask.contains("password") else {
           throw RPCError(.invalidArgument, "an account without a password needs email and password together")
         }
@@ -142,6 +145,9 @@ extension AccountService {
           account.passwordHash = hash
           account.validSince = max(account.validSince, session.nowMs / 1000)
           try RefreshTokensRepository.revokeAccount(db, projectID: projectID, localID: localID)
+          // A new password spends the password-reset codes already mailed.
+          try OobCodesRepository.spendAccount(
+            db, projectID: projectID, localID: localID, kinds: [OobKind.passwordReset.rawValue])
         }
         try AccountsRepository.update(db, account)
         try RefreshTokensRepository.insert(

@@ -114,6 +114,9 @@ struct AccountChange: Sendable {
       // A new password ends every session, as Firebase does.
       account.validSince = max(account.validSince, nowSeconds)
       try RefreshTokensRepository.revokeAccount(db, projectID: projectID, localID: localID)
+      // A new password spends the password-reset codes already mailed.
+      try OobCodesRepository.spendAccount(
+        db, projectID: projectID, localID: localID, kinds: [OobKind.passwordReset.rawValue])
     }
     if credentialChanged, account.passwordHash != nil, let address = account.email {
       // The password identity follows the email it signs in with.

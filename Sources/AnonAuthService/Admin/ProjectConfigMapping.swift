@@ -20,6 +20,11 @@ enum ProjectConfigMapping {
     config.firebaseCertsUrl = record.firebaseCertsURL
     config.firebaseCreateUnknownUsers = record.firebaseCreateUnknownUsers
     config.corsOrigins = record.corsOrigins
+    config.authorizedDomains = record.authorizedDomains
+    config.emailEnumerationProtectionDisabled = record.emailEnumerationProtectionDisabled
+    config.emailSender = record.emailSender
+    config.emailAppName = record.emailAppName
+    config.emailTemplates = ProjectTemplates.decode(record.emailTemplatesJSON)
     return config
   }
 
@@ -88,6 +93,23 @@ enum ProjectConfigMapping {
       case .corsOrigins:
         try CORSOrigin.validate(config.corsOrigins)
         next.corsOrigins = config.corsOrigins
+      case .authorizedDomains:
+        try EmailProjectSettings.validateDomains(config.authorizedDomains)
+        next.authorizedDomains = config.authorizedDomains.map { $0.lowercased() }
+      case .emailEnumerationProtectionDisabled:
+        next.emailEnumerationProtectionDisabled = config.emailEnumerationProtectionDisabled
+      case .emailSender:
+        try EmailProjectSettings.validateSender(config.emailSender)
+        next.emailSender = config.emailSender
+      case .emailAppName:
+        guard config.emailAppName.utf8.count <= 128, !ProviderText.hasControl(config.emailAppName) else {
+          throw RPCError(
+            .invalidConfig, "email_app_name must be at most 128 bytes without control characters")
+        }
+        next.emailAppName = config.emailAppName
+      case .emailTemplates:
+        try ProjectTemplates.validate(config.emailTemplates)
+        next.emailTemplatesJSON = ProjectTemplates.encode(config.emailTemplates)
       case .idps:
         try validate(config.idps)
         // A secret not sent again is kept: GetProjectConfig never returns it.

@@ -68,4 +68,33 @@ public protocol AccountServiceHandler: Sendable {
   /// `RevokeToken`.
   func revokeToken(_ request: RevokeTokenRequest, context: CallContext)
     async throws(RPCError) -> RevokeTokenResponse
+
+  /// (addition) Sends an email action's mail: a password reset, an email verification, a
+  /// verified email change or a sign-in link. Firebase's `accounts:sendOobCode`.
+  ///
+  /// `SendOobCode`.
+  func sendOobCode(_ request: SendOobCodeRequest, context: CallContext)
+    async throws(RPCError) -> SendOobCodeResponse
+
+  /// (addition) Checks a password-reset code and, with new_password, sets the password:
+  /// every session of the account ends. Firebase's `accounts:resetPassword`.
+  ///
+  /// `ResetPassword`.
+  func resetPassword(_ request: ResetPasswordRequest, context: CallContext)
+    async throws(RPCError) -> ResetPasswordResponse
+
+  /// (addition) Applies the code of a verification or email-change mail. Firebase's
+  /// `accounts:update` with `oobCode`.
+  ///
+  /// `ApplyActionCode`.
+  func applyActionCode(_ request: ApplyActionCodeRequest, context: CallContext)
+    async throws(RPCError) -> AccountInfo
+
+  /// (addition) Signs in with the code of a sign-in link (the account is made on first
+  /// use), or with id_token links the email to that account, whose uid stays. Firebase's
+  /// `accounts:signInWithEmailLink`.
+  ///
+  /// `SignInWithEmailLink`.
+  func signInWithEmailLink(_ request: SignInWithEmailLinkRequest, context: CallContext)
+    async throws(RPCError) -> AuthResponse
 }

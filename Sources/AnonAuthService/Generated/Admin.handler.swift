@@ -122,4 +122,12 @@ public protocol AdminServiceHandler: Sendable {
   /// `LookupAccounts`.
   func lookupAccounts(_ request: LookupAccountsRequest, context: CallContext)
     async throws(RPCError) -> LookupAccountsResponse
+
+  /// (addition) An email action's link, made for an administrator and answered instead of
+  /// mailed: Firebase's `accounts:sendOobCode` with `returnOobLink` (the Admin SDKs'
+  /// generatePasswordResetLink and its siblings).
+  ///
+  /// `GenerateActionLink`.
+  func generateActionLink(_ request: GenerateActionLinkRequest, context: CallContext)
+    async throws(RPCError) -> SendOobCodeResponse
 }

@@ -27,6 +27,8 @@ public struct ServiceEnvironment: Sendable {
   /// With mutual TLS (`--admin-requires-client-cert`): AdminService calls need a verified
   /// client certificate besides the admin key.
   public var adminRequiresClientCertificate = false
+  /// How email actions' mails are linked, queued and limited (`EmailSettings`).
+  public var email = EmailSettings()
 
   /// - Parameters:
   ///   - outbound: how provider keys and Facebook's Graph API are fetched; without one,

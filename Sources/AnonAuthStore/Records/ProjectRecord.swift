@@ -21,6 +21,18 @@ public struct ProjectRecord: Sendable, Equatable {
   public var firebaseCreateUnknownUsers = false
   /// The origins allowed to call the HTTPS JSON API from a browser (CORS); none by default.
   public var corsOrigins: [String] = []
+  /// The hosts an email action's continue URL may name (Firebase's authorized domains).
+  public var authorizedDomains: [String] = ["localhost"]
+  /// Email actions say whether an address has an account (`EMAIL_NOT_FOUND`); off by
+  /// default, as Firebase's email enumeration protection is on by default.
+  public var emailEnumerationProtectionDisabled = false
+  /// The From of the project's mails; empty: the daemon's.
+  public var emailSender = ""
+  /// The app's name in the mails; empty: the project id.
+  public var emailAppName = ""
+  /// The project's own mail texts as JSON (the service layer owns their shape); "[]":
+  /// the built-in ones.
+  public var emailTemplatesJSON = "[]"
 
   public init(projectID: String, createdAtMs: Int64) {
     self.projectID = projectID

@@ -4,7 +4,8 @@ public enum ProjectsRepository {
     project_id, anonymous_enabled, email_password_enabled, idps_json, auto_cleanup_enabled,
     auto_cleanup_enabled_at_ms, sign_up_quota_per_hour, id_token_ttl_seconds, password_min_length,
     created_at_ms, firebase_project_id, firebase_certs_json, firebase_certs_url, firebase_create_unknown_users,
-    cors_origins
+    cors_origins, authorized_domains, email_enumeration_protection_disabled, email_sender, email_app_name,
+    email_templates_json
     """
 
   static func decode(_ row: Row) throws -> ProjectRecord {
@@ -22,6 +23,11 @@ public enum ProjectsRepository {
     project.firebaseCertsURL = try row.string(12)
     project.firebaseCreateUnknownUsers = try row.bool(13)
     project.corsOrigins = try row.string(14).split(separator: "\n").map(String.init)
+    project.authorizedDomains = try row.string(15).split(separator: "\n").map(String.init)
+    project.emailEnumerationProtectionDisabled = try row.bool(16)
+    project.emailSender = try row.string(17)
+    project.emailAppName = try row.string(18)
+    project.emailTemplatesJSON = try row.string(19)
     return project
   }
 
@@ -34,27 +40,31 @@ public enum ProjectsRepository {
       .text(p.firebaseCertsURL),
       .integer(p.firebaseCreateUnknownUsers ? 1 : 0),
       .text(p.corsOrigins.joined(separator: "\n")),
+      .text(p.authorizedDomains.joined(separator: "\n")),
+      .integer(p.emailEnumerationProtectionDisabled ? 1 : 0),
+      .text(p.emailSender), .text(p.emailAppName), .text(p.emailTemplatesJSON),
     ]
   }
 
   /// Inserts a project; a UNIQUE violation means it exists.
   public static func insert(_ db: Database, _ project: ProjectRecord) throws {
     try db.execute(
-      "INSERT INTO projects (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(project))
+      "INSERT INTO projects (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(project))
   }
 
   /// Writes every setting of an existing project.
   public static func update(_ db: Database, _ project: ProjectRecord) throws {
     // Every column but project_id and created_at_ms, then project_id for WHERE.
     let all = values(project)
-    let args = Array(all[1...8]) + Array(all[10...14]) + [.text(project.projectID)]
+    let args = Array(all[1...8]) + Array(all[10...19]) + [.text(project.projectID)]
     try db.execute(
       """
       UPDATE projects SET anonymous_enabled = ?, email_password_enabled = ?, idps_json = ?,
         auto_cleanup_enabled = ?, auto_cleanup_enabled_at_ms = ?, sign_up_quota_per_hour = ?,
         id_token_ttl_seconds = ?, password_min_length = ?, firebase_project_id = ?,
         firebase_certs_json = ?, firebase_certs_url = ?, firebase_create_unknown_users = ?,
-        cors_origins = ?
+        cors_origins = ?, authorized_domains = ?, email_enumeration_protection_disabled = ?,
+        email_sender = ?, email_app_name = ?, email_templates_json = ?
       WHERE project_id = ?
       """, args)
   }

@@ -327,5 +327,51 @@ public enum AnonAuthSchema {
         ) WITHOUT ROWID;
         CREATE INDEX used_nonces_expiry ON used_nonces(expires_at_ms);
         """),
+    Migration(
+      version: 13,
+      sql: """
+        -- Email actions (password reset, verification, email change, sign-in links). A
+        -- code is kept as its SHA-256 only, bound to its project, account (empty for a
+        -- sign-in link to an address with no account yet), kind and email; using it
+        -- deletes its row, and a newer code of the same kind for the same account and
+        -- email deletes the older ones.
+        CREATE TABLE oob_codes (
+          code_hash BLOB PRIMARY KEY,
+          project_id TEXT NOT NULL,
+          local_id TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          email TEXT NOT NULL,
+          new_email TEXT NOT NULL DEFAULT '',
+          created_at_ms INTEGER NOT NULL,
+          expires_at_ms INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX oob_codes_by_account ON oob_codes(project_id, local_id, kind);
+        CREATE INDEX oob_codes_by_expiry ON oob_codes(expires_at_ms);
+        -- Mails accepted and not yet delivered: the mail worker sends each, retrying
+        -- with backoff, and deletes it once sent or given up.
+        CREATE TABLE mail_outbox (
+          id INTEGER PRIMARY KEY,
+          project_id TEXT NOT NULL,
+          recipient TEXT NOT NULL,
+          sender TEXT NOT NULL,
+          subject TEXT NOT NULL,
+          text_body TEXT NOT NULL,
+          html_body TEXT NOT NULL,
+          request_type TEXT NOT NULL,
+          link TEXT NOT NULL,
+          created_at_ms INTEGER NOT NULL,
+          next_attempt_at_ms INTEGER NOT NULL,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          last_error TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX mail_outbox_due ON mail_outbox(next_attempt_at_ms);
+        -- The hosts a continue URL may name (one per line), and the project's mail settings.
+        ALTER TABLE projects ADD COLUMN authorized_domains TEXT NOT NULL DEFAULT 'localhost';
+        ALTER TABLE projects ADD COLUMN email_enumeration_protection_disabled INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE projects ADD COLUMN email_sender TEXT NOT NULL DEFAULT '';
+        ALTER TABLE projects ADD COLUMN email_app_name TEXT NOT NULL DEFAULT '';
+        -- The project's own mail texts (EmailTemplate messages as JSON); '[]': built-in.
+        ALTER TABLE projects ADD COLUMN email_templates_json TEXT NOT NULL DEFAULT '[]';
+        """),
   ]
 }

@@ -1231,6 +1231,667 @@ extension UpdateOwnAccountRequest: ProtoCBridged {
   }
 }
 
+// MARK: - anonauth.v1.ActionCodeSettings
+
+/// Where a mail's link leads after the action (Firebase's ActionCodeSettings).
+///
+/// `anonauth.v1.ActionCodeSettings` in `anonauth/v1/account.proto`.
+public struct ActionCodeSettings: Sendable, Hashable {
+  /// Must be https (or http for localhost) on one of the project's authorized_domains.
+  public var continueUrl: String = ""
+  public var canHandleCodeInApp: Bool = false
+  public var iosBundleId: String = ""
+  public var androidPackageName: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(
+    continueUrl: String = "",
+    canHandleCodeInApp: Bool = false,
+    iosBundleId: String = "",
+    androidPackageName: String = ""
+  ) {
+    self.continueUrl = continueUrl
+    self.canHandleCodeInApp = canHandleCodeInApp
+    self.iosBundleId = iosBundleId
+    self.androidPackageName = androidPackageName
+  }
+}
+
+extension ActionCodeSettings: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.ActionCodeSettings"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension ActionCodeSettings: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__ActionCodeSettings
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .plain,
+    3: .text(repeated: false),
+    4: .text(repeated: false),
+  ])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__action_code_settings__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__action_code_settings__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__action_code_settings__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__action_code_settings__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__action_code_settings__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.continue_url = arena.string(self.continueUrl, number: 1, spill: &spill)
+    message.pointee.can_handle_code_in_app = self.canHandleCodeInApp ? 1 : 0
+    message.pointee.ios_bundle_id = arena.string(self.iosBundleId, number: 3, spill: &spill)
+    message.pointee.android_package_name = arena.string(
+      self.androidPackageName, number: 4, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.continueUrl = reader.string(fields.continue_url)
+    self.canHandleCodeInApp = fields.can_handle_code_in_app != 0
+    self.iosBundleId = reader.string(fields.ios_bundle_id)
+    self.androidPackageName = reader.string(fields.android_package_name)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.SendOobCodeRequest
+
+/// request_type: "PASSWORD_RESET" (email), "VERIFY_EMAIL" (id_token; the account's email),
+/// "VERIFY_AND_CHANGE_EMAIL" (id_token and new_email), "EMAIL_SIGNIN" (email; needs
+/// settings.can_handle_code_in_app and a continue_url).
+///
+/// `anonauth.v1.SendOobCodeRequest` in `anonauth/v1/account.proto`.
+public struct SendOobCodeRequest: Sendable, Hashable {
+  public var requestType: String = ""
+  public var email: String = ""
+  public var idToken: String = ""
+  public var newEmail: String = ""
+  public var settings: ActionCodeSettings? = nil
+  /// "en", "de", ... (X-Firebase-Locale); empty: English.
+  public var locale: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(
+    requestType: String = "",
+    email: String = "",
+    idToken: String = "",
+    newEmail: String = "",
+    settings: ActionCodeSettings? = nil,
+    locale: String = ""
+  ) {
+    self.requestType = requestType
+    self.email = email
+    self.idToken = idToken
+    self.newEmail = newEmail
+    self.settings = settings
+    self.locale = locale
+  }
+}
+
+extension SendOobCodeRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.SendOobCodeRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension SendOobCodeRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__SendOobCodeRequest
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .text(repeated: false),
+    5: .message(ActionCodeSettings.protoScanSchema, repeated: false),
+    6: .text(repeated: false),
+  ])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__send_oob_code_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__send_oob_code_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__send_oob_code_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__send_oob_code_request__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__send_oob_code_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.request_type = arena.string(self.requestType, number: 1, spill: &spill)
+    message.pointee.email = arena.string(self.email, number: 2, spill: &spill)
+    message.pointee.id_token = arena.string(self.idToken, number: 3, spill: &spill)
+    message.pointee.new_email = arena.string(self.newEmail, number: 4, spill: &spill)
+    message.pointee.settings = self.settings.map { arena.message($0) }
+    message.pointee.locale = arena.string(self.locale, number: 6, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.requestType = reader.string(fields.request_type)
+    self.email = reader.string(fields.email)
+    self.idToken = reader.string(fields.id_token)
+    self.newEmail = reader.string(fields.new_email)
+    self.settings = try reader.message(fields.settings, as: ActionCodeSettings.self)
+    self.locale = reader.string(fields.locale)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.SendOobCodeResponse
+
+/// oob_link and oob_code are set only for GenerateActionLink (AdminService).
+///
+/// `anonauth.v1.SendOobCodeResponse` in `anonauth/v1/account.proto`.
+public struct SendOobCodeResponse: Sendable, Hashable {
+  public var email: String = ""
+  public var oobLink: String = ""
+  public var oobCode: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(email: String = "", oobLink: String = "", oobCode: String = "") {
+    self.email = email
+    self.oobLink = oobLink
+    self.oobCode = oobCode
+  }
+}
+
+extension SendOobCodeResponse: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.SendOobCodeResponse"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension SendOobCodeResponse: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__SendOobCodeResponse
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+  ])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__send_oob_code_response__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__send_oob_code_response__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__send_oob_code_response__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__send_oob_code_response__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__send_oob_code_response__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.email = arena.string(self.email, number: 1, spill: &spill)
+    message.pointee.oob_link = arena.string(self.oobLink, number: 2, spill: &spill)
+    message.pointee.oob_code = arena.string(self.oobCode, number: 3, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.email = reader.string(fields.email)
+    self.oobLink = reader.string(fields.oob_link)
+    self.oobCode = reader.string(fields.oob_code)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.ResetPasswordRequest
+
+/// Without new_password: only checks the code (FirebaseAuth's verifyPasswordResetCode and
+/// checkActionCode) and answers what it is for, spending nothing.
+///
+/// `anonauth.v1.ResetPasswordRequest` in `anonauth/v1/account.proto`.
+public struct ResetPasswordRequest: Sendable, Hashable {
+  public var oobCode: String = ""
+  public var newPassword: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(oobCode: String = "", newPassword: String = "") {
+    self.oobCode = oobCode
+    self.newPassword = newPassword
+  }
+}
+
+extension ResetPasswordRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.ResetPasswordRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension ResetPasswordRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__ResetPasswordRequest
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+  ])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__reset_password_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__reset_password_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__reset_password_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__reset_password_request__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__reset_password_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.oob_code = arena.string(self.oobCode, number: 1, spill: &spill)
+    message.pointee.new_password = arena.string(self.newPassword, number: 2, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.oobCode = reader.string(fields.oob_code)
+    self.newPassword = reader.string(fields.new_password)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.ResetPasswordResponse
+
+/// `anonauth.v1.ResetPasswordResponse` in `anonauth/v1/account.proto`.
+public struct ResetPasswordResponse: Sendable, Hashable {
+  public var email: String = ""
+  public var requestType: String = ""
+  /// VERIFY_AND_CHANGE_EMAIL: the address the account changes to.
+  public var newEmail: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(email: String = "", requestType: String = "", newEmail: String = "") {
+    self.email = email
+    self.requestType = requestType
+    self.newEmail = newEmail
+  }
+}
+
+extension ResetPasswordResponse: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.ResetPasswordResponse"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension ResetPasswordResponse: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__ResetPasswordResponse
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+  ])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__reset_password_response__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__reset_password_response__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__reset_password_response__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__reset_password_response__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__reset_password_response__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.email = arena.string(self.email, number: 1, spill: &spill)
+    message.pointee.request_type = arena.string(self.requestType, number: 2, spill: &spill)
+    message.pointee.new_email = arena.string(self.newEmail, number: 3, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.email = reader.string(fields.email)
+    self.requestType = reader.string(fields.request_type)
+    self.newEmail = reader.string(fields.new_email)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.ApplyActionCodeRequest
+
+/// `anonauth.v1.ApplyActionCodeRequest` in `anonauth/v1/account.proto`.
+public struct ApplyActionCodeRequest: Sendable, Hashable {
+  public var oobCode: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(oobCode: String = "") {
+    self.oobCode = oobCode
+  }
+}
+
+extension ApplyActionCodeRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.ApplyActionCodeRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension ApplyActionCodeRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__ApplyActionCodeRequest
+
+  static let protoScanSchema = ProtoScanSchema([1: .text(repeated: false)])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__apply_action_code_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__apply_action_code_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__apply_action_code_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__apply_action_code_request__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__apply_action_code_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.oob_code = arena.string(self.oobCode, number: 1, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.oobCode = reader.string(fields.oob_code)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.SignInWithEmailLinkRequest
+
+/// `anonauth.v1.SignInWithEmailLinkRequest` in `anonauth/v1/account.proto`.
+public struct SignInWithEmailLinkRequest: Sendable, Hashable {
+  public var email: String = ""
+  public var oobCode: String = ""
+  /// Optional: link the email to this account (anonymous or not) instead of signing in.
+  public var idToken: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(email: String = "", oobCode: String = "", idToken: String = "") {
+    self.email = email
+    self.oobCode = oobCode
+    self.idToken = idToken
+  }
+}
+
+extension SignInWithEmailLinkRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.SignInWithEmailLinkRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension SignInWithEmailLinkRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__SignInWithEmailLinkRequest
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+  ])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__sign_in_with_email_link_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__sign_in_with_email_link_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__sign_in_with_email_link_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__sign_in_with_email_link_request__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__sign_in_with_email_link_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.email = arena.string(self.email, number: 1, spill: &spill)
+    message.pointee.oob_code = arena.string(self.oobCode, number: 2, spill: &spill)
+    message.pointee.id_token = arena.string(self.idToken, number: 3, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.email = reader.string(fields.email)
+    self.oobCode = reader.string(fields.oob_code)
+    self.idToken = reader.string(fields.id_token)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
 // MARK: - anonauth.v1.AuthResponse
 
 /// The answer to every call that signs someone in.

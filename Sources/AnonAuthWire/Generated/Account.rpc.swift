@@ -71,6 +71,35 @@ public enum AccountServiceMethods {
   public static let revokeToken = MethodDescriptor<RevokeTokenRequest, RevokeTokenResponse>(
     serviceName, "RevokeToken")
 
+  /// (addition) Sends an email action's mail: a password reset, an email verification, a
+  /// verified email change or a sign-in link. Firebase's `accounts:sendOobCode`.
+  ///
+  /// `SendOobCode`.
+  public static let sendOobCode = MethodDescriptor<SendOobCodeRequest, SendOobCodeResponse>(
+    serviceName, "SendOobCode")
+
+  /// (addition) Checks a password-reset code and, with new_password, sets the password:
+  /// every session of the account ends. Firebase's `accounts:resetPassword`.
+  ///
+  /// `ResetPassword`.
+  public static let resetPassword = MethodDescriptor<ResetPasswordRequest, ResetPasswordResponse>(
+    serviceName, "ResetPassword")
+
+  /// (addition) Applies the code of a verification or email-change mail. Firebase's
+  /// `accounts:update` with `oobCode`.
+  ///
+  /// `ApplyActionCode`.
+  public static let applyActionCode = MethodDescriptor<ApplyActionCodeRequest, AccountInfo>(
+    serviceName, "ApplyActionCode")
+
+  /// (addition) Signs in with the code of a sign-in link (the account is made on first
+  /// use), or with id_token links the email to that account, whose uid stays. Firebase's
+  /// `accounts:signInWithEmailLink`.
+  ///
+  /// `SignInWithEmailLink`.
+  public static let signInWithEmailLink = MethodDescriptor<SignInWithEmailLinkRequest, AuthResponse>(
+    serviceName, "SignInWithEmailLink")
+
   /// Every path, in the order of the .proto.
   public static let paths: [String] = [
     signUp.path,
@@ -84,6 +113,10 @@ public enum AccountServiceMethods {
     signInWithFirebaseIdToken.path,
     updateAccount.path,
     revokeToken.path,
+    sendOobCode.path,
+    resetPassword.path,
+    applyActionCode.path,
+    signInWithEmailLink.path,
   ]
 }
 
@@ -201,5 +234,50 @@ public struct AccountServiceClient<Transport: RPCTransport>: Sendable {
   ) async throws(Transport.Failure) -> RevokeTokenResponse {
     try await transport.unary(
       AccountServiceMethods.revokeToken, request, metadata: metadata, timeoutMs: timeoutMs)
+  }
+
+  /// (addition) Sends an email action's mail: a password reset, an email verification, a
+  /// verified email change or a sign-in link. Firebase's `accounts:sendOobCode`.
+  ///
+  /// `SendOobCode`.
+  public func sendOobCode(
+    _ request: SendOobCodeRequest, metadata: [String: String] = [:], timeoutMs: UInt32? = nil
+  ) async throws(Transport.Failure) -> SendOobCodeResponse {
+    try await transport.unary(
+      AccountServiceMethods.sendOobCode, request, metadata: metadata, timeoutMs: timeoutMs)
+  }
+
+  /// (addition) Checks a password-reset code and, with new_password, sets the password:
+  /// every session of the account ends. Firebase's `accounts:resetPassword`.
+  ///
+  /// `ResetPassword`.
+  public func resetPassword(
+    _ request: ResetPasswordRequest, metadata: [String: String] = [:], timeoutMs: UInt32? = nil
+  ) async throws(Transport.Failure) -> ResetPasswordResponse {
+    try await transport.unary(
+      AccountServiceMethods.resetPassword, request, metadata: metadata, timeoutMs: timeoutMs)
+  }
+
+  /// (addition) Applies the code of a verification or email-change mail. Firebase's
+  /// `accounts:update` with `oobCode`.
+  ///
+  /// `ApplyActionCode`.
+  public func applyActionCode(
+    _ request: ApplyActionCodeRequest, metadata: [String: String] = [:], timeoutMs: UInt32? = nil
+  ) async throws(Transport.Failure) -> AccountInfo {
+    try await transport.unary(
+      AccountServiceMethods.applyActionCode, request, metadata: metadata, timeoutMs: timeoutMs)
+  }
+
+  /// (addition) Signs in with the code of a sign-in link (the account is made on first
+  /// use), or with id_token links the email to that account, whose uid stays. Firebase's
+  /// `accounts:signInWithEmailLink`.
+  ///
+  /// `SignInWithEmailLink`.
+  public func signInWithEmailLink(
+    _ request: SignInWithEmailLinkRequest, metadata: [String: String] = [:], timeoutMs: UInt32? = nil
+  ) async throws(Transport.Failure) -> AuthResponse {
+    try await transport.unary(
+      AccountServiceMethods.signInWithEmailLink, request, metadata: metadata, timeoutMs: timeoutMs)
   }
 }

@@ -35,6 +35,20 @@ public struct ProjectConfig: Sendable, Hashable {
   /// HTTPS JSON API (CORS); empty, the default: none. At most 100, each a scheme, a host
   /// and an optional port.
   public var corsOrigins: [String] = []
+  /// (addition) The hosts an email action's continue_url may lead to (Firebase's
+  /// authorized domains); default: localhost. At most 100.
+  public var authorizedDomains: [String] = []
+  /// (addition) Off by default: email actions answer the same whether or not the address
+  /// has an account (Firebase's email enumeration protection). On: EMAIL_NOT_FOUND.
+  public var emailEnumerationProtectionDisabled: Bool = false
+  /// (addition) The From of the project's mails ("App <no-reply@example.com>"); empty: the
+  /// daemon's --smtp-from.
+  public var emailSender: String = ""
+  /// (addition) The app's name in the mails; empty: the project id.
+  public var emailAppName: String = ""
+  /// (addition) The project's own mail texts, replacing the built-in ones for a kind and a
+  /// language; replaced as a whole list. At most 20.
+  public var emailTemplates: [EmailTemplate] = []
   /// Fields this build does not know, kept so that re-encoding loses nothing.
   public var unknownFields: [ProtoUnknownField] = []
 
@@ -56,7 +70,12 @@ public struct ProjectConfig: Sendable, Hashable {
     firebaseCertsJson: String = "",
     firebaseCertsUrl: String = "",
     firebaseCreateUnknownUsers: Bool = false,
-    corsOrigins: [String] = []
+    corsOrigins: [String] = [],
+    authorizedDomains: [String] = [],
+    emailEnumerationProtectionDisabled: Bool = false,
+    emailSender: String = "",
+    emailAppName: String = "",
+    emailTemplates: [EmailTemplate] = []
   ) {
     self.projectId = projectId
     self.anonymousEnabled = anonymousEnabled
@@ -72,6 +91,11 @@ public struct ProjectConfig: Sendable, Hashable {
     self.firebaseCertsUrl = firebaseCertsUrl
     self.firebaseCreateUnknownUsers = firebaseCreateUnknownUsers
     self.corsOrigins = corsOrigins
+    self.authorizedDomains = authorizedDomains
+    self.emailEnumerationProtectionDisabled = emailEnumerationProtectionDisabled
+    self.emailSender = emailSender
+    self.emailAppName = emailAppName
+    self.emailTemplates = emailTemplates
   }
 }
 
@@ -105,6 +129,11 @@ extension ProjectConfig: ProtoCBridged {
     12: .text(repeated: false),
     13: .plain,
     14: .text(repeated: true),
+    15: .text(repeated: true),
+    16: .plain,
+    17: .text(repeated: false),
+    18: .text(repeated: false),
+    19: .message(EmailTemplate.protoScanSchema, repeated: true),
   ])
 
   static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
@@ -155,6 +184,14 @@ extension ProjectConfig: ProtoCBridged {
     message.pointee.firebase_create_unknown_users = self.firebaseCreateUnknownUsers ? 1 : 0
     (message.pointee.n_cors_origins, message.pointee.cors_origins) =
       arena.strings(self.corsOrigins, number: 14, spill: &spill)
+    (message.pointee.n_authorized_domains, message.pointee.authorized_domains) =
+      arena.strings(self.authorizedDomains, number: 15, spill: &spill)
+    message.pointee.email_enumeration_protection_disabled =
+      self.emailEnumerationProtectionDisabled ? 1 : 0
+    message.pointee.email_sender = arena.string(self.emailSender, number: 17, spill: &spill)
+    message.pointee.email_app_name = arena.string(self.emailAppName, number: 18, spill: &spill)
+    (message.pointee.n_email_templates, message.pointee.email_templates) =
+      arena.messages(self.emailTemplates)
     arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
   }
 
@@ -177,6 +214,129 @@ extension ProjectConfig: ProtoCBridged {
     self.firebaseCertsUrl = reader.string(fields.firebase_certs_url)
     self.firebaseCreateUnknownUsers = fields.firebase_create_unknown_users != 0
     self.corsOrigins = try reader.strings(fields.cors_origins, count: fields.n_cors_origins)
+    self.authorizedDomains = try reader.strings(
+      fields.authorized_domains, count: fields.n_authorized_domains)
+    self.emailEnumerationProtectionDisabled = fields.email_enumeration_protection_disabled != 0
+    self.emailSender = reader.string(fields.email_sender)
+    self.emailAppName = reader.string(fields.email_app_name)
+    self.emailTemplates = try reader.messages(
+      fields.email_templates, count: fields.n_email_templates, as: EmailTemplate.self)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.EmailTemplate
+
+/// One mail text of a project. The subject, text and HTML may hold Firebase's
+/// placeholders %LINK% (required in text and in a non-empty html), %APP_NAME%, %EMAIL%
+/// and %NEW_EMAIL% (HTML-escaped in html).
+///
+/// `anonauth.v1.EmailTemplate` in `anonauth/v1/admin.proto`.
+public struct EmailTemplate: Sendable, Hashable {
+  /// PASSWORD_RESET, VERIFY_EMAIL, VERIFY_AND_CHANGE_EMAIL or EMAIL_SIGNIN.
+  public var requestType: String = ""
+  /// A primary language subtag ("de"); empty: every language the project has no other
+  /// template of this kind for.
+  public var language: String = ""
+  /// At most 256 bytes, one line.
+  public var subject: String = ""
+  /// Plain text, at most 64 KiB.
+  public var text: String = ""
+  /// HTML, at most 64 KiB; empty: the mail has only the text.
+  public var html: String = ""
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(
+    requestType: String = "",
+    language: String = "",
+    subject: String = "",
+    text: String = "",
+    html: String = ""
+  ) {
+    self.requestType = requestType
+    self.language = language
+    self.subject = subject
+    self.text = text
+    self.html = html
+  }
+}
+
+extension EmailTemplate: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.EmailTemplate"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension EmailTemplate: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__EmailTemplate
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .text(repeated: false),
+    3: .text(repeated: false),
+    4: .text(repeated: false),
+    5: .text(repeated: false),
+  ])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__email_template__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__email_template__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__email_template__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__email_template__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__email_template__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.request_type = arena.string(self.requestType, number: 1, spill: &spill)
+    message.pointee.language = arena.string(self.language, number: 2, spill: &spill)
+    message.pointee.subject = arena.string(self.subject, number: 3, spill: &spill)
+    message.pointee.text = arena.string(self.text, number: 4, spill: &spill)
+    message.pointee.html = arena.string(self.html, number: 5, spill: &spill)
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.requestType = reader.string(fields.request_type)
+    self.language = reader.string(fields.language)
+    self.subject = reader.string(fields.subject)
+    self.text = reader.string(fields.text)
+    self.html = reader.string(fields.html)
     self.unknownFields = try reader.unknownFields(of: message.pointee.base)
   }
 }
@@ -4765,6 +4925,93 @@ extension LookupAccountsResponse: ProtoCBridged {
     self.accounts = try reader.messages(
       fields.accounts, count: fields.n_accounts, as: AccountInfo.self)
     self.photoUrls = try reader.strings(fields.photo_urls, count: fields.n_photo_urls)
+    self.unknownFields = try reader.unknownFields(of: message.pointee.base)
+  }
+}
+
+// MARK: - anonauth.v1.GenerateActionLinkRequest
+
+/// `anonauth.v1.GenerateActionLinkRequest` in `anonauth/v1/admin.proto`.
+public struct GenerateActionLinkRequest: Sendable, Hashable {
+  public var projectId: String = ""
+  /// As SendOobCode takes it; for VERIFY_EMAIL and VERIFY_AND_CHANGE_EMAIL, `email` names
+  /// the account instead of an ID token.
+  public var request: SendOobCodeRequest? = nil
+  /// Fields this build does not know, kept so that re-encoding loses nothing.
+  public var unknownFields: [ProtoUnknownField] = []
+
+  /// Every field at its proto3 default.
+  public init() {}
+
+  /// The given fields, and no unknown fields.
+  public init(projectId: String = "", request: SendOobCodeRequest? = nil) {
+    self.projectId = projectId
+    self.request = request
+  }
+}
+
+extension GenerateActionLinkRequest: ProtoMessage {
+  public static let protoMessageName = "anonauth.v1.GenerateActionLinkRequest"
+
+  public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+    self = try ProtoBridge.decode(bytes)
+  }
+
+  public func serializedBytes() -> [UInt8] {
+    ProtoBridge.encode(self)
+  }
+}
+
+extension GenerateActionLinkRequest: ProtoCBridged {
+  typealias CMessage = Anonauth__V1__GenerateActionLinkRequest
+
+  static let protoScanSchema = ProtoScanSchema([
+    1: .text(repeated: false),
+    2: .message(SendOobCodeRequest.protoScanSchema, repeated: false),
+  ])
+
+  static func cInit(_ message: UnsafeMutablePointer<CMessage>) {
+    anonauth__v1__generate_action_link_request__init(message)
+  }
+
+  static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+    anonauth__v1__generate_action_link_request__get_packed_size(message)
+  }
+
+  static func cPack(
+    _ message: UnsafePointer<CMessage>, into out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    anonauth__v1__generate_action_link_request__pack(message, out)
+  }
+
+  static func cUnpack(
+    _ bytes: UnsafeBufferPointer<UInt8>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) -> UnsafeMutablePointer<CMessage>? {
+    anonauth__v1__generate_action_link_request__unpack(allocator, bytes.count, bytes.baseAddress)
+  }
+
+  static func cFreeUnpacked(
+    _ message: UnsafeMutablePointer<CMessage>,
+    allocator: UnsafeMutablePointer<ProtobufCAllocator>
+  ) {
+    anonauth__v1__generate_action_link_request__free_unpacked(message, allocator)
+  }
+
+  func fill(_ message: UnsafeMutablePointer<CMessage>, arena: ProtoArena) {
+    var spill: [ProtoUnknownField] = []
+    message.pointee.project_id = arena.string(self.projectId, number: 1, spill: &spill)
+    message.pointee.request = self.request.map { arena.message($0) }
+    arena.setUnknownFields(self.unknownFields + spill, on: &message.pointee.base)
+  }
+
+  init(cMessage message: UnsafePointer<CMessage>, reader: ProtoUnpackReader)
+    throws(ProtoDecodingError)
+  {
+    self.init()
+    let fields = message.pointee
+    self.projectId = reader.string(fields.project_id)
+    self.request = try reader.message(fields.request, as: SendOobCodeRequest.self)
     self.unknownFields = try reader.unknownFields(of: message.pointee.base)
   }
 }

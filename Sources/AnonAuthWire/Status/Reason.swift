@@ -46,6 +46,19 @@ public struct Reason: Hashable, Sendable, CustomStringConvertible {
   public static let forbiddenClaim = Reason("FORBIDDEN_CLAIM", .invalidArgument)
   public static let projectNotFound = Reason("PROJECT_NOT_FOUND", .notFound)
   public static let missingSignUpMethod = Reason("MISSING_SIGN_UP_METHOD", .invalidArgument)
+  // Email actions (additions).
+  /// An email action's code that is unknown, spent, of another kind, or no longer matches
+  /// its account's email.
+  public static let invalidOobCode = Reason("INVALID_OOB_CODE", .invalidArgument)
+  /// An email action's code past its lifetime.
+  public static let expiredOobCode = Reason("EXPIRED_OOB_CODE", .invalidArgument)
+  /// An email action for an address with no account, when the project's email
+  /// enumeration protection is off.
+  public static let emailNotFound = Reason("EMAIL_NOT_FOUND", .notFound)
+  /// A continue URL whose host is not one of the project's authorized domains.
+  public static let unauthorizedDomain = Reason("UNAUTHORIZED_DOMAIN", .invalidArgument)
+  /// A continue URL that is not an absolute http(s) URL, or missing where it is needed.
+  public static let invalidContinueUri = Reason("INVALID_CONTINUE_URI", .invalidArgument)
 
   // Administration (AdminService only).
   /// A project setting out of range or not settable.

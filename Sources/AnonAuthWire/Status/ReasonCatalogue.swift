@@ -166,6 +166,35 @@ public enum ReasonCatalogue {
       action: .showUser,
       advice: "Explain that another sign-in method must be linked first."),
     Entry(
+      reason: .invalidOobCode, group: .auth,
+      when:
+        "An email action's code (`ResetPassword`, `ApplyActionCode`, `SignInWithEmailLink`) that is unknown, already used, replaced by a newer one, of another kind, or sent to an address the account no longer has; a sign-in link used with another email.",
+      action: .showUser,
+      advice: "Say the link is no longer valid and offer to send a new one."),
+    Entry(
+      reason: .expiredOobCode, group: .auth,
+      when: "An email action's code past its lifetime (1 hour for a password reset).",
+      action: .showUser,
+      advice: "Say the link has expired and offer to send a new one."),
+    Entry(
+      reason: .emailNotFound, group: .auth,
+      when:
+        "`SendOobCode` for an address with no account, only when the project turned email enumeration protection off (`email_enumeration_protection_disabled`).",
+      action: .showUser,
+      advice: "Ask the user to check the address, or to sign up."),
+    Entry(
+      reason: .unauthorizedDomain, group: .auth,
+      when: "`SendOobCode` with a `continue_url` whose host is not in the project's `authorized_domains`.",
+      action: .fixSetup,
+      advice: "An operator adds the app's domain to `authorized_domains` (`anonauth admin update-project`)."),
+    Entry(
+      reason: .invalidContinueUri, group: .auth,
+      when:
+        "`SendOobCode` with a `continue_url` that is not an absolute http(s) URL, or an `EMAIL_SIGNIN` without one or without `can_handle_code_in_app`.",
+      action: .fixRequest,
+      advice:
+        "Send an absolute https URL on an authorized domain, and for sign-in links `can_handle_code_in_app`."),
+    Entry(
       reason: .missingSignUpMethod, group: .auth,
       when: "`SignUp` with neither `anonymous` nor `email_password` set.",
       action: .fixRequest,

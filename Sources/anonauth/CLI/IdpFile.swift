@@ -27,3 +27,21 @@ enum IdpFile {
     }
   }
 }
+
+/// A project's mail texts from a JSON file (`email_templates=@FILE`), in the proto's
+/// field names; `[]` goes back to the built-in texts.
+enum EmailTemplateFile {
+  static func load(_ value: String) throws(CLIError) -> [EmailTemplate] {
+    guard value.hasPrefix("@") else { throw .usage("email_templates: expected @FILE (a JSON array)") }
+    let path = String(value.dropFirst())
+    guard let data = FileManager.default.contents(atPath: path),
+      let list = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
+    else { throw .usage("email_templates: \(path) is not a JSON array of objects") }
+    return list.map { o in
+      EmailTemplate(
+        requestType: o["request_type"] as? String ?? "", language: o["language"] as? String ?? "",
+        subject: o["subject"] as? String ?? "", text: o["text"] as? String ?? "",
+        html: o["html"] as? String ?? "")
+    }
+  }
+}

@@ -45,6 +45,10 @@ enum AdminCommand {
       export-firebase [PROJECT_ID] FILE       every account, hashes included, in the same JSON
       cluster [--remove ID]                   the replicated store's nodes, roles and leader;
                                               --remove takes a node that is gone for good out
+      action-link [PROJECT_ID] TYPE EMAIL [--new-email E] [--continue-url URL] [--in-app]
+                                              an email action's link, printed, not mailed; TYPE:
+                                              password-reset, verify-email, verify-and-change-email,
+                                              email-signin
 
     The project: every command that acts on one takes it as its first argument
     (PROJECT_ID) or as --project PROJECT_ID, else client.json's project_id. An argument or
@@ -60,7 +64,7 @@ enum AdminCommand {
     """
 
   static let switches: Set<String> = [
-    "enable", "all", "all-projects", "anonymous", "email-password", "dry-run",
+    "enable", "all", "all-projects", "anonymous", "email-password", "dry-run", "in-app",
   ]
 
   struct Context {
@@ -166,6 +170,8 @@ enum AdminCommand {
       try await FirebaseImportCommand.run(c)
     case "export-firebase":
       try await FirebaseExportCommand.run(c)
+    case "action-link":
+      try await actionLink(c)
     case "backup":
       let name = try c.arg(0, "NAME")
       let bar = ProgressBar(total: 1, label: "backup")
@@ -238,6 +244,14 @@ enum AdminCommand {
         case .firebaseCreateUnknownUsers: config.firebaseCreateUnknownUsers = try bool()
         case .corsOrigins:
           config.corsOrigins = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        case .authorizedDomains:
+          config.authorizedDomains = value.split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+          }
+        case .emailEnumerationProtectionDisabled: config.emailEnumerationProtectionDisabled = try bool()
+        case .emailSender: config.emailSender = value
+        case .emailAppName: config.emailAppName = value
+        case .emailTemplates: config.emailTemplates = try EmailTemplateFile.load(value)
         }
       }
       mask.append(field)
@@ -399,6 +413,19 @@ enum AdminCommand {
       case .firebaseCertsUrl: fields[field.rawValue] = .string(config.firebaseCertsUrl)
       case .firebaseCreateUnknownUsers: fields[field.rawValue] = .bool(config.firebaseCreateUnknownUsers)
       case .corsOrigins: fields[field.rawValue] = .array(config.corsOrigins.map { .string($0) })
+      case .authorizedDomains: fields[field.rawValue] = .array(config.authorizedDomains.map { .string($0) })
+      case .emailEnumerationProtectionDisabled:
+        fields[field.rawValue] = .bool(config.emailEnumerationProtectionDisabled)
+      case .emailSender: fields[field.rawValue] = .string(config.emailSender)
+      case .emailAppName: fields[field.rawValue] = .string(config.emailAppName)
+      case .emailTemplates:
+        fields[field.rawValue] = .array(
+          config.emailTemplates.map {
+            .object([
+              "request_type": .string($0.requestType), "language": .string($0.language),
+              "subject": .string($0.subject), "text": .string($0.text), "html": .string($0.html),
+            ])
+          })
       case .idps:
         fields[field.rawValue] = .array(
           config.idps.map { provider -> JSONOut in

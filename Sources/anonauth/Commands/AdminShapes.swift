@@ -74,6 +74,8 @@ enum AdminShapes {
       switches: ["dry-run", "password-stdin"]),
     "export-firebase": Shape(.positionalOrFlag, ["FILE"]),
     "cluster": Shape(.none, options: ["remove"]),
+    "action-link": Shape(
+      .positionalOrFlag, ["TYPE", "EMAIL"], options: ["new-email", "continue-url"], switches: ["in-app"]),
   ]
 
   /// What an admin command was given, once checked.

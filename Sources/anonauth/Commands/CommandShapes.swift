@@ -25,5 +25,9 @@ enum CommandShapes {
     "unlink": CommandShape("unlink", usage: "PROVIDER", positionals: 1...1),
     "delete": CommandShape("delete"),
     "signout": CommandShape("signout"),
+    "reset-password": CommandShape(
+      "reset-password", usage: "--email EMAIL | --code CODE", options: ["email", "code", "password"],
+      switches: ["password-stdin", "check"]),
+    "verify-email": CommandShape("verify-email", usage: "[--code CODE]", options: ["code", "new-email"]),
   ]
 }

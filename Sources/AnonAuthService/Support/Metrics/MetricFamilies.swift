@@ -118,6 +118,11 @@ public enum MetricFamilies {
   public static let cleanedUpAccounts = MetricFamily(
     "anonauth_cleaned_up_accounts_total", .counter, .accounts,
     help: "Anonymous accounts deleted by clean-up passes.")
+  public static let mails = MetricFamily(
+    "anonauth_mails_total", .counter, .accounts, labels: ["outcome"],
+    help:
+      "Email actions' mails by outcome: sent, retried (a temporary failure, tried again later), failed (given up: a permanent refusal or too many attempts)."
+  )
 
   // MARK: Store
 
@@ -179,7 +184,7 @@ public enum MetricFamilies {
     loopTurn, loopTurnMax,
     residentMemory, cpuSeconds, openFDs, maxFDs, threads,
     signUps, links, signUpQuotaRefusals, overloadRefusals, signInThrottled, admissionRefusals,
-    accounts, cleanupPasses, cleanedUpAccounts,
+    accounts, cleanupPasses, cleanedUpAccounts, mails,
     storeTransactions, storeWrites, storeWriteFailures, storeWritesDropped, storeBatchSizeAverage,
     storeHeldBatches, storeWriterRoundTrips, storeWriterRequests, storeQueuedWrites, storeCommitSeconds,
     storeCheckpoints,

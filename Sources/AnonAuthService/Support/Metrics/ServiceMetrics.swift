@@ -20,6 +20,10 @@ public final class ServiceMetrics: Sendable {
   public let idpThrottled = Atomic<Int>(0)
   /// Work refused by fair admission, by kind of work and limit ("password/ip_rate").
   private let refusedAdmissions = Mutex<[String: Int]>([:])
+  /// Email actions' mails: delivered, retried later, given up.
+  public let mailsSent = Atomic<Int>(0)
+  public let mailsRetried = Atomic<Int>(0)
+  public let mailsFailed = Atomic<Int>(0)
 
   public init() {}
 
@@ -79,6 +83,10 @@ public final class ServiceMetrics: Sendable {
     out += F.accounts.single(accounts.load(ordering: .relaxed))
     out += F.cleanupPasses.single(cleanupPasses.load(ordering: .relaxed))
     out += F.cleanedUpAccounts.single(cleanedUp.load(ordering: .relaxed))
+    out += F.mails.header
+    out += F.mails.sample(mailsSent.load(ordering: .relaxed), "sent")
+    out += F.mails.sample(mailsRetried.load(ordering: .relaxed), "retried")
+    out += F.mails.sample(mailsFailed.load(ordering: .relaxed), "failed")
     return out
   }
 }

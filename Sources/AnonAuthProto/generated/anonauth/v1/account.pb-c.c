@@ -637,6 +637,321 @@ void   anonauth__v1__update_own_account_request__free_unpacked
   assert(message->base.descriptor == &anonauth__v1__update_own_account_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   anonauth__v1__action_code_settings__init
+                     (Anonauth__V1__ActionCodeSettings         *message)
+{
+  static const Anonauth__V1__ActionCodeSettings init_value = ANONAUTH__V1__ACTION_CODE_SETTINGS__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__action_code_settings__get_packed_size
+                     (const Anonauth__V1__ActionCodeSettings *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__action_code_settings__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__action_code_settings__pack
+                     (const Anonauth__V1__ActionCodeSettings *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__action_code_settings__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__action_code_settings__pack_to_buffer
+                     (const Anonauth__V1__ActionCodeSettings *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__action_code_settings__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__ActionCodeSettings *
+       anonauth__v1__action_code_settings__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__ActionCodeSettings *)
+     protobuf_c_message_unpack (&anonauth__v1__action_code_settings__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__action_code_settings__free_unpacked
+                     (Anonauth__V1__ActionCodeSettings *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__action_code_settings__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__send_oob_code_request__init
+                     (Anonauth__V1__SendOobCodeRequest         *message)
+{
+  static const Anonauth__V1__SendOobCodeRequest init_value = ANONAUTH__V1__SEND_OOB_CODE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__send_oob_code_request__get_packed_size
+                     (const Anonauth__V1__SendOobCodeRequest *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__send_oob_code_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__send_oob_code_request__pack
+                     (const Anonauth__V1__SendOobCodeRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__send_oob_code_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__send_oob_code_request__pack_to_buffer
+                     (const Anonauth__V1__SendOobCodeRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__send_oob_code_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__SendOobCodeRequest *
+       anonauth__v1__send_oob_code_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__SendOobCodeRequest *)
+     protobuf_c_message_unpack (&anonauth__v1__send_oob_code_request__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__send_oob_code_request__free_unpacked
+                     (Anonauth__V1__SendOobCodeRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__send_oob_code_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__send_oob_code_response__init
+                     (Anonauth__V1__SendOobCodeResponse         *message)
+{
+  static const Anonauth__V1__SendOobCodeResponse init_value = ANONAUTH__V1__SEND_OOB_CODE_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__send_oob_code_response__get_packed_size
+                     (const Anonauth__V1__SendOobCodeResponse *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__send_oob_code_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__send_oob_code_response__pack
+                     (const Anonauth__V1__SendOobCodeResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__send_oob_code_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__send_oob_code_response__pack_to_buffer
+                     (const Anonauth__V1__SendOobCodeResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__send_oob_code_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__SendOobCodeResponse *
+       anonauth__v1__send_oob_code_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__SendOobCodeResponse *)
+     protobuf_c_message_unpack (&anonauth__v1__send_oob_code_response__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__send_oob_code_response__free_unpacked
+                     (Anonauth__V1__SendOobCodeResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__send_oob_code_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__reset_password_request__init
+                     (Anonauth__V1__ResetPasswordRequest         *message)
+{
+  static const Anonauth__V1__ResetPasswordRequest init_value = ANONAUTH__V1__RESET_PASSWORD_REQUEST__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__reset_password_request__get_packed_size
+                     (const Anonauth__V1__ResetPasswordRequest *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__reset_password_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__reset_password_request__pack
+                     (const Anonauth__V1__ResetPasswordRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__reset_password_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__reset_password_request__pack_to_buffer
+                     (const Anonauth__V1__ResetPasswordRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__reset_password_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__ResetPasswordRequest *
+       anonauth__v1__reset_password_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__ResetPasswordRequest *)
+     protobuf_c_message_unpack (&anonauth__v1__reset_password_request__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__reset_password_request__free_unpacked
+                     (Anonauth__V1__ResetPasswordRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__reset_password_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__reset_password_response__init
+                     (Anonauth__V1__ResetPasswordResponse         *message)
+{
+  static const Anonauth__V1__ResetPasswordResponse init_value = ANONAUTH__V1__RESET_PASSWORD_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__reset_password_response__get_packed_size
+                     (const Anonauth__V1__ResetPasswordResponse *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__reset_password_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__reset_password_response__pack
+                     (const Anonauth__V1__ResetPasswordResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__reset_password_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__reset_password_response__pack_to_buffer
+                     (const Anonauth__V1__ResetPasswordResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__reset_password_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__ResetPasswordResponse *
+       anonauth__v1__reset_password_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__ResetPasswordResponse *)
+     protobuf_c_message_unpack (&anonauth__v1__reset_password_response__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__reset_password_response__free_unpacked
+                     (Anonauth__V1__ResetPasswordResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__reset_password_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__apply_action_code_request__init
+                     (Anonauth__V1__ApplyActionCodeRequest         *message)
+{
+  static const Anonauth__V1__ApplyActionCodeRequest init_value = ANONAUTH__V1__APPLY_ACTION_CODE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__apply_action_code_request__get_packed_size
+                     (const Anonauth__V1__ApplyActionCodeRequest *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__apply_action_code_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__apply_action_code_request__pack
+                     (const Anonauth__V1__ApplyActionCodeRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__apply_action_code_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__apply_action_code_request__pack_to_buffer
+                     (const Anonauth__V1__ApplyActionCodeRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__apply_action_code_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__ApplyActionCodeRequest *
+       anonauth__v1__apply_action_code_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__ApplyActionCodeRequest *)
+     protobuf_c_message_unpack (&anonauth__v1__apply_action_code_request__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__apply_action_code_request__free_unpacked
+                     (Anonauth__V1__ApplyActionCodeRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__apply_action_code_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   anonauth__v1__sign_in_with_email_link_request__init
+                     (Anonauth__V1__SignInWithEmailLinkRequest         *message)
+{
+  static const Anonauth__V1__SignInWithEmailLinkRequest init_value = ANONAUTH__V1__SIGN_IN_WITH_EMAIL_LINK_REQUEST__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__sign_in_with_email_link_request__get_packed_size
+                     (const Anonauth__V1__SignInWithEmailLinkRequest *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__sign_in_with_email_link_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__sign_in_with_email_link_request__pack
+                     (const Anonauth__V1__SignInWithEmailLinkRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__sign_in_with_email_link_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__sign_in_with_email_link_request__pack_to_buffer
+                     (const Anonauth__V1__SignInWithEmailLinkRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__sign_in_with_email_link_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__SignInWithEmailLinkRequest *
+       anonauth__v1__sign_in_with_email_link_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__SignInWithEmailLinkRequest *)
+     protobuf_c_message_unpack (&anonauth__v1__sign_in_with_email_link_request__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__sign_in_with_email_link_request__free_unpacked
+                     (Anonauth__V1__SignInWithEmailLinkRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__sign_in_with_email_link_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   anonauth__v1__auth_response__init
                      (Anonauth__V1__AuthResponse         *message)
 {
@@ -1562,6 +1877,467 @@ const ProtobufCMessageDescriptor anonauth__v1__update_own_account_request__descr
   (ProtobufCMessageInit) anonauth__v1__update_own_account_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor anonauth__v1__action_code_settings__field_descriptors[4] =
+{
+  {
+    "continue_url",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ActionCodeSettings, continue_url),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "can_handle_code_in_app",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ActionCodeSettings, can_handle_code_in_app),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ios_bundle_id",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ActionCodeSettings, ios_bundle_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "android_package_name",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ActionCodeSettings, android_package_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__action_code_settings__field_indices_by_name[] = {
+  3,   /* field[3] = android_package_name */
+  1,   /* field[1] = can_handle_code_in_app */
+  0,   /* field[0] = continue_url */
+  2,   /* field[2] = ios_bundle_id */
+};
+static const ProtobufCIntRange anonauth__v1__action_code_settings__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__action_code_settings__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.ActionCodeSettings",
+  "ActionCodeSettings",
+  "Anonauth__V1__ActionCodeSettings",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__ActionCodeSettings),
+  4,
+  anonauth__v1__action_code_settings__field_descriptors,
+  anonauth__v1__action_code_settings__field_indices_by_name,
+  1,  anonauth__v1__action_code_settings__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__action_code_settings__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__send_oob_code_request__field_descriptors[6] =
+{
+  {
+    "request_type",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__SendOobCodeRequest, request_type),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "email",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__SendOobCodeRequest, email),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "id_token",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__SendOobCodeRequest, id_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "new_email",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__SendOobCodeRequest, new_email),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "settings",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__SendOobCodeRequest, settings),
+    &anonauth__v1__action_code_settings__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "locale",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__SendOobCodeRequest, locale),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__send_oob_code_request__field_indices_by_name[] = {
+  1,   /* field[1] = email */
+  2,   /* field[2] = id_token */
+  5,   /* field[5] = locale */
+  3,   /* field[3] = new_email */
+  0,   /* field[0] = request_type */
+  4,   /* field[4] = settings */
+};
+static const ProtobufCIntRange anonauth__v1__send_oob_code_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__send_oob_code_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.SendOobCodeRequest",
+  "SendOobCodeRequest",
+  "Anonauth__V1__SendOobCodeRequest",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__SendOobCodeRequest),
+  6,
+  anonauth__v1__send_oob_code_request__field_descriptors,
+  anonauth__v1__send_oob_code_request__field_indices_by_name,
+  1,  anonauth__v1__send_oob_code_request__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__send_oob_code_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__send_oob_code_response__field_descriptors[3] =
+{
+  {
+    "email",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__SendOobCodeResponse, email),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "oob_link",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__SendOobCodeResponse, oob_link),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "oob_code",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__SendOobCodeResponse, oob_code),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__send_oob_code_response__field_indices_by_name[] = {
+  0,   /* field[0] = email */
+  2,   /* field[2] = oob_code */
+  1,   /* field[1] = oob_link */
+};
+static const ProtobufCIntRange anonauth__v1__send_oob_code_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__send_oob_code_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.SendOobCodeResponse",
+  "SendOobCodeResponse",
+  "Anonauth__V1__SendOobCodeResponse",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__SendOobCodeResponse),
+  3,
+  anonauth__v1__send_oob_code_response__field_descriptors,
+  anonauth__v1__send_oob_code_response__field_indices_by_name,
+  1,  anonauth__v1__send_oob_code_response__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__send_oob_code_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__reset_password_request__field_descriptors[2] =
+{
+  {
+    "oob_code",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ResetPasswordRequest, oob_code),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "new_password",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ResetPasswordRequest, new_password),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__reset_password_request__field_indices_by_name[] = {
+  1,   /* field[1] = new_password */
+  0,   /* field[0] = oob_code */
+};
+static const ProtobufCIntRange anonauth__v1__reset_password_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__reset_password_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.ResetPasswordRequest",
+  "ResetPasswordRequest",
+  "Anonauth__V1__ResetPasswordRequest",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__ResetPasswordRequest),
+  2,
+  anonauth__v1__reset_password_request__field_descriptors,
+  anonauth__v1__reset_password_request__field_indices_by_name,
+  1,  anonauth__v1__reset_password_request__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__reset_password_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__reset_password_response__field_descriptors[3] =
+{
+  {
+    "email",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ResetPasswordResponse, email),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "request_type",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ResetPasswordResponse, request_type),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "new_email",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ResetPasswordResponse, new_email),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__reset_password_response__field_indices_by_name[] = {
+  0,   /* field[0] = email */
+  2,   /* field[2] = new_email */
+  1,   /* field[1] = request_type */
+};
+static const ProtobufCIntRange anonauth__v1__reset_password_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__reset_password_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.ResetPasswordResponse",
+  "ResetPasswordResponse",
+  "Anonauth__V1__ResetPasswordResponse",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__ResetPasswordResponse),
+  3,
+  anonauth__v1__reset_password_response__field_descriptors,
+  anonauth__v1__reset_password_response__field_indices_by_name,
+  1,  anonauth__v1__reset_password_response__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__reset_password_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__apply_action_code_request__field_descriptors[1] =
+{
+  {
+    "oob_code",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ApplyActionCodeRequest, oob_code),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__apply_action_code_request__field_indices_by_name[] = {
+  0,   /* field[0] = oob_code */
+};
+static const ProtobufCIntRange anonauth__v1__apply_action_code_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__apply_action_code_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.ApplyActionCodeRequest",
+  "ApplyActionCodeRequest",
+  "Anonauth__V1__ApplyActionCodeRequest",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__ApplyActionCodeRequest),
+  1,
+  anonauth__v1__apply_action_code_request__field_descriptors,
+  anonauth__v1__apply_action_code_request__field_indices_by_name,
+  1,  anonauth__v1__apply_action_code_request__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__apply_action_code_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__sign_in_with_email_link_request__field_descriptors[3] =
+{
+  {
+    "email",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__SignInWithEmailLinkRequest, email),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "oob_code",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__SignInWithEmailLinkRequest, oob_code),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "id_token",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__SignInWithEmailLinkRequest, id_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__sign_in_with_email_link_request__field_indices_by_name[] = {
+  0,   /* field[0] = email */
+  2,   /* field[2] = id_token */
+  1,   /* field[1] = oob_code */
+};
+static const ProtobufCIntRange anonauth__v1__sign_in_with_email_link_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__sign_in_with_email_link_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.SignInWithEmailLinkRequest",
+  "SignInWithEmailLinkRequest",
+  "Anonauth__V1__SignInWithEmailLinkRequest",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__SignInWithEmailLinkRequest),
+  3,
+  anonauth__v1__sign_in_with_email_link_request__field_descriptors,
+  anonauth__v1__sign_in_with_email_link_request__field_indices_by_name,
+  1,  anonauth__v1__sign_in_with_email_link_request__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__sign_in_with_email_link_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor anonauth__v1__auth_response__field_descriptors[8] =
 {
   {
@@ -2057,7 +2833,7 @@ const ProtobufCMessageDescriptor anonauth__v1__revoke_token_response__descriptor
   (ProtobufCMessageInit) anonauth__v1__revoke_token_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor anonauth__v1__account_service__method_descriptors[11] =
+static const ProtobufCMethodDescriptor anonauth__v1__account_service__method_descriptors[15] =
 {
   { "SignUp", &anonauth__v1__sign_up_request__descriptor, &anonauth__v1__auth_response__descriptor },
   { "SignInWithPassword", &anonauth__v1__sign_in_with_password_request__descriptor, &anonauth__v1__auth_response__descriptor },
@@ -2070,13 +2846,21 @@ static const ProtobufCMethodDescriptor anonauth__v1__account_service__method_des
   { "SignInWithFirebaseIdToken", &anonauth__v1__sign_in_with_firebase_id_token_request__descriptor, &anonauth__v1__auth_response__descriptor },
   { "UpdateAccount", &anonauth__v1__update_own_account_request__descriptor, &anonauth__v1__auth_response__descriptor },
   { "RevokeToken", &anonauth__v1__revoke_token_request__descriptor, &anonauth__v1__revoke_token_response__descriptor },
+  { "SendOobCode", &anonauth__v1__send_oob_code_request__descriptor, &anonauth__v1__send_oob_code_response__descriptor },
+  { "ResetPassword", &anonauth__v1__reset_password_request__descriptor, &anonauth__v1__reset_password_response__descriptor },
+  { "ApplyActionCode", &anonauth__v1__apply_action_code_request__descriptor, &anonauth__v1__account_info__descriptor },
+  { "SignInWithEmailLink", &anonauth__v1__sign_in_with_email_link_request__descriptor, &anonauth__v1__auth_response__descriptor },
 };
 const unsigned anonauth__v1__account_service__method_indices_by_name[] = {
+  13,        /* ApplyActionCode */
   7,        /* DeleteAccount */
   6,        /* GetAccountInfo */
   3,        /* LinkWithCredential */
   5,        /* RefreshToken */
+  12,        /* ResetPassword */
   10,        /* RevokeToken */
+  11,        /* SendOobCode */
+  14,        /* SignInWithEmailLink */
   8,        /* SignInWithFirebaseIdToken */
   2,        /* SignInWithIdp */
   1,        /* SignInWithPassword */
@@ -2091,7 +2875,7 @@ const ProtobufCServiceDescriptor anonauth__v1__account_service__descriptor =
   "AccountService",
   "Anonauth__V1__AccountService",
   "anonauth.v1",
-  11,
+  15,
   anonauth__v1__account_service__method_descriptors,
   anonauth__v1__account_service__method_indices_by_name
 };
@@ -2182,6 +2966,38 @@ void anonauth__v1__account_service__revoke_token(ProtobufCService *service,
 {
   assert(service->descriptor == &anonauth__v1__account_service__descriptor);
   service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void anonauth__v1__account_service__send_oob_code(ProtobufCService *service,
+                                                  const Anonauth__V1__SendOobCodeRequest *input,
+                                                  Anonauth__V1__SendOobCodeResponse_Closure closure,
+                                                  void *closure_data)
+{
+  assert(service->descriptor == &anonauth__v1__account_service__descriptor);
+  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void anonauth__v1__account_service__reset_password(ProtobufCService *service,
+                                                   const Anonauth__V1__ResetPasswordRequest *input,
+                                                   Anonauth__V1__ResetPasswordResponse_Closure closure,
+                                                   void *closure_data)
+{
+  assert(service->descriptor == &anonauth__v1__account_service__descriptor);
+  service->invoke(service, 12, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void anonauth__v1__account_service__apply_action_code(ProtobufCService *service,
+                                                      const Anonauth__V1__ApplyActionCodeRequest *input,
+                                                      Anonauth__V1__AccountInfo_Closure closure,
+                                                      void *closure_data)
+{
+  assert(service->descriptor == &anonauth__v1__account_service__descriptor);
+  service->invoke(service, 13, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void anonauth__v1__account_service__sign_in_with_email_link(ProtobufCService *service,
+                                                            const Anonauth__V1__SignInWithEmailLinkRequest *input,
+                                                            Anonauth__V1__AuthResponse_Closure closure,
+                                                            void *closure_data)
+{
+  assert(service->descriptor == &anonauth__v1__account_service__descriptor);
+  service->invoke(service, 14, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void anonauth__v1__account_service__init (Anonauth__V1__AccountService_Service *service,
                                           Anonauth__V1__AccountService_ServiceDestroy destroy)

@@ -52,6 +52,51 @@ void   anonauth__v1__project_config__free_unpacked
   assert(message->base.descriptor == &anonauth__v1__project_config__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   anonauth__v1__email_template__init
+                     (Anonauth__V1__EmailTemplate         *message)
+{
+  static const Anonauth__V1__EmailTemplate init_value = ANONAUTH__V1__EMAIL_TEMPLATE__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__email_template__get_packed_size
+                     (const Anonauth__V1__EmailTemplate *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__email_template__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__email_template__pack
+                     (const Anonauth__V1__EmailTemplate *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__email_template__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__email_template__pack_to_buffer
+                     (const Anonauth__V1__EmailTemplate *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__email_template__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__EmailTemplate *
+       anonauth__v1__email_template__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__EmailTemplate *)
+     protobuf_c_message_unpack (&anonauth__v1__email_template__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__email_template__free_unpacked
+                     (Anonauth__V1__EmailTemplate *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__email_template__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   anonauth__v1__idp_config__init
                      (Anonauth__V1__IdpConfig         *message)
 {
@@ -2263,7 +2308,52 @@ void   anonauth__v1__lookup_accounts_response__free_unpacked
   assert(message->base.descriptor == &anonauth__v1__lookup_accounts_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descriptors[14] =
+void   anonauth__v1__generate_action_link_request__init
+                     (Anonauth__V1__GenerateActionLinkRequest         *message)
+{
+  static const Anonauth__V1__GenerateActionLinkRequest init_value = ANONAUTH__V1__GENERATE_ACTION_LINK_REQUEST__INIT;
+  *message = init_value;
+}
+size_t anonauth__v1__generate_action_link_request__get_packed_size
+                     (const Anonauth__V1__GenerateActionLinkRequest *message)
+{
+  assert(message->base.descriptor == &anonauth__v1__generate_action_link_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t anonauth__v1__generate_action_link_request__pack
+                     (const Anonauth__V1__GenerateActionLinkRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &anonauth__v1__generate_action_link_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t anonauth__v1__generate_action_link_request__pack_to_buffer
+                     (const Anonauth__V1__GenerateActionLinkRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &anonauth__v1__generate_action_link_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Anonauth__V1__GenerateActionLinkRequest *
+       anonauth__v1__generate_action_link_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Anonauth__V1__GenerateActionLinkRequest *)
+     protobuf_c_message_unpack (&anonauth__v1__generate_action_link_request__descriptor,
+                                allocator, len, data);
+}
+void   anonauth__v1__generate_action_link_request__free_unpacked
+                     (Anonauth__V1__GenerateActionLinkRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &anonauth__v1__generate_action_link_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descriptors[19] =
 {
   {
     "project_id",
@@ -2433,13 +2523,78 @@ static const ProtobufCFieldDescriptor anonauth__v1__project_config__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "authorized_domains",
+    15,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Anonauth__V1__ProjectConfig, n_authorized_domains),
+    offsetof(Anonauth__V1__ProjectConfig, authorized_domains),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "email_enumeration_protection_disabled",
+    16,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ProjectConfig, email_enumeration_protection_disabled),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "email_sender",
+    17,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ProjectConfig, email_sender),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "email_app_name",
+    18,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__ProjectConfig, email_app_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "email_templates",
+    19,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Anonauth__V1__ProjectConfig, n_email_templates),
+    offsetof(Anonauth__V1__ProjectConfig, email_templates),
+    &anonauth__v1__email_template__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned anonauth__v1__project_config__field_indices_by_name[] = {
   1,   /* field[1] = anonymous_enabled */
+  14,   /* field[14] = authorized_domains */
   4,   /* field[4] = auto_cleanup_enabled */
   5,   /* field[5] = auto_cleanup_enabled_at_ms */
   13,   /* field[13] = cors_origins */
+  17,   /* field[17] = email_app_name */
+  15,   /* field[15] = email_enumeration_protection_disabled */
   2,   /* field[2] = email_password_enabled */
+  16,   /* field[16] = email_sender */
+  18,   /* field[18] = email_templates */
   10,   /* field[10] = firebase_certs_json */
   11,   /* field[11] = firebase_certs_url */
   12,   /* field[12] = firebase_create_unknown_users */
@@ -2453,7 +2608,7 @@ static const unsigned anonauth__v1__project_config__field_indices_by_name[] = {
 static const ProtobufCIntRange anonauth__v1__project_config__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 14 }
+  { 0, 19 }
 };
 const ProtobufCMessageDescriptor anonauth__v1__project_config__descriptor =
 {
@@ -2463,11 +2618,101 @@ const ProtobufCMessageDescriptor anonauth__v1__project_config__descriptor =
   "Anonauth__V1__ProjectConfig",
   "anonauth.v1",
   sizeof(Anonauth__V1__ProjectConfig),
-  14,
+  19,
   anonauth__v1__project_config__field_descriptors,
   anonauth__v1__project_config__field_indices_by_name,
   1,  anonauth__v1__project_config__number_ranges,
   (ProtobufCMessageInit) anonauth__v1__project_config__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor anonauth__v1__email_template__field_descriptors[5] =
+{
+  {
+    "request_type",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__EmailTemplate, request_type),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "language",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__EmailTemplate, language),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "subject",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__EmailTemplate, subject),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "text",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__EmailTemplate, text),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "html",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__EmailTemplate, html),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__email_template__field_indices_by_name[] = {
+  4,   /* field[4] = html */
+  1,   /* field[1] = language */
+  0,   /* field[0] = request_type */
+  2,   /* field[2] = subject */
+  3,   /* field[3] = text */
+};
+static const ProtobufCIntRange anonauth__v1__email_template__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__email_template__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.EmailTemplate",
+  "EmailTemplate",
+  "Anonauth__V1__EmailTemplate",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__EmailTemplate),
+  5,
+  anonauth__v1__email_template__field_descriptors,
+  anonauth__v1__email_template__field_indices_by_name,
+  1,  anonauth__v1__email_template__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__email_template__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor anonauth__v1__idp_config__field_descriptors[12] =
@@ -5635,6 +5880,57 @@ const ProtobufCMessageDescriptor anonauth__v1__lookup_accounts_response__descrip
   (ProtobufCMessageInit) anonauth__v1__lookup_accounts_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor anonauth__v1__generate_action_link_request__field_descriptors[2] =
+{
+  {
+    "project_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__GenerateActionLinkRequest, project_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "request",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Anonauth__V1__GenerateActionLinkRequest, request),
+    &anonauth__v1__send_oob_code_request__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned anonauth__v1__generate_action_link_request__field_indices_by_name[] = {
+  0,   /* field[0] = project_id */
+  1,   /* field[1] = request */
+};
+static const ProtobufCIntRange anonauth__v1__generate_action_link_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor anonauth__v1__generate_action_link_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "anonauth.v1.GenerateActionLinkRequest",
+  "GenerateActionLinkRequest",
+  "Anonauth__V1__GenerateActionLinkRequest",
+  "anonauth.v1",
+  sizeof(Anonauth__V1__GenerateActionLinkRequest),
+  2,
+  anonauth__v1__generate_action_link_request__field_descriptors,
+  anonauth__v1__generate_action_link_request__field_indices_by_name,
+  1,  anonauth__v1__generate_action_link_request__number_ranges,
+  (ProtobufCMessageInit) anonauth__v1__generate_action_link_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue anonauth__v1__account_filter__enum_values_by_number[3] =
 {
   { "ALL", "ANONAUTH__V1__ACCOUNT_FILTER__ALL", 0 },
@@ -5693,7 +5989,7 @@ const ProtobufCEnumDescriptor anonauth__v1__import_conflict__descriptor =
   anonauth__v1__import_conflict__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor anonauth__v1__admin_service__method_descriptors[25] =
+static const ProtobufCMethodDescriptor anonauth__v1__admin_service__method_descriptors[26] =
 {
   { "CreateProject", &anonauth__v1__create_project_request__descriptor, &anonauth__v1__project_config__descriptor },
   { "GetProjectConfig", &anonauth__v1__get_project_config_request__descriptor, &anonauth__v1__project_config__descriptor },
@@ -5720,6 +6016,7 @@ static const ProtobufCMethodDescriptor anonauth__v1__admin_service__method_descr
   { "CreateAccount", &anonauth__v1__create_account_request__descriptor, &anonauth__v1__account_info__descriptor },
   { "UpdateAccount", &anonauth__v1__update_account_request__descriptor, &anonauth__v1__account_info__descriptor },
   { "LookupAccounts", &anonauth__v1__lookup_accounts_request__descriptor, &anonauth__v1__lookup_accounts_response__descriptor },
+  { "GenerateActionLink", &anonauth__v1__generate_action_link_request__descriptor, &anonauth__v1__send_oob_code_response__descriptor },
 };
 const unsigned anonauth__v1__admin_service__method_indices_by_name[] = {
   17,        /* Backup */
@@ -5730,6 +6027,7 @@ const unsigned anonauth__v1__admin_service__method_indices_by_name[] = {
   20,        /* DescribeCluster */
   9,        /* DisableAccount */
   19,        /* ExportAccounts */
+  25,        /* GenerateActionLink */
   8,        /* GetAccount */
   1,        /* GetProjectConfig */
   15,        /* GetUsage */
@@ -5755,7 +6053,7 @@ const ProtobufCServiceDescriptor anonauth__v1__admin_service__descriptor =
   "AdminService",
   "Anonauth__V1__AdminService",
   "anonauth.v1",
-  25,
+  26,
   anonauth__v1__admin_service__method_descriptors,
   anonauth__v1__admin_service__method_indices_by_name
 };
@@ -5958,6 +6256,14 @@ void anonauth__v1__admin_service__lookup_accounts(ProtobufCService *service,
 {
   assert(service->descriptor == &anonauth__v1__admin_service__descriptor);
   service->invoke(service, 24, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void anonauth__v1__admin_service__generate_action_link(ProtobufCService *service,
+                                                       const Anonauth__V1__GenerateActionLinkRequest *input,
+                                                       Anonauth__V1__SendOobCodeResponse_Closure closure,
+                                                       void *closure_data)
+{
+  assert(service->descriptor == &anonauth__v1__admin_service__descriptor);
+  service->invoke(service, 25, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void anonauth__v1__admin_service__init (Anonauth__V1__AdminService_Service *service,
                                         Anonauth__V1__AdminService_ServiceDestroy destroy)

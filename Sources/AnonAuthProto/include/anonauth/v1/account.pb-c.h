@@ -29,6 +29,13 @@ typedef struct Anonauth__V1__DeleteAccountRequest Anonauth__V1__DeleteAccountReq
 typedef struct Anonauth__V1__DeleteAccountResponse Anonauth__V1__DeleteAccountResponse;
 typedef struct Anonauth__V1__SignInWithFirebaseIdTokenRequest Anonauth__V1__SignInWithFirebaseIdTokenRequest;
 typedef struct Anonauth__V1__UpdateOwnAccountRequest Anonauth__V1__UpdateOwnAccountRequest;
+typedef struct Anonauth__V1__ActionCodeSettings Anonauth__V1__ActionCodeSettings;
+typedef struct Anonauth__V1__SendOobCodeRequest Anonauth__V1__SendOobCodeRequest;
+typedef struct Anonauth__V1__SendOobCodeResponse Anonauth__V1__SendOobCodeResponse;
+typedef struct Anonauth__V1__ResetPasswordRequest Anonauth__V1__ResetPasswordRequest;
+typedef struct Anonauth__V1__ResetPasswordResponse Anonauth__V1__ResetPasswordResponse;
+typedef struct Anonauth__V1__ApplyActionCodeRequest Anonauth__V1__ApplyActionCodeRequest;
+typedef struct Anonauth__V1__SignInWithEmailLinkRequest Anonauth__V1__SignInWithEmailLinkRequest;
 typedef struct Anonauth__V1__AuthResponse Anonauth__V1__AuthResponse;
 typedef struct Anonauth__V1__AccountInfo Anonauth__V1__AccountInfo;
 typedef struct Anonauth__V1__ProviderInfo Anonauth__V1__ProviderInfo;
@@ -241,6 +248,118 @@ struct  Anonauth__V1__UpdateOwnAccountRequest
 #define ANONAUTH__V1__UPDATE_OWN_ACCOUNT_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__update_own_account_request__descriptor) \
     , (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Where a mail's link leads after the action (Firebase's ActionCodeSettings).
+ */
+struct  Anonauth__V1__ActionCodeSettings
+{
+  ProtobufCMessage base;
+  /*
+   * Must be https (or http for localhost) on one of the project's authorized_domains.
+   */
+  char *continue_url;
+  protobuf_c_boolean can_handle_code_in_app;
+  char *ios_bundle_id;
+  char *android_package_name;
+};
+#define ANONAUTH__V1__ACTION_CODE_SETTINGS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__action_code_settings__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * request_type: "PASSWORD_RESET" (email), "VERIFY_EMAIL" (id_token; the account's email),
+ * "VERIFY_AND_CHANGE_EMAIL" (id_token and new_email), "EMAIL_SIGNIN" (email; needs
+ * settings.can_handle_code_in_app and a continue_url).
+ */
+struct  Anonauth__V1__SendOobCodeRequest
+{
+  ProtobufCMessage base;
+  char *request_type;
+  char *email;
+  char *id_token;
+  char *new_email;
+  Anonauth__V1__ActionCodeSettings *settings;
+  /*
+   * "en", "de", ... (X-Firebase-Locale); empty: English.
+   */
+  char *locale;
+};
+#define ANONAUTH__V1__SEND_OOB_CODE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__send_oob_code_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, NULL, (char *)protobuf_c_empty_string }
+
+
+/*
+ * oob_link and oob_code are set only for GenerateActionLink (AdminService).
+ */
+struct  Anonauth__V1__SendOobCodeResponse
+{
+  ProtobufCMessage base;
+  char *email;
+  char *oob_link;
+  char *oob_code;
+};
+#define ANONAUTH__V1__SEND_OOB_CODE_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__send_oob_code_response__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Without new_password: only checks the code (FirebaseAuth's verifyPasswordResetCode and
+ * checkActionCode) and answers what it is for, spending nothing.
+ */
+struct  Anonauth__V1__ResetPasswordRequest
+{
+  ProtobufCMessage base;
+  char *oob_code;
+  char *new_password;
+};
+#define ANONAUTH__V1__RESET_PASSWORD_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__reset_password_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+struct  Anonauth__V1__ResetPasswordResponse
+{
+  ProtobufCMessage base;
+  char *email;
+  char *request_type;
+  /*
+   * VERIFY_AND_CHANGE_EMAIL: the address the account changes to.
+   */
+  char *new_email;
+};
+#define ANONAUTH__V1__RESET_PASSWORD_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__reset_password_response__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+struct  Anonauth__V1__ApplyActionCodeRequest
+{
+  ProtobufCMessage base;
+  char *oob_code;
+};
+#define ANONAUTH__V1__APPLY_ACTION_CODE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__apply_action_code_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+struct  Anonauth__V1__SignInWithEmailLinkRequest
+{
+  ProtobufCMessage base;
+  char *email;
+  char *oob_code;
+  /*
+   * Optional: link the email to this account (anonymous or not) instead of signing in.
+   */
+  char *id_token;
+};
+#define ANONAUTH__V1__SIGN_IN_WITH_EMAIL_LINK_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__sign_in_with_email_link_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -614,6 +733,139 @@ Anonauth__V1__UpdateOwnAccountRequest *
 void   anonauth__v1__update_own_account_request__free_unpacked
                      (Anonauth__V1__UpdateOwnAccountRequest *message,
                       ProtobufCAllocator *allocator);
+/* Anonauth__V1__ActionCodeSettings methods */
+void   anonauth__v1__action_code_settings__init
+                     (Anonauth__V1__ActionCodeSettings         *message);
+size_t anonauth__v1__action_code_settings__get_packed_size
+                     (const Anonauth__V1__ActionCodeSettings   *message);
+size_t anonauth__v1__action_code_settings__pack
+                     (const Anonauth__V1__ActionCodeSettings   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__action_code_settings__pack_to_buffer
+                     (const Anonauth__V1__ActionCodeSettings   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__ActionCodeSettings *
+       anonauth__v1__action_code_settings__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__action_code_settings__free_unpacked
+                     (Anonauth__V1__ActionCodeSettings *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__SendOobCodeRequest methods */
+void   anonauth__v1__send_oob_code_request__init
+                     (Anonauth__V1__SendOobCodeRequest         *message);
+size_t anonauth__v1__send_oob_code_request__get_packed_size
+                     (const Anonauth__V1__SendOobCodeRequest   *message);
+size_t anonauth__v1__send_oob_code_request__pack
+                     (const Anonauth__V1__SendOobCodeRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__send_oob_code_request__pack_to_buffer
+                     (const Anonauth__V1__SendOobCodeRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__SendOobCodeRequest *
+       anonauth__v1__send_oob_code_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__send_oob_code_request__free_unpacked
+                     (Anonauth__V1__SendOobCodeRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__SendOobCodeResponse methods */
+void   anonauth__v1__send_oob_code_response__init
+                     (Anonauth__V1__SendOobCodeResponse         *message);
+size_t anonauth__v1__send_oob_code_response__get_packed_size
+                     (const Anonauth__V1__SendOobCodeResponse   *message);
+size_t anonauth__v1__send_oob_code_response__pack
+                     (const Anonauth__V1__SendOobCodeResponse   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__send_oob_code_response__pack_to_buffer
+                     (const Anonauth__V1__SendOobCodeResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__SendOobCodeResponse *
+       anonauth__v1__send_oob_code_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__send_oob_code_response__free_unpacked
+                     (Anonauth__V1__SendOobCodeResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__ResetPasswordRequest methods */
+void   anonauth__v1__reset_password_request__init
+                     (Anonauth__V1__ResetPasswordRequest         *message);
+size_t anonauth__v1__reset_password_request__get_packed_size
+                     (const Anonauth__V1__ResetPasswordRequest   *message);
+size_t anonauth__v1__reset_password_request__pack
+                     (const Anonauth__V1__ResetPasswordRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__reset_password_request__pack_to_buffer
+                     (const Anonauth__V1__ResetPasswordRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__ResetPasswordRequest *
+       anonauth__v1__reset_password_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__reset_password_request__free_unpacked
+                     (Anonauth__V1__ResetPasswordRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__ResetPasswordResponse methods */
+void   anonauth__v1__reset_password_response__init
+                     (Anonauth__V1__ResetPasswordResponse         *message);
+size_t anonauth__v1__reset_password_response__get_packed_size
+                     (const Anonauth__V1__ResetPasswordResponse   *message);
+size_t anonauth__v1__reset_password_response__pack
+                     (const Anonauth__V1__ResetPasswordResponse   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__reset_password_response__pack_to_buffer
+                     (const Anonauth__V1__ResetPasswordResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__ResetPasswordResponse *
+       anonauth__v1__reset_password_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__reset_password_response__free_unpacked
+                     (Anonauth__V1__ResetPasswordResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__ApplyActionCodeRequest methods */
+void   anonauth__v1__apply_action_code_request__init
+                     (Anonauth__V1__ApplyActionCodeRequest         *message);
+size_t anonauth__v1__apply_action_code_request__get_packed_size
+                     (const Anonauth__V1__ApplyActionCodeRequest   *message);
+size_t anonauth__v1__apply_action_code_request__pack
+                     (const Anonauth__V1__ApplyActionCodeRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__apply_action_code_request__pack_to_buffer
+                     (const Anonauth__V1__ApplyActionCodeRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__ApplyActionCodeRequest *
+       anonauth__v1__apply_action_code_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__apply_action_code_request__free_unpacked
+                     (Anonauth__V1__ApplyActionCodeRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__SignInWithEmailLinkRequest methods */
+void   anonauth__v1__sign_in_with_email_link_request__init
+                     (Anonauth__V1__SignInWithEmailLinkRequest         *message);
+size_t anonauth__v1__sign_in_with_email_link_request__get_packed_size
+                     (const Anonauth__V1__SignInWithEmailLinkRequest   *message);
+size_t anonauth__v1__sign_in_with_email_link_request__pack
+                     (const Anonauth__V1__SignInWithEmailLinkRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__sign_in_with_email_link_request__pack_to_buffer
+                     (const Anonauth__V1__SignInWithEmailLinkRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__SignInWithEmailLinkRequest *
+       anonauth__v1__sign_in_with_email_link_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__sign_in_with_email_link_request__free_unpacked
+                     (Anonauth__V1__SignInWithEmailLinkRequest *message,
+                      ProtobufCAllocator *allocator);
 /* Anonauth__V1__AuthResponse methods */
 void   anonauth__v1__auth_response__init
                      (Anonauth__V1__AuthResponse         *message);
@@ -753,6 +1005,27 @@ typedef void (*Anonauth__V1__SignInWithFirebaseIdTokenRequest_Closure)
 typedef void (*Anonauth__V1__UpdateOwnAccountRequest_Closure)
                  (const Anonauth__V1__UpdateOwnAccountRequest *message,
                   void *closure_data);
+typedef void (*Anonauth__V1__ActionCodeSettings_Closure)
+                 (const Anonauth__V1__ActionCodeSettings *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__SendOobCodeRequest_Closure)
+                 (const Anonauth__V1__SendOobCodeRequest *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__SendOobCodeResponse_Closure)
+                 (const Anonauth__V1__SendOobCodeResponse *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__ResetPasswordRequest_Closure)
+                 (const Anonauth__V1__ResetPasswordRequest *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__ResetPasswordResponse_Closure)
+                 (const Anonauth__V1__ResetPasswordResponse *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__ApplyActionCodeRequest_Closure)
+                 (const Anonauth__V1__ApplyActionCodeRequest *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__SignInWithEmailLinkRequest_Closure)
+                 (const Anonauth__V1__SignInWithEmailLinkRequest *message,
+                  void *closure_data);
 typedef void (*Anonauth__V1__AuthResponse_Closure)
                  (const Anonauth__V1__AuthResponse *message,
                   void *closure_data);
@@ -819,6 +1092,22 @@ struct Anonauth__V1__AccountService_Service
                        const Anonauth__V1__RevokeTokenRequest *input,
                        Anonauth__V1__RevokeTokenResponse_Closure closure,
                        void *closure_data);
+  void (*send_oob_code)(Anonauth__V1__AccountService_Service *service,
+                        const Anonauth__V1__SendOobCodeRequest *input,
+                        Anonauth__V1__SendOobCodeResponse_Closure closure,
+                        void *closure_data);
+  void (*reset_password)(Anonauth__V1__AccountService_Service *service,
+                         const Anonauth__V1__ResetPasswordRequest *input,
+                         Anonauth__V1__ResetPasswordResponse_Closure closure,
+                         void *closure_data);
+  void (*apply_action_code)(Anonauth__V1__AccountService_Service *service,
+                            const Anonauth__V1__ApplyActionCodeRequest *input,
+                            Anonauth__V1__AccountInfo_Closure closure,
+                            void *closure_data);
+  void (*sign_in_with_email_link)(Anonauth__V1__AccountService_Service *service,
+                                  const Anonauth__V1__SignInWithEmailLinkRequest *input,
+                                  Anonauth__V1__AuthResponse_Closure closure,
+                                  void *closure_data);
 };
 typedef void (*Anonauth__V1__AccountService_ServiceDestroy)(Anonauth__V1__AccountService_Service *);
 void anonauth__v1__account_service__init (Anonauth__V1__AccountService_Service *service,
@@ -837,7 +1126,11 @@ void anonauth__v1__account_service__init (Anonauth__V1__AccountService_Service *
       function_prefix__ ## delete_account,\
       function_prefix__ ## sign_in_with_firebase_id_token,\
       function_prefix__ ## update_account,\
-      function_prefix__ ## revoke_token  }
+      function_prefix__ ## revoke_token,\
+      function_prefix__ ## send_oob_code,\
+      function_prefix__ ## reset_password,\
+      function_prefix__ ## apply_action_code,\
+      function_prefix__ ## sign_in_with_email_link  }
 void anonauth__v1__account_service__sign_up(ProtobufCService *service,
                                             const Anonauth__V1__SignUpRequest *input,
                                             Anonauth__V1__AuthResponse_Closure closure,
@@ -882,6 +1175,22 @@ void anonauth__v1__account_service__revoke_token(ProtobufCService *service,
                                                  const Anonauth__V1__RevokeTokenRequest *input,
                                                  Anonauth__V1__RevokeTokenResponse_Closure closure,
                                                  void *closure_data);
+void anonauth__v1__account_service__send_oob_code(ProtobufCService *service,
+                                                  const Anonauth__V1__SendOobCodeRequest *input,
+                                                  Anonauth__V1__SendOobCodeResponse_Closure closure,
+                                                  void *closure_data);
+void anonauth__v1__account_service__reset_password(ProtobufCService *service,
+                                                   const Anonauth__V1__ResetPasswordRequest *input,
+                                                   Anonauth__V1__ResetPasswordResponse_Closure closure,
+                                                   void *closure_data);
+void anonauth__v1__account_service__apply_action_code(ProtobufCService *service,
+                                                      const Anonauth__V1__ApplyActionCodeRequest *input,
+                                                      Anonauth__V1__AccountInfo_Closure closure,
+                                                      void *closure_data);
+void anonauth__v1__account_service__sign_in_with_email_link(ProtobufCService *service,
+                                                            const Anonauth__V1__SignInWithEmailLinkRequest *input,
+                                                            Anonauth__V1__AuthResponse_Closure closure,
+                                                            void *closure_data);
 
 /* --- descriptors --- */
 
@@ -899,6 +1208,13 @@ extern const ProtobufCMessageDescriptor anonauth__v1__delete_account_request__de
 extern const ProtobufCMessageDescriptor anonauth__v1__delete_account_response__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__sign_in_with_firebase_id_token_request__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__update_own_account_request__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__action_code_settings__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__send_oob_code_request__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__send_oob_code_response__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__reset_password_request__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__reset_password_response__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__apply_action_code_request__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__sign_in_with_email_link_request__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__auth_response__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__account_info__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__provider_info__descriptor;

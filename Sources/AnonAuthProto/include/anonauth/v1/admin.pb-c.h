@@ -17,6 +17,7 @@ PROTOBUF_C__BEGIN_DECLS
 #include "anonauth/v1/account.pb-c.h"
 
 typedef struct Anonauth__V1__ProjectConfig Anonauth__V1__ProjectConfig;
+typedef struct Anonauth__V1__EmailTemplate Anonauth__V1__EmailTemplate;
 typedef struct Anonauth__V1__IdpConfig Anonauth__V1__IdpConfig;
 typedef struct Anonauth__V1__CreateProjectRequest Anonauth__V1__CreateProjectRequest;
 typedef struct Anonauth__V1__GetProjectConfigRequest Anonauth__V1__GetProjectConfigRequest;
@@ -67,6 +68,7 @@ typedef struct Anonauth__V1__CreateAccountRequest Anonauth__V1__CreateAccountReq
 typedef struct Anonauth__V1__UpdateAccountRequest Anonauth__V1__UpdateAccountRequest;
 typedef struct Anonauth__V1__LookupAccountsRequest Anonauth__V1__LookupAccountsRequest;
 typedef struct Anonauth__V1__LookupAccountsResponse Anonauth__V1__LookupAccountsResponse;
+typedef struct Anonauth__V1__GenerateActionLinkRequest Anonauth__V1__GenerateActionLinkRequest;
 
 
 /* --- enums --- */
@@ -177,10 +179,86 @@ struct  Anonauth__V1__ProjectConfig
    */
   size_t n_cors_origins;
   char **cors_origins;
+  /*
+   * (addition) The hosts an email action's continue_url may lead to (Firebase's
+   * authorized domains); default: localhost. At most 100.
+   */
+  /*
+   * settable
+   */
+  size_t n_authorized_domains;
+  char **authorized_domains;
+  /*
+   * (addition) Off by default: email actions answer the same whether or not the address
+   * has an account (Firebase's email enumeration protection). On: EMAIL_NOT_FOUND.
+   */
+  /*
+   * settable
+   */
+  protobuf_c_boolean email_enumeration_protection_disabled;
+  /*
+   * (addition) The From of the project's mails ("App <no-reply@example.com>"); empty: the
+   * daemon's --smtp-from.
+   */
+  /*
+   * settable
+   */
+  char *email_sender;
+  /*
+   * (addition) The app's name in the mails; empty: the project id.
+   */
+  /*
+   * settable
+   */
+  char *email_app_name;
+  /*
+   * (addition) The project's own mail texts, replacing the built-in ones for a kind and a
+   * language; replaced as a whole list. At most 20.
+   */
+  /*
+   * settable
+   */
+  size_t n_email_templates;
+  Anonauth__V1__EmailTemplate **email_templates;
 };
 #define ANONAUTH__V1__PROJECT_CONFIG__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__project_config__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0,NULL }
+    , (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0,NULL, 0,NULL, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL }
+
+
+/*
+ * One mail text of a project. The subject, text and HTML may hold Firebase's
+ * placeholders %LINK% (required in text and in a non-empty html), %APP_NAME%, %EMAIL%
+ * and %NEW_EMAIL% (HTML-escaped in html).
+ */
+struct  Anonauth__V1__EmailTemplate
+{
+  ProtobufCMessage base;
+  /*
+   * PASSWORD_RESET, VERIFY_EMAIL, VERIFY_AND_CHANGE_EMAIL or EMAIL_SIGNIN.
+   */
+  char *request_type;
+  /*
+   * A primary language subtag ("de"); empty: every language the project has no other
+   * template of this kind for.
+   */
+  char *language;
+  /*
+   * At most 256 bytes, one line.
+   */
+  char *subject;
+  /*
+   * Plain text, at most 64 KiB.
+   */
+  char *text;
+  /*
+   * HTML, at most 64 KiB; empty: the mail has only the text.
+   */
+  char *html;
+};
+#define ANONAUTH__V1__EMAIL_TEMPLATE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__email_template__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Anonauth__V1__IdpConfig
@@ -982,6 +1060,21 @@ struct  Anonauth__V1__LookupAccountsResponse
     , 0,NULL, 0,NULL }
 
 
+struct  Anonauth__V1__GenerateActionLinkRequest
+{
+  ProtobufCMessage base;
+  char *project_id;
+  /*
+   * As SendOobCode takes it; for VERIFY_EMAIL and VERIFY_AND_CHANGE_EMAIL, `email` names
+   * the account instead of an ID token.
+   */
+  Anonauth__V1__SendOobCodeRequest *request;
+};
+#define ANONAUTH__V1__GENERATE_ACTION_LINK_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&anonauth__v1__generate_action_link_request__descriptor) \
+    , (char *)protobuf_c_empty_string, NULL }
+
+
 /* Anonauth__V1__ProjectConfig methods */
 void   anonauth__v1__project_config__init
                      (Anonauth__V1__ProjectConfig         *message);
@@ -1000,6 +1093,25 @@ Anonauth__V1__ProjectConfig *
                       const uint8_t       *data);
 void   anonauth__v1__project_config__free_unpacked
                      (Anonauth__V1__ProjectConfig *message,
+                      ProtobufCAllocator *allocator);
+/* Anonauth__V1__EmailTemplate methods */
+void   anonauth__v1__email_template__init
+                     (Anonauth__V1__EmailTemplate         *message);
+size_t anonauth__v1__email_template__get_packed_size
+                     (const Anonauth__V1__EmailTemplate   *message);
+size_t anonauth__v1__email_template__pack
+                     (const Anonauth__V1__EmailTemplate   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__email_template__pack_to_buffer
+                     (const Anonauth__V1__EmailTemplate   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__EmailTemplate *
+       anonauth__v1__email_template__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__email_template__free_unpacked
+                     (Anonauth__V1__EmailTemplate *message,
                       ProtobufCAllocator *allocator);
 /* Anonauth__V1__IdpConfig methods */
 void   anonauth__v1__idp_config__init
@@ -1935,10 +2047,32 @@ Anonauth__V1__LookupAccountsResponse *
 void   anonauth__v1__lookup_accounts_response__free_unpacked
                      (Anonauth__V1__LookupAccountsResponse *message,
                       ProtobufCAllocator *allocator);
+/* Anonauth__V1__GenerateActionLinkRequest methods */
+void   anonauth__v1__generate_action_link_request__init
+                     (Anonauth__V1__GenerateActionLinkRequest         *message);
+size_t anonauth__v1__generate_action_link_request__get_packed_size
+                     (const Anonauth__V1__GenerateActionLinkRequest   *message);
+size_t anonauth__v1__generate_action_link_request__pack
+                     (const Anonauth__V1__GenerateActionLinkRequest   *message,
+                      uint8_t             *out);
+size_t anonauth__v1__generate_action_link_request__pack_to_buffer
+                     (const Anonauth__V1__GenerateActionLinkRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Anonauth__V1__GenerateActionLinkRequest *
+       anonauth__v1__generate_action_link_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   anonauth__v1__generate_action_link_request__free_unpacked
+                     (Anonauth__V1__GenerateActionLinkRequest *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Anonauth__V1__ProjectConfig_Closure)
                  (const Anonauth__V1__ProjectConfig *message,
+                  void *closure_data);
+typedef void (*Anonauth__V1__EmailTemplate_Closure)
+                 (const Anonauth__V1__EmailTemplate *message,
                   void *closure_data);
 typedef void (*Anonauth__V1__IdpConfig_Closure)
                  (const Anonauth__V1__IdpConfig *message,
@@ -2090,6 +2224,9 @@ typedef void (*Anonauth__V1__LookupAccountsRequest_Closure)
 typedef void (*Anonauth__V1__LookupAccountsResponse_Closure)
                  (const Anonauth__V1__LookupAccountsResponse *message,
                   void *closure_data);
+typedef void (*Anonauth__V1__GenerateActionLinkRequest_Closure)
+                 (const Anonauth__V1__GenerateActionLinkRequest *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -2197,6 +2334,10 @@ struct Anonauth__V1__AdminService_Service
                           const Anonauth__V1__LookupAccountsRequest *input,
                           Anonauth__V1__LookupAccountsResponse_Closure closure,
                           void *closure_data);
+  void (*generate_action_link)(Anonauth__V1__AdminService_Service *service,
+                               const Anonauth__V1__GenerateActionLinkRequest *input,
+                               Anonauth__V1__SendOobCodeResponse_Closure closure,
+                               void *closure_data);
 };
 typedef void (*Anonauth__V1__AdminService_ServiceDestroy)(Anonauth__V1__AdminService_Service *);
 void anonauth__v1__admin_service__init (Anonauth__V1__AdminService_Service *service,
@@ -2229,7 +2370,8 @@ void anonauth__v1__admin_service__init (Anonauth__V1__AdminService_Service *serv
       function_prefix__ ## remove_cluster_node,\
       function_prefix__ ## create_account,\
       function_prefix__ ## update_account,\
-      function_prefix__ ## lookup_accounts  }
+      function_prefix__ ## lookup_accounts,\
+      function_prefix__ ## generate_action_link  }
 void anonauth__v1__admin_service__create_project(ProtobufCService *service,
                                                  const Anonauth__V1__CreateProjectRequest *input,
                                                  Anonauth__V1__ProjectConfig_Closure closure,
@@ -2330,12 +2472,17 @@ void anonauth__v1__admin_service__lookup_accounts(ProtobufCService *service,
                                                   const Anonauth__V1__LookupAccountsRequest *input,
                                                   Anonauth__V1__LookupAccountsResponse_Closure closure,
                                                   void *closure_data);
+void anonauth__v1__admin_service__generate_action_link(ProtobufCService *service,
+                                                       const Anonauth__V1__GenerateActionLinkRequest *input,
+                                                       Anonauth__V1__SendOobCodeResponse_Closure closure,
+                                                       void *closure_data);
 
 /* --- descriptors --- */
 
 extern const ProtobufCEnumDescriptor    anonauth__v1__account_filter__descriptor;
 extern const ProtobufCEnumDescriptor    anonauth__v1__import_conflict__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__project_config__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__email_template__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__idp_config__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__create_project_request__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__get_project_config_request__descriptor;
@@ -2386,6 +2533,7 @@ extern const ProtobufCMessageDescriptor anonauth__v1__create_account_request__de
 extern const ProtobufCMessageDescriptor anonauth__v1__update_account_request__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__lookup_accounts_request__descriptor;
 extern const ProtobufCMessageDescriptor anonauth__v1__lookup_accounts_response__descriptor;
+extern const ProtobufCMessageDescriptor anonauth__v1__generate_action_link_request__descriptor;
 extern const ProtobufCServiceDescriptor anonauth__v1__admin_service__descriptor;
 
 PROTOBUF_C__END_DECLS

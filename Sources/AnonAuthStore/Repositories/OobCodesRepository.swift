@@ -1,0 +1,128 @@
+/// SQL for email actions' codes (`oob_codes`): stored hashed, spent on use.
+public enum OobCodesRepository {
+  static let columns = "code_hash, project_id, local_id, kind, email, new_email, created_at_ms, expires_at_ms"
+
+  static func decode(_ row: Row) throws -> OobCodeRecord {
+    OobCodeRecord(
+      codeHash: try row.blob(0), projectID: try row.string(1), localID: try row.string(2),
+      kind: try row.string(3), email: try row.string(4), newEmail: try row.string(5),
+      createdAtMs: try row.int64(6), expiresAtMs: try row.int64(7))
+  }
+
+  /// Stores a new code and spends the older codes of the same kind for the same account
+  /// (for a sign-in link with no account: the same email), so only the newest mail works.
+  public static func insertReplacing(_ db: Database, _ code: OobCodeRecord) throws {
+    if code.localID.isEmpty {
+      try db.execute(
+        "DELETE FROM oob_codes WHERE project_id = ? AND local_id = '' AND kind = ? AND email = ?",
+        [.text(code.projectID), .text(code.kind), .text(code.email)])
+    } else {
+      try db.execute(
+        "DELETE FROM oob_codes WHERE project_id = ? AND local_id = ? AND kind = ?",
+        [.text(code.projectID), .text(code.localID), .text(code.kind)])
+    }
+    try db.execute(
+      "INSERT INTO oob_codes (\(columns)) VALUES (?,?,?,?,?,?,?,?)",
+      [
+        .blob(code.codeHash), .text(code.projectID), .text(code.localID), .text(code.kind), .text(code.email),
+        .text(code.newEmail), .integer(code.createdAtMs), .integer(code.expiresAtMs),
+      ])
+  }
+
+  /// The code with this hash in the project, spent or not yet.
+  public static func find(_ db: Database, projectID: String, codeHash: [UInt8]) throws -> OobCodeRecord? {
+    try db.queryOne(
+      "SELECT \(columns) FROM oob_codes WHERE code_hash = ? AND project_id = ?",
+      [.blob(codeHash), .text(projectID)]
+    ).map(decode)
+  }
+
+  /// Spends one code; false when it was spent already (by a concurrent use).
+  public static func spend(_ db: Database, codeHash: [UInt8]) throws -> Bool {
+    try db.execute("DELETE FROM oob_codes WHERE code_hash = ?", [.blob(codeHash)])
+    return db.changes == 1
+  }
+
+  /// Spends every code of an account of these kinds (a new password spends the
+  /// password-reset codes; a new email every code sent to the old one).
+  public static func spendAccount(_ db: Database, projectID: String, localID: String, kinds: [String]) throws
+  {
+    for kind in kinds {
+      try db.execute(
+        "DELETE FROM oob_codes WHERE project_id = ? AND local_id = ? AND kind = ?",
+        [.text(projectID), .text(localID), .text(kind)])
+    }
+  }
+
+  /// Drops up to `limit` expired codes; returns how many went.
+  public static func prune(_ db: Database, nowMs: Int64, limit: Int) throws -> Int {
+    try db.execute(
+      "DELETE FROM oob_codes WHERE code_hash IN (SELECT code_hash FROM oob_codes WHERE expires_at_ms <= ? LIMIT ?)",
+      [.integer(nowMs), .integer(Int64(limit))])
+    return db.changes
+  }
+}
+
+/// SQL for the durable mail outbox (`mail_outbox`).
+public enum MailOutboxRepository {
+  static let columns = """
+    id, project_id, recipient, sender, subject, text_body, html_body, request_type, link, created_at_ms,
+    next_attempt_at_ms, attempts
+    """
+
+  static func decode(_ row: Row) throws -> OutboxMail {
+    var mail = OutboxMail(
+      projectID: try row.string(1), recipient: try row.string(2), sender: try row.string(3),
+      subject: try row.string(4), textBody: try row.string(5), htmlBody: try row.string(6),
+      requestType: try row.string(7), link: try row.string(8), createdAtMs: try row.int64(9))
+    mail.id = try row.int64(0)
+    mail.nextAttemptAtMs = try row.int64(10)
+    mail.attempts = try row.int64(11)
+    return mail
+  }
+
+  /// Queues a mail unless the outbox already holds `capacity` mails; false then.
+  public static func enqueue(_ db: Database, _ mail: OutboxMail, capacity: Int64) throws -> Bool {
+    try db.execute(
+      """
+      INSERT INTO mail_outbox (project_id, recipient, sender, subject, text_body, html_body, request_type, link,
+        created_at_ms, next_attempt_at_ms)
+      SELECT ?,?,?,?,?,?,?,?,?,? WHERE (SELECT count(*) FROM mail_outbox) < ?
+      """,
+      [
+        .text(mail.projectID), .text(mail.recipient), .text(mail.sender), .text(mail.subject),
+        .text(mail.textBody), .text(mail.htmlBody), .text(mail.requestType), .text(mail.link),
+        .integer(mail.createdAtMs), .integer(mail.nextAttemptAtMs), .integer(capacity),
+      ])
+    return db.changes == 1
+  }
+
+  /// Up to `limit` mails due at `nowMs`, the longest waiting first.
+  public static func due(_ db: Database, nowMs: Int64, limit: Int) throws -> [OutboxMail] {
+    try db.query(
+      "SELECT \(columns) FROM mail_outbox WHERE next_attempt_at_ms <= ? ORDER BY next_attempt_at_ms, id LIMIT ?",
+      [.integer(nowMs), .integer(Int64(limit))]
+    ).map(decode)
+  }
+
+  /// When the next mail is due, if any is waiting.
+  public static func nextDueMs(_ db: Database) throws -> Int64? {
+    try db.queryOne("SELECT min(next_attempt_at_ms) FROM mail_outbox").flatMap { try $0.optionalInt64(0) }
+  }
+
+  /// A mail sent, or given up: gone from the outbox.
+  public static func remove(_ db: Database, id: Int64) throws {
+    try db.execute("DELETE FROM mail_outbox WHERE id = ?", [.integer(id)])
+  }
+
+  /// A failed attempt: tried again at `nextAttemptAtMs`.
+  public static func postpone(_ db: Database, id: Int64, nextAttemptAtMs: Int64, error: String) throws {
+    try db.execute(
+      "UPDATE mail_outbox SET attempts = attempts + 1, next_attempt_at_ms = ?, last_error = ? WHERE id = ?",
+      [.integer(nextAttemptAtMs), .text(String(error.prefix(500))), .integer(id)])
+  }
+
+  public static func count(_ db: Database) throws -> Int64 {
+    try db.queryOne("SELECT count(*) FROM mail_outbox").map { try $0.int64(0) } ?? 0
+  }
+}
