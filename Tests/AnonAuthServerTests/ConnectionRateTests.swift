@@ -41,6 +41,23 @@ import Testing
     #expect(limiter.admit("192.0.2.1") == .rate)
   }
 
+  @Test func aPenaltyCostsThePeerItsPaceAndIsBounded() {
+    let clock = Clock()
+    let limiter = ConnectionLimiter(
+      maxConnections: 1000, maxPerIP: 5, ratePerIP: 10, exempt: [], now: clock.read)
+    // A connection ended for abuse costs 3 connections of the pace: 2 of the burst left.
+    limiter.penalize("192.0.2.1", connections: 3)
+    openAndClose(limiter, "192.0.2.1", times: 2)
+    #expect(limiter.admit("192.0.2.1") == .rate)
+    #expect(limiter.admit("192.0.2.2") == nil)  // others are not charged
+    // A huge debt is capped: 10 s past the burst, then the peer connects again.
+    limiter.penalize("192.0.2.1", connections: 1_000_000)
+    clock.advance(milliseconds: 9_000)
+    #expect(limiter.admit("192.0.2.1") == .rate)
+    clock.advance(milliseconds: 10_000)
+    #expect(limiter.admit("192.0.2.1") == nil)
+  }
+
   @Test func aRefusalSpendsNeitherCreditNorAPlace() {
     let clock = Clock()
     let limiter = ConnectionLimiter(

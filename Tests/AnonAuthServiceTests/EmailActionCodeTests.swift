@@ -1,5 +1,5 @@
 import AnonAuthCrypto
-import AnonAuthService
+@testable import AnonAuthService
 import AnonAuthStore
 import AnonAuthWire
 import Testing
@@ -63,7 +63,10 @@ import Testing
       #expect(rows[0].4 == 3_600_000)
       let queued = try await h.store.read { db in try MailOutboxRepository.due(db, nowMs: .max, limit: 10) }
       #expect(queued.count == 1 && queued[0].recipient == "ann@example.com")
-      #expect(queued[0].link.hasPrefix("https://app.example.com/action?mode=resetPassword&oobCode="))
+      // The outbox holds the mail sealed (no working link in the store); the worker opens it.
+      #expect(!queued[0].link.contains(code) && !queued[0].textBody.contains(code))
+      let opened = try OutboxSeal.open(queued[0], key: h.env.masterKey)
+      #expect(opened.link.hasPrefix("https://app.example.com/action?mode=resetPassword&oobCode="))
 
       let checked = try await m.reset(code)
       #expect(checked.email == "ann@example.com" && checked.requestType == "PASSWORD_RESET")

@@ -147,7 +147,7 @@ public enum Daemon {
     let mailMonitor = clusterNode?.monitor
     let mailWorker = try MailSetup.worker(
       config: config, dataDir: dataDir.path, store: store, clock: clock, logger: logger,
-      metrics: serviceMetrics, sendsNow: { mailMonitor?.isLeader ?? true })
+      metrics: serviceMetrics, masterKey: masterKey.bytes, sendsNow: { mailMonitor?.isLeader ?? true })
     if let mailWorker {
       environment.email.deliveryConfigured = true
       environment.email.mailQueued = { mailWorker.mailQueued() }

@@ -271,6 +271,7 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
     guard !refusals.take(now: MonotonicClock.now()), let session, !calmed else { return }
     calmed = true
     core.metrics.http2ConnectionsCalmed.add(1, ordering: .relaxed)
+    registry?.limiter.penalize(peerHost, connections: HTTP2SessionLimits.calmedConnectionCost)
     _ = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
     scheduleFlush()
   }

@@ -49,6 +49,10 @@ enum HTTP2SessionLimits {
   /// Streams refused at once that a connection may cause in a burst, then one a second
   /// (`HTTP2RefusalBucket`); past it, `GOAWAY ENHANCE_YOUR_CALM` and close.
   static let refusedStreamBurst = 8
+  /// What a connection ended for its refusals costs its address in
+  /// `--max-connection-rate-per-ip`: as many connections as it was allowed refusals, so
+  /// an attacker reconnecting to refuse again pays a handshake's pace per refusal.
+  static let calmedConnectionCost = refusedStreamBurst
 
   /// The options every server session gets.
   static func makeOption() -> OpaquePointer? {

@@ -9,7 +9,7 @@ import Synchronization
 enum MailSetup {
   static func worker(
     config: DaemonConfig, dataDir: String, store: Store, clock: any ServiceClock, logger: Logger,
-    metrics: ServiceMetrics, sendsNow: @escaping @Sendable () -> Bool
+    metrics: ServiceMetrics, masterKey: [UInt8], sendsNow: @escaping @Sendable () -> Bool
   ) throws(ConfigError) -> MailWorker? {
     let transport: any MailTransport
     if let url = config.mail.smtpURL {
@@ -31,7 +31,7 @@ enum MailSetup {
     }
     return MailWorker(
       store: store, transport: transport, clock: clock, logger: logger, metrics: metrics,
-      retryBaseMs: config.mail.retryBaseMs, sendsNow: sendsNow)
+      masterKey: masterKey, retryBaseMs: config.mail.retryBaseMs, sendsNow: sendsNow)
   }
 }
 

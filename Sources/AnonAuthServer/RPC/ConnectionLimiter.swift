@@ -60,6 +60,14 @@ final class ConnectionLimiter: Sendable {
     }
   }
 
+  /// Charges `peerIP`'s pace for `connections` more connections (see
+  /// `ConnectionRate.penalize`); nothing when it is exempt or the pace is off.
+  func penalize(_ peerIP: String?, connections: Int) {
+    guard let key = perIPKey(peerIP), ratePerIP > 0 else { return }
+    let time = now()
+    state.withLock { $0.rate?.penalize(key, connections: connections, now: time) }
+  }
+
   /// Counts out a connection `admit` let in.
   func release(_ peerIP: String?) {
     let key = perIPKey(peerIP)

@@ -25,6 +25,19 @@ struct ConnectionRate {
     tolerance = UInt64(max(0, burst - 1)) * interval
   }
 
+  /// Charges `peer` for `connections` more connections than it opened (a connection
+  /// ended for abuse costs its address more of its pace), so that an attacker whose
+  /// connections are cut cannot reconnect as fast as a client that behaves. The debt runs
+  /// at most `maxPenaltyNanos` past the bucket's tolerance, so a shared address is held
+  /// back, not shut out.
+  mutating func penalize(_ peer: String, connections: Int, now: UInt64) {
+    let due = max(fullAt[peer] ?? now, now)
+    let charged = due + UInt64(max(0, connections)) * interval
+    fullAt[peer] = min(charged, now + tolerance + Self.maxPenaltyNanos)
+  }
+
+  static let maxPenaltyNanos: UInt64 = 10_000_000_000
+
   /// Takes one connection's credit from `peer`'s bucket, or says it is empty.
   mutating func admit(_ peer: String, now: UInt64) -> Bool {
     let due = max(fullAt[peer] ?? now, now)

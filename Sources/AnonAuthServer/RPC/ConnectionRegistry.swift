@@ -4,7 +4,7 @@ import AnonAuthNet
 /// Confined to that loop's thread.
 final class ConnectionRegistry {
   let loop: EventLoop
-  private let limiter: ConnectionLimiter
+  let limiter: ConnectionLimiter
   private var connections: [ObjectIdentifier: any ServedConnection] = [:]
   private var sweepTimer: UInt64?
   /// Set by `drainAll`: a connection accepted while shutdown began is drained on arrival

@@ -115,11 +115,17 @@ struct EmailActionSender {
       subject: rendered.subject, textBody: rendered.text, htmlBody: rendered.html, requestType: kind.rawValue,
       link: link, createdAtMs: nowMs)
     let capacity = env.email.outboxCapacity
+    let stored: OutboxMail
+    do {
+      stored = try OutboxSeal.seal(mail, key: env.masterKey)
+    } catch {
+      throw RPCError(.internalError, "the mail could not be sealed")
+    }
     let queued = try await Admission.run(.write) { () async throws(RPCError) -> Bool in
       try await env.write { db in
         try OobCodesRepository.insertReplacing(db, code)
         if returnLink { return true }
-        return try MailOutboxRepository.enqueue(db, mail, capacity: capacity)
+        return try MailOutboxRepository.enqueue(db, stored, capacity: capacity)
       }
     }
     guard queued else {

@@ -35,6 +35,8 @@ public final class MailWorker: Sendable {
   let metrics: ServiceMetrics
   let retryBaseMs: Int64
   let maxAttempts: Int64
+  /// Opens the outbox's sealed mails (`OutboxSeal`).
+  let masterKey: [UInt8]
   /// Whether this daemon sends now: on the replicated store only the leader does, so a
   /// mail is not sent by every node.
   let sendsNow: @Sendable () -> Bool
@@ -43,7 +45,7 @@ public final class MailWorker: Sendable {
 
   public init(
     store: Store, transport: any MailTransport, clock: any ServiceClock, logger: Logger,
-    metrics: ServiceMetrics,
+    metrics: ServiceMetrics, masterKey: [UInt8],
     retryBaseMs: Int64 = 5_000, maxAttempts: Int64 = 12, sendsNow: @escaping @Sendable () -> Bool = { true }
   ) {
     self.sendsNow = sendsNow
@@ -53,6 +55,7 @@ public final class MailWorker: Sendable {
     self.logger = logger
     self.metrics = metrics
     self.retryBaseMs = retryBaseMs
+    self.masterKey = masterKey
     self.maxAttempts = maxAttempts
   }
 
@@ -117,7 +120,13 @@ public final class MailWorker: Sendable {
       "mail_id": .int(mail.id), "attempt": .int(mail.attempts + 1),
     ]
     do throws(MailDeliveryError) {
-      try await transport.deliver(mail)
+      let opened: OutboxMail
+      do {
+        opened = try OutboxSeal.open(mail, key: masterKey)
+      } catch {
+        throw MailDeliveryError(permanent: true, "the mail could not be opened: \(error)")
+      }
+      try await transport.deliver(opened)
       _ = try? await store.write { db in try MailOutboxRepository.remove(db, id: mail.id) }
       metrics.mailsSent.add(1, ordering: .relaxed)
       logger.info("mail sent", fields)
