@@ -100,7 +100,11 @@ let package = Package(
       swiftSettings: swiftSettings),
     .executableTarget(
       name: "anonauth",
-      dependencies: ["AnonAuthRPCClient", "AnonAuthWire", "AnonAuthCrypto", "AnonAuthNet", "CBuildInfo"],
+      dependencies: [
+        "AnonAuthRPCClient", "AnonAuthWire", "AnonAuthCrypto", "AnonAuthNet", "CBuildInfo",
+        // `anonauth bench admission-tables` drives the daemon's Admission in process.
+        "AnonAuthService",
+      ],
       swiftSettings: swiftSettings),
 
     // libFuzzer targets for every parser hostile bytes reach (`make fuzz`), and the

@@ -14,16 +14,27 @@ Measured so far:
   - VerifyIdToken with check_revoked, GetAccountInfo and ListAccounts pages on a store
     of 10,000 accounts, then on the same store with --accounts more (default 1,000,000;
     0: skipped) loaded by load_accounts.py while the daemon is stopped.
-Not yet measured here (issue 37, item 3): refresh at 1 and 100 sessions, a clean-up
-pass at 5,000,000 accounts, admission tables at 1,000 and 1,000,000 addresses.
+  - RefreshToken on accounts with one session each, then on accounts with 100 (the
+    cap: 99 more each, written by a trigger the script adds to its own store);
+  - a clean-up pass (`anonauth admin run-cleanup`, RunCleanup calls) over a store of
+    --cleanup-small accounts (default 50,000, a fifth due) and one of --cleanup-accounts
+    (default 5,000,000) with --cleanup-due of them due (default 1,000,000), both loaded
+    by load_accounts.py: wall time and daemon CPU (/proc/PID/stat) per deleted account;
+  - the admission tables with 1,000 and 1,000,000 addresses tracked, in process
+    (`anonauth bench admission-tables`: a daemon would first need a million sign-ups
+    from a million addresses), CPU per admission.
 
     python3 Scripts/bench_scaling.py [--seconds 10] [--window 950000] [--accounts 1000000]
+        [--cleanup-accounts 5000000] [--cleanup-due 1000000] [--parts signup,reads,...]
+
+--parts picks some of signup, reads, refresh, cleanup, admission (default: all).
 
 The prefill writes the store's own table: per-minute counters (migration 10) or, on a
 store from before, one row per sign-up, so the same script shows an older daemon's
 growth."""
 
 import argparse
+import json
 import os
 import shutil
 import sqlite3
@@ -78,14 +89,171 @@ def prefill(daemon, events):
     db.close()
 
 
+def daemon_cpu_seconds(daemon):
+    """The daemon process's user + system CPU so far, from /proc/PID/stat."""
+    with open(f"/proc/{daemon.proc.pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# The extra sessions of the refresh round: a trigger the bench adds to its own store, so
+# every account the refresh bench signs up starts with EXTRA_SESSIONS sessions besides the
+# one its sign-up makes (RefreshTokensRepository.maxSessionsPerAccount, 100, in all: the
+# cap ends none of them). Random family ids: the bench never presents their tokens.
+EXTRA_SESSIONS = 99
+SESSIONS_TRIGGER = """
+CREATE TABLE bench_extra_sessions (n INTEGER PRIMARY KEY);
+CREATE TRIGGER bench_extra_sessions AFTER INSERT ON accounts BEGIN
+  INSERT INTO refresh_sessions (family_id, project_id, local_id, token_hash, issued_at_ms, auth_time,
+    sign_in_provider)
+  SELECT randomblob(16), NEW.project_id, NEW.local_id, randomblob(32), NEW.created_at_ms - n,
+    NEW.created_at_ms / 1000, 'anonymous' FROM bench_extra_sessions;
+END;
+"""
+
+
+def refresh_rounds(rsa, seconds, accounts=1000):
+    """RefreshToken on accounts with one session each (the sign-up's), then, on the same
+    store, on accounts made while SESSIONS_TRIGGER gave each 99 more: (small, large,
+    sessions per account seen) of the daemon's CPU per call."""
+    work = tempfile.mkdtemp(prefix="anonauth-scaling-refresh-")
+    daemon = bench_large.Daemon(os.path.join(work, "store"))
+    load = ["--connections", "16", "--concurrency", "4", "--seconds", seconds]
+    try:
+        os.makedirs(daemon.dir)
+        figures = {}
+        for phase in ("small", "large"):
+            if phase == "large":
+                db = sqlite3.connect(os.path.join(daemon.dir, "anonauth.db"))
+                db.executescript(SESSIONS_TRIGGER)
+                with db:
+                    db.executemany("INSERT INTO bench_extra_sessions (n) VALUES (?)",
+                                   ((n,) for n in range(1, EXTRA_SESSIONS + 1)))
+                db.close()
+            daemon.start()
+            time.sleep(1)
+            figures[phase] = bench_large.bench(daemon, rsa, "refresh", "--accounts", str(accounts),
+                                               *load)["server_cpu_us_per_call"]
+            daemon.stop()
+        db = sqlite3.connect(f"file:{os.path.join(daemon.dir, 'anonauth.db')}?mode=ro", uri=True)
+        most = db.execute("SELECT max(c) FROM (SELECT count(*) AS c FROM refresh_sessions "
+                          "GROUP BY project_id, local_id)").fetchone()[0]
+        db.close()
+        return figures["small"], figures["large"], most
+    finally:
+        if daemon.proc and daemon.proc.poll() is None:
+            daemon.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def cleanup_pass(accounts, due, settle):
+    """A clean-up pass (`anonauth admin run-cleanup --all-projects`: RunCleanup calls of 2,000 accounts
+    until none is due) over a store of `accounts` accounts, `due` of them due, loaded by
+    load_accounts.py: (deleted, wall us and daemon CPU us per deleted account)."""
+    work = tempfile.mkdtemp(prefix="anonauth-scaling-cleanup-")
+    daemon = bench_large.Daemon(os.path.join(work, "store"))
+    try:
+        os.makedirs(daemon.dir)
+        daemon.start()
+        daemon.stop()
+        started = time.monotonic()
+        subprocess.run([sys.executable, str(ROOT / "Scripts" / "load_accounts.py"), daemon.dir,
+                        str(accounts - due), "--due", str(due)], check=True, stdout=subprocess.DEVNULL)
+        print(f"loaded {accounts:,} accounts ({due:,} due) in {time.monotonic() - started:.0f} s", flush=True)
+        daemon.start()
+        # The integrity check each start runs in the background reads every page.
+        time.sleep(settle)
+        cpu = daemon_cpu_seconds(daemon)
+        started = time.monotonic()
+        # --all-projects (the store has one): no PreviewCleanup count before the pass.
+        result = subprocess.run([str(BIN / "anonauth"), "admin", "run-cleanup", "--all-projects", "--json",
+                                 "--data-dir", daemon.dir], capture_output=True, text=True)
+        wall = time.monotonic() - started
+        cpu = daemon_cpu_seconds(daemon) - cpu
+        if result.returncode != 0:
+            raise SystemExit("run-cleanup failed: " + result.stdout + result.stderr)
+        deleted = json.loads(result.stdout.strip().splitlines()[-1])["deleted"]
+        left = bench_large.due_left(daemon)
+        daemon.stop()
+        if deleted == 0 or left:
+            raise SystemExit(f"clean-up deleted {deleted:,}, left {left:,} due")
+        print(f"clean-up of {accounts:,}: {deleted:,} deleted in {wall:.1f} s, daemon CPU {cpu:.1f} s", flush=True)
+        return deleted, wall * 1e6 / deleted, cpu * 1e6 / deleted
+    finally:
+        if daemon.proc and daemon.proc.poll() is None:
+            daemon.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def admission_tables(small, large):
+    """`anonauth bench admission-tables`: the Admission type in the CLI's own process
+    (JSON: CPU ns per admit at each size)."""
+    result = subprocess.run([str(BIN / "anonauth"), "bench", "admission-tables", "--addresses",
+                             f"{small},{large}", "--json"], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit("bench admission-tables failed: " + result.stdout + result.stderr)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=int(os.environ.get("BENCH_SECONDS", "10")))
     parser.add_argument("--window", type=int, default=950_000)
     parser.add_argument("--accounts", type=int, default=1_000_000)
+    # 10,000 accounts' pass takes 0.1 s: too few of /proc's 10 ms ticks for a ratio.
+    parser.add_argument("--cleanup-small", type=int, default=50_000)
+    parser.add_argument("--cleanup-accounts", type=int, default=5_000_000)
+    parser.add_argument("--cleanup-due", type=int, default=1_000_000)
+    parser.add_argument("--parts", default=",".join(PARTS))
     args = parser.parse_args()
+    parts = args.parts.split(",")
+    if not set(parts) <= set(PARTS):
+        raise SystemExit(f"--parts: expected some of {', '.join(PARTS)}")
     s = str(args.seconds)
+    model, avx512 = bench_large.cpu_model()
+    print(f"CPU: {model}, {os.cpu_count()} cores, AVX-512: {'yes' if avx512 else 'no'}; "
+          f"load average {os.getloadavg()[0]:.1f}", flush=True)
     rsa = rsa_signs_per_second()
+    rows = []
+    if "signup" in parts:
+        rows += signup_rounds(rsa, s, args.window)
+    if "reads" in parts and args.accounts > 0:
+        rows += [(name, "10,000 accounts", f"{args.accounts:,} more accounts", small, large)
+                 for name, small, large in accounts_rounds(rsa, s, args.accounts)]
+    if "refresh" in parts:
+        small, large, most = refresh_rounds(rsa, s)
+        rows.append(("RefreshToken", "1 session on the account", f"{most} sessions on the account", small, large))
+    if "cleanup" in parts:
+        small_due = args.cleanup_small // 5
+        settle = max(2, args.cleanup_accounts // 400_000)
+        _, small_wall, small_cpu = cleanup_pass(args.cleanup_small, small_due, 2)
+        _, large_wall, large_cpu = cleanup_pass(args.cleanup_accounts, args.cleanup_due, settle)
+        small_name = f"{args.cleanup_small:,} accounts, {small_due:,} due"
+        large_name = f"{args.cleanup_accounts:,} accounts, {args.cleanup_due:,} due"
+        rows.append(("clean-up pass, CPU per deleted account", small_name, large_name, small_cpu, large_cpu))
+        rows.append(("clean-up pass, wall time per deleted account", small_name, large_name, small_wall, large_wall))
+    if "admission" in parts:
+        measured = admission_tables(1_000, 1_000_000)["rows"]
+        for capped in (False, True):
+            small, large = [row for row in measured if row["default_cap"] == capped]
+            cap = f"key cap {small['max_keys']:,}" if capped else "every address tracked"
+            rows.append((f"admission (in process, {cap}), per admission", "1,000 addresses",
+                         f"1,000,000 addresses ({large['tracked_keys']:,} keys tracked)",
+                         small["cpu_ns_per_admit"] / 1000, large["cpu_ns_per_admit"] / 1000))
+    print(f"\nload average {os.getloadavg()[0]:.1f}")
+    print("\n| path | small | large | CPU per call small | large | ratio (goal <= 1.2) |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, small_name, large_name, small, large in rows:
+        print(f"| {name} | {small_name} | {large_name} | {small:.{3 if small < 10 else 0}f} us "
+              f"| {large:.{3 if large < 10 else 0}f} us | {large / small:.2f}x |")
+
+
+PARTS = ("signup", "reads", "refresh", "cleanup", "admission")
+
+
+def signup_rounds(rsa, s, window_wanted):
+    """Sign-ups from one address at its window as the round leaves it and with up to
+    `window_wanted` more written into it, beside the same rounds from an address per call."""
     daemon = Daemon()
     try:
         raise_quota(daemon, 1_000_000)
@@ -98,7 +266,7 @@ def main():
         many_small, _ = cost()
         one_small, calls = cost("--end-user-ip", ADDRESS)
         # Room under the quota for the second round, which may run faster than the first.
-        window = min(args.window, 1_000_000 - 3 * calls)
+        window = min(window_wanted, 1_000_000 - 3 * calls)
         started = time.monotonic()
         prefill(daemon, window)
         print(f"prefilled {window:,} sign-ups of {ADDRESS} in {time.monotonic() - started:.1f} s", flush=True)
@@ -106,17 +274,9 @@ def main():
         one_large, _ = cost("--end-user-ip", ADDRESS)
     finally:
         daemon.stop()
-    reads = accounts_rounds(rsa, s, args.accounts) if args.accounts > 0 else []
-    print("\n| path | small | large | CPU per call small | large | ratio (goal <= 1.2) |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    print(f"| sign-up, one address (quota 1,000,000) | its window as the round leaves it (<= {calls:,}) "
-          f"| {window:,} more in the window | {one_small:.0f} us | {one_large:.0f} us "
-          f"| {one_large / one_small:.2f}x |")
-    print(f"| sign-up, an address per call (control) | as before | as before | {many_small:.0f} us "
-          f"| {many_large:.0f} us | {many_large / many_small:.2f}x |")
-    for name, small, large in reads:
-        print(f"| {name} | 10,000 accounts | {args.accounts:,} more accounts | {small:.0f} us | {large:.0f} us "
-              f"| {large / small:.2f}x |")
+    return [("sign-up, one address (quota 1,000,000)", f"its window as the round leaves it (<= {calls:,})",
+             f"{window:,} more in the window", one_small, one_large),
+            ("sign-up, an address per call (control)", "as before", "as before", many_small, many_large)]
 
 
 def accounts_rounds(rsa, seconds, accounts):

@@ -42,6 +42,11 @@ enum BenchCommand {
                     all held together (the daemon needs --max-connections for both)
       decode        no daemon: decodes maximum-size frames and payloads of hostile shapes
                     in this process, against a plain frame (--size, --seconds 0.5)
+      admission-tables
+                    no daemon: admitting work (Admission, per-address rate tables)
+                    with --addresses 1000,1000000 addresses tracked, --admits 200000
+                    per round: CPU per admission at each size and its ratio to the
+                    first, with a key cap above the size and with the daemon's default
 
     Load:
       --concurrency C   closed loop: C calls in flight per connection, for throughput
@@ -78,10 +83,11 @@ enum BenchCommand {
     case "mix": try await TokenBenches.mix(arguments)
     case "list-accounts": try await AdminBenches.listAccounts(arguments)
     case "decode": try DecodeBench.run(arguments)
+    case "admission-tables": try AdmissionTablesBench.run(arguments)
     default:
       throw .usage(
         "bench: expected health, signup, refresh, verify, account-info, mix, list-accounts, idle, decode,"
-          + " password or"
+          + " admission-tables, password or"
           + " link-oidc"
           + " (see anonauth bench --help)")
     }
