@@ -87,9 +87,8 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
     } else if !core.router.knows(head.path) {
       // The router answers an unknown method before it reads the payload (UNKNOWN_METHOD,
       // code 12 UNIMPLEMENTED, its reason in the details), and logs it like any call: no
-      // need to wait for the request. It counts with the connection's refusals too: a
-      // client calling unknown paths as fast as it can is cut off after a burst.
-      session.streamRefusedAtOnce(stream)
+      // need to wait for the request. Not counted as a refusal: a client may well call
+      // methods a server does not have yet, many at once (GRPCClientTests).
       startUnary(call, payload: [], session: session)
     } else if endStream {
       finish(call, GRPCStatus(.internalError, "the request ended without a message"))
