@@ -1,8 +1,9 @@
 import AnonAuthCrypto
-@testable import AnonAuthService
 import AnonAuthStore
 import AnonAuthWire
 import Testing
+
+@testable import AnonAuthService
 
 /// Email action codes in the service layer: random, stored as their SHA-256 only, bound to
 /// account and email, single-use, with Firebase's lifetimes; a newer code spends the older.
