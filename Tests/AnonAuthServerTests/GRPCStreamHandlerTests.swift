@@ -134,6 +134,21 @@ import Testing
       }
     }
 
+    /// Opens streams 1, 3, 5... on `paths`, ended at once, all in one turn of the loop.
+    func openAtOnce(_ paths: [String]) {
+      onLoop { h in
+        guard let sink = h.sink else { return }
+        for (i, path) in paths.enumerated() {
+          let stream = Int32(2 * i + 1)
+          let headers = [
+            HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "https"), HTTP2Header(":path", path),
+            HTTP2Header(":authority", "localhost"), HTTP2Header("content-type", "application/grpc"),
+          ]
+          h.handler.streamOpened(stream, headers: headers, endStream: true, session: sink)
+        }
+      }
+    }
+
     func send(_ stream: Int32, _ bytes: [UInt8], endStream: Bool = false) {
       onLoop { h in
         guard let sink = h.sink else { return }
@@ -300,6 +315,18 @@ import Testing
     #expect(
       Self.value("grpc-message", in: long.block)
         == "malformed grpc-timeout \"\(String(repeating: "9", count: 64))...\"")
+  }
+
+  @Test func unknownMethodsPastTheirBurstCountAsRefusals() async throws {
+    let h = try Harness()
+    defer { h.stop() }
+    let burst = GRPCStreamHandler.unknownCallBurst
+    // Twice the burst in one turn of the loop (microseconds: the bucket earns nothing).
+    h.openAtOnce((0..<(2 * burst)).map { "/nowhere.Service/Call\($0)" })
+    // Every one is answered; only those past the burst are counted as refused.
+    #expect(await h.eventually { $0.compactMap(Self.status).count == 2 * burst })
+    let refused = h.onLoop { $0.sinkForTests?.refusedAtOnce.count ?? -1 }
+    #expect(refused >= burst - 2 && refused <= burst, "\(refused) refusals")
   }
 
   @Test func aGetIsA405() async throws {

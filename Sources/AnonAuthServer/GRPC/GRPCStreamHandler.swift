@@ -17,6 +17,16 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
   /// large as `maxFrameSize` (until then `maxUnauthenticatedFrameSize`), as on the
   /// native transport.
   private var largeMessages = false
+  /// Calls to methods this server does not have: answered (UNIMPLEMENTED) and counted
+  /// in `/metrics` like any call, but past a burst of `unknownCallBurst`, refilled as
+  /// many a second, each also counts as a stream refused at once, so a client calling
+  /// unknown paths as fast as it can has its connection ended (and its reconnections
+  /// paced) instead of keeping a core busy; a client that calls several methods a
+  /// server does not have yet is served.
+  private var unknownCalls = HTTP2RefusalBucket(
+    burst: GRPCStreamHandler.unknownCallBurst,
+    refillNanos: 1_000_000_000 / UInt64(GRPCStreamHandler.unknownCallBurst))
+  static let unknownCallBurst = 64
 
   /// Messages of a local method's client that may wait for it to read them: a client
   /// that sends faster than the method reads is answered `RESOURCE_EXHAUSTED`.
@@ -87,8 +97,9 @@ final class GRPCStreamHandler: HTTP2StreamHandler {
     } else if !core.router.knows(head.path) {
       // The router answers an unknown method before it reads the payload (UNKNOWN_METHOD,
       // code 12 UNIMPLEMENTED, its reason in the details), and logs it like any call: no
-      // need to wait for the request. Not counted as a refusal: a client may well call
-      // methods a server does not have yet, many at once (GRPCClientTests).
+      // need to wait for the request. Past the burst of unknown calls it also counts as a
+      // refusal (`unknownCalls`).
+      if !unknownCalls.take(now: MonotonicClock.now()) { session.streamRefusedAtOnce(stream) }
       startUnary(call, payload: [], session: session)
     } else if endStream {
       finish(call, GRPCStatus(.internalError, "the request ended without a message"))
