@@ -1,3 +1,4 @@
+import CShims
 import Glibc
 
 /// Hears that a TLS stream's handshake is done (the ALPN choice is known), on the
