@@ -60,7 +60,14 @@ public final class DevMailbox: Sendable {
 public final class MailRecipientLimit: Sendable {
   static let intervalUs: Int64 = 60_000_000
   static let burst: Int64 = 5
-  private let fullAt = Mutex<[String: Int64]>([:])
+  private struct State {
+    var fullAt: [String: Int64] = [:]
+    /// The table is pruned when it reaches this size, which then doubles past what a
+    /// prune kept: a table of live entries is not walked again on every send.
+    var pruneAt = MailRecipientLimit.minimumPruneAt
+  }
+  static let minimumPruneAt = 100_000
+  private let state = Mutex(State())
 
   public init() {}
 
@@ -68,16 +75,19 @@ public final class MailRecipientLimit: Sendable {
   /// - Throws: `TOO_MANY_ATTEMPTS_TRY_LATER` with `retry_after_seconds`.
   func take(_ keys: [String], nowMs: Int64) throws(RPCError) {
     let nowUs = nowMs * 1000
-    let wait: Int64? = fullAt.withLock { fullAt in
+    let wait: Int64? = state.withLock { state in
       var longest: Int64 = 0
       for key in keys {
-        let due = max(fullAt[key] ?? nowUs, nowUs)
+        let due = max(state.fullAt[key] ?? nowUs, nowUs)
         let over = due - nowUs - (Self.burst - 1) * Self.intervalUs
         if over > 0 { longest = max(longest, (over + 999_999) / 1_000_000) }
       }
       if longest > 0 { return longest }
-      for key in keys { fullAt[key] = max(fullAt[key] ?? nowUs, nowUs) + Self.intervalUs }
-      if fullAt.count > 100_000 { fullAt = fullAt.filter { $0.value > nowUs } }
+      for key in keys { state.fullAt[key] = max(state.fullAt[key] ?? nowUs, nowUs) + Self.intervalUs }
+      if state.fullAt.count >= state.pruneAt {
+        state.fullAt = state.fullAt.filter { $0.value > nowUs }
+        state.pruneAt = max(Self.minimumPruneAt, 2 * state.fullAt.count)
+      }
       return nil
     }
     if let wait {
