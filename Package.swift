@@ -120,7 +120,8 @@ let package = Package(
       name: "anonauth-fuzz", dependencies: ["AnonAuthFuzz"],
       swiftSettings: swiftSettings),
 
-    // What several test bundles share: the child-process launcher.
+    // What several test bundles share: the child-process launcher, the built binaries' paths,
+    // the off-pool runner and the raw HTTP/1.1 test clients (plain, ops) with their framing.
     .target(
       name: "AnonAuthTestSupport", dependencies: ["CShims"], path: "Tests/AnonAuthTestSupport",
       swiftSettings: swiftSettings),

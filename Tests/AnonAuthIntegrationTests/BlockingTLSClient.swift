@@ -1,3 +1,4 @@
+import AnonAuthTestSupport
 import COpenSSL
 import Foundation
 import Glibc
@@ -10,22 +11,14 @@ final class BlockingTLSClient {
     let description: String
   }
 
-  struct Response {
-    let status: Int
-    let headers: [String: String]
-    let body: [UInt8]
-  }
+  typealias Response = TestHTTPResponse
 
   private let context: OpaquePointer
   private let ssl: OpaquePointer
   private let fd: Int32
-  private var buffer: [UInt8] = []
+  private var framer = HTTPResponseFramer()
 
   init(address: String, caFile: String, alpn: [String]) throws {
-    let parts = address.split(separator: ":")
-    guard parts.count == 2, let port = UInt16(parts[1]) else {
-      throw Failure(description: "address \(address)")
-    }
     guard let context = SSL_CTX_new(TLS_client_method()) else { throw Failure(description: "SSL_CTX_new") }
     self.context = context
     guard let ssl = SSL_new(context) else {
@@ -33,9 +26,13 @@ final class BlockingTLSClient {
       throw Failure(description: "SSL_new")
     }
     self.ssl = ssl
-    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var timeout = timeval(tv_sec: 20, tv_usec: 0)
-    _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    do {
+      fd = try LoopbackSocket.connect(address, receiveTimeout: 20)
+    } catch {
+      SSL_free(ssl)
+      SSL_CTX_free(context)
+      throw error
+    }
     guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
       throw Failure(description: "CA file")
     }
@@ -44,16 +41,6 @@ final class BlockingTLSClient {
     for name in alpn { wire += [UInt8(name.utf8.count)] + Array(name.utf8) }
     guard SSL_set_alpn_protos(ssl, &wire, UInt32(wire.count)) == 0 else { throw Failure(description: "ALPN") }
     SSL_set1_host(ssl, "localhost")
-    var sa = sockaddr_in()
-    sa.sin_family = sa_family_t(AF_INET)
-    sa.sin_port = port.bigEndian
-    inet_pton(AF_INET, String(parts[0]), &sa.sin_addr)
-    let rc = withUnsafePointer(to: &sa) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard rc == 0 else { throw Failure(description: "connect \(address)") }
     SSL_set_fd(ssl, fd)
     guard SSL_connect(ssl) == 1 else { throw Failure(description: "TLS handshake") }
   }
@@ -82,36 +69,13 @@ final class BlockingTLSClient {
 
   /// Reads one response framed by its `Content-Length`.
   func response() throws -> Response {
-    let blank = Array("\r\n\r\n".utf8)
-    var end: Int?
-    while true {
-      if buffer.count >= 4 {
-        end = (0...(buffer.count - 4)).first { Array(buffer[$0..<($0 + 4)]) == blank }
-        if end != nil { break }
-      }
-      try fill()
-    }
-    guard let end else { throw Failure(description: "no head") }
-    let lines = String(decoding: buffer[0..<end], as: UTF8.self).components(separatedBy: "\r\n")
-    let status = Int(lines[0].split(separator: " ")[1]) ?? 0
-    var headers: [String: String] = [:]
-    for line in lines.dropFirst() {
-      guard let colon = line.firstIndex(of: ":") else { continue }
-      headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
-        in: .whitespaces)
-    }
-    buffer.removeFirst(end + 4)
-    let length = Int(headers["content-length"] ?? "0") ?? 0
-    while buffer.count < length { try fill() }
-    let body = Array(buffer[0..<length])
-    buffer.removeFirst(length)
-    return Response(status: status, headers: headers, body: body)
+    try framer.next { try fill() }
   }
 
-  private func fill() throws {
+  private func fill() throws -> ArraySlice<UInt8> {
     var chunk = [UInt8](repeating: 0, count: 16384)
     let n = SSL_read(ssl, &chunk, Int32(chunk.count))
     guard n > 0 else { throw Failure(description: "closed") }
-    buffer += chunk[0..<Int(n)]
+    return chunk[0..<Int(n)]
   }
 }

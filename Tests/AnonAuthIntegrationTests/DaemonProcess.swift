@@ -18,18 +18,6 @@ final class DaemonProcess: Sendable {
   /// A restarted daemon leaves its data dir to the test that made it.
   private let keepDataDir: Bool
 
-  /// `ANONAUTHD`, else the `anonauthd` beside the test bundle (the same build folder,
-  /// whatever `--scratch-path` was), else `.build/debug`.
-  static var binary: String {
-    if let path = ProcessInfo.processInfo.environment["ANONAUTHD"] { return path }
-    let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    let sibling = running.deletingLastPathComponent().appendingPathComponent("anonauthd").path
-    if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent()
-    return root.appendingPathComponent(".build/debug/anonauthd").path
-  }
-
   /// Starts the daemon with `--dev` and the given extra flags and waits for `ready` on a
   /// thread of its own: a start blocks on a pipe for as long as the machine takes, and a
   /// test that blocked a thread of the cooperative pool (two on a 2-core machine) stalled
@@ -46,19 +34,10 @@ final class DaemonProcess: Sendable {
   /// status.
   func terminated() async -> Int32 {
     let process = process
-    return await Self.offPool { () -> Int32 in
+    return await offPool { () -> Int32 in
       process.signal(SIGTERM)
       return process.wait()
     }
-  }
-
-  private static func offPool<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T)
-    async throws(E) -> T
-  {
-    let result: Result<T, E> = await withCheckedContinuation { continuation in
-      Thread { continuation.resume(returning: Result { () throws(E) -> T in try body() }) }.start()
-    }
-    return try result.get()
   }
 
   private init(_ extra: [String] = [], environment: [String: String] = [:], dataDir reuse: URL? = nil) throws
@@ -72,7 +51,7 @@ final class DaemonProcess: Sendable {
     var env = ProcessInfo.processInfo.environment
     for (k, v) in environment { env[k] = v }
     let process = try ChildProcess(
-      Self.binary,
+      TestBinaries.anonauthd,
       ["--dev", "--data-dir", dataDir.path, "--listen", "127.0.0.1:0", "--ops-listen", "127.0.0.1:0"] + extra,
       environment: env, stdout: .pipe, stderr: .file(logFile.path))
     self.process = process

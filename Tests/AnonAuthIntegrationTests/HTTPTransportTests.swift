@@ -1,3 +1,4 @@
+import AnonAuthTestSupport
 import AnonAuthWire
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import AnonAuthRPCClient
+import AnonAuthTestSupport
 import AnonAuthWire
 import Foundation
 import Testing

@@ -23,20 +23,6 @@ final class Scratch {
   }
 }
 
-/// The built binaries: `ANONAUTHD`, else the `anonauthd` beside the test bundle (the
-/// same build folder, whatever `--scratch-path` was), else `.build/debug`.
-enum Binaries {
-  static var anonauthd: String {
-    if let path = ProcessInfo.processInfo.environment["ANONAUTHD"] { return path }
-    let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    let sibling = running.deletingLastPathComponent().appendingPathComponent("anonauthd").path
-    if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent()
-    return root.appendingPathComponent(".build/debug/anonauthd").path
-  }
-}
-
 /// What a finished process left: its exit status and both outputs.
 struct Finished {
   let status: Int32
@@ -50,7 +36,7 @@ struct Finished {
 /// or `--print-config`), with only the given environment.
 func runDaemon(_ arguments: [String], environment: [String: String] = [:]) throws -> Finished {
   let process = try ChildProcess(
-    Binaries.anonauthd, arguments, environment: environment, stdout: .pipe, stderr: .pipe)
+    TestBinaries.anonauthd, arguments, environment: environment, stdout: .pipe, stderr: .pipe)
   let stdout = process.stdout?.readDataToEndOfFile() ?? Data()
   let stderr = process.stderr?.readDataToEndOfFile() ?? Data()
   let status = process.wait()

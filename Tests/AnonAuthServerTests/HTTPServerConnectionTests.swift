@@ -1,6 +1,7 @@
 import AnonAuthCrypto
 import AnonAuthNet
 import AnonAuthService
+import AnonAuthTestSupport
 import Foundation
 import Synchronization
 import Testing
