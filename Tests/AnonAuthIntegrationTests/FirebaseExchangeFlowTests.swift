@@ -42,19 +42,6 @@ import Testing
     #expect(auth.currentUser?.uid == uid)
   }
 
-  func expectAuthError(
-    _ expected: AuthError, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
-  ) async {
-    do {
-      try await body()
-      Issue.record("expected \(expected), the call succeeded", sourceLocation: sourceLocation)
-    } catch let error as AuthError {
-      #expect(error == expected, sourceLocation: sourceLocation)
-    } catch {
-      Issue.record("expected \(expected), got \(error)", sourceLocation: sourceLocation)
-    }
-  }
-
   func token(uid: String, key: RSASigningKey, kid: String) throws -> String {
     let now = Int64(Date().timeIntervalSince1970)
     let claims: [String: JSONValue] = [

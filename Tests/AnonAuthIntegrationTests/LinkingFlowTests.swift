@@ -152,19 +152,6 @@ import Testing
       UpdateProjectConfigRequest(config: config, updateMask: ["idps"]),
       metadata: ["authorization": "Bearer \(daemon.adminKey)"], as: ProjectConfig.self)
   }
-
-  func expectAuthError(
-    _ expected: AuthError, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
-  ) async {
-    do {
-      try await body()
-      Issue.record("expected \(expected), the call succeeded", sourceLocation: sourceLocation)
-    } catch let error as AuthError {
-      #expect(error == expected, sourceLocation: sourceLocation)
-    } catch {
-      Issue.record("expected \(expected), got \(error)", sourceLocation: sourceLocation)
-    }
-  }
 }
 
 /// Plays Google for the test: an RSA key whose JWKS the project is given inline, and
