@@ -40,9 +40,7 @@ import Testing
   }
 
   @Test func anAnonymousUserLinksAnEmailLinkAndKeepsItsUID() async throws {
-    let stub = StubServer()
-    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
-    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    let stub = StubServer.anonymousU1()
     stub.on(
       "accounts:signInWithEmailLink", StubServer.signIn(uid: "u1", idToken: "id-2", refreshToken: "refresh-2")
     )

@@ -47,9 +47,7 @@ import Testing
   }
 
   @Test func anIdentityLinkedToAnotherUserCarriesTheCredentialToSignInWith() async throws {
-    let stub = StubServer()
-    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
-    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    let stub = StubServer.anonymousU1()
     stub.on(
       "accounts:signInWithIdp",
       #"{"errorMessage":"FEDERATED_USER_ID_ALREADY_LINKED","providerId":"google.com","oauthIdToken":"g-token"}"#
@@ -66,9 +64,7 @@ import Testing
   }
 
   @Test func aLinkRefusedForItsEmailKeepsTheUserSignedIn() async throws {
-    let stub = StubServer()
-    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
-    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    let stub = StubServer.anonymousU1()
     stub.on("accounts:signUp", status: 400, StubServer.error("EMAIL_EXISTS"))
     let auth = stub.auth()
     let user = try await auth.signInAnonymously().user
@@ -82,9 +78,7 @@ import Testing
 
   @Test(arguments: ["INVALID_ID_TOKEN", "TOKEN_EXPIRED", "USER_NOT_FOUND", "USER_DISABLED"])
   func anAnswerThatEndsTheSessionSignsOut(message: String) async throws {
-    let stub = StubServer()
-    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
-    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    let stub = StubServer.anonymousU1()
     stub.on("accounts:lookup", status: 400, StubServer.error(message))
     let auth = stub.auth()
     let user = try await auth.signInAnonymously().user

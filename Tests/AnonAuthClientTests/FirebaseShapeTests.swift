@@ -9,9 +9,7 @@ import Testing
 /// asynchronously on the callback queue, and the ID token's claims.
 @Suite struct FirebaseShapeTests {
   @Test func errorsBridgeToFirebasesNSError() async throws {
-    let stub = StubServer()
-    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
-    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    let stub = StubServer.anonymousU1()
     stub.on(
       "accounts:signInWithIdp",
       #"{"errorMessage":"FEDERATED_USER_ID_ALREADY_LINKED","providerId":"google.com","oauthIdToken":"g-token","#
@@ -47,9 +45,7 @@ import Testing
   }
 
   @Test func theUserAnAppHoldsIsUpdatedInPlaceByALinkAndAReload() async throws {
-    let stub = StubServer()
-    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
-    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    let stub = StubServer.anonymousU1()
     stub.on("accounts:signUp", StubServer.signIn(uid: "u1", idToken: "id-2", refreshToken: "refresh-2"))
     stub.on("accounts:lookup", StubServer.lookup(uid: "u1", email: "a@example.com", providers: ["password"]))
     stub.on(
@@ -76,9 +72,7 @@ import Testing
   }
 
   @Test func listenersAndCompletionsRunLaterOnTheCallbackQueue() async throws {
-    let stub = StubServer()
-    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
-    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    let stub = StubServer.anonymousU1()
     stub.on("token", #"{"id_token":"id-2","refresh_token":"refresh-2","expires_in":"3600"}"#)
     let auth = stub.auth()
     let key = DispatchSpecificKey<Bool>()
@@ -168,9 +162,7 @@ extension FirebaseShapeTests {
   }
 
   @Test func authStateChangesStartsWithTheCurrentUser() async throws {
-    let stub = StubServer()
-    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
-    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    let stub = StubServer.anonymousU1()
     let auth = stub.auth()
     var changes = auth.authStateChanges.makeAsyncIterator()
     #expect(await changes.next() == .some(nil))
@@ -181,9 +173,7 @@ extension FirebaseShapeTests {
 
 extension FirebaseShapeTests {
   @Test func anAuthAndItsUserDoNotKeepEachOtherAlive() async throws {
-    let stub = StubServer()
-    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
-    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    let stub = StubServer.anonymousU1()
     weak var gone: Auth?
     var user: User?
     do {

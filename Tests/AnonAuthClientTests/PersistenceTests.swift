@@ -14,9 +14,7 @@ import Testing
   @Test func aSignedInUserIsBackAfterARestartAndGoneAfterSignOut() async throws {
     let path = temporaryPath()
     defer { try? FileManager.default.removeItem(at: path.deletingLastPathComponent()) }
-    let stub = StubServer()
-    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
-    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    let stub = StubServer.anonymousU1()
     _ = try await stub.auth(store: FileSessionStore(url: path)).signInAnonymously()
 
     let restarted = stub.auth(store: FileSessionStore(url: path))

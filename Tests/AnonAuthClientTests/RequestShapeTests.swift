@@ -6,9 +6,7 @@ import Testing
 /// What the client sends: Firebase's paths, the key as `?key=`, Firebase's field names.
 @Suite struct RequestShapeTests {
   @Test func anonymousSignInPostsSignUpThenLooksTheUserUp() async throws {
-    let stub = StubServer()
-    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
-    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    let stub = StubServer.anonymousU1()
     let auth = stub.auth()
 
     let result = try await auth.signInAnonymously()
@@ -28,9 +26,7 @@ import Testing
   }
 
   @Test func aSecondAnonymousSignInReturnsTheSameUserWithoutACall() async throws {
-    let stub = StubServer()
-    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
-    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    let stub = StubServer.anonymousU1()
     let auth = stub.auth()
     _ = try await auth.signInAnonymously()
     let again = try await auth.signInAnonymously()
@@ -39,9 +35,7 @@ import Testing
   }
 
   @Test func linkingEmailSendsSignUpWithTheIDTokenAndTheUserBecomesPermanent() async throws {
-    let stub = StubServer()
-    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
-    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    let stub = StubServer.anonymousU1()
     stub.on("accounts:signUp", StubServer.signIn(uid: "u1", idToken: "id-2", refreshToken: "refresh-2"))
     stub.on(
       "accounts:lookup", StubServer.lookup(uid: "u1", email: "seed@example.com", providers: ["password"]))

@@ -8,9 +8,7 @@ import Testing
 /// token refreshes; a removed listener hears nothing more.
 @Suite struct StateListenerTests {
   @Test func listenersHearSignInsAndSignOuts() async throws {
-    let stub = StubServer()
-    stub.on("accounts:signUp", StubServer.signIn(uid: "u1"))
-    stub.on("accounts:lookup", StubServer.lookup(uid: "u1"))
+    let stub = StubServer.anonymousU1()
     stub.on("token", #"{"id_token":"id-2","refresh_token":"refresh-2","expires_in":"3600"}"#)
     stub.on("accounts:signInWithPassword", StubServer.signIn(uid: "u2"))
     stub.on("accounts:lookup", StubServer.lookup(uid: "u2", email: "b@example.com", providers: ["password"]))

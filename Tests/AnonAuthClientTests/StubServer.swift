@@ -91,6 +91,15 @@ final class StubServer: Sendable {
 
   // MARK: Canned answers
 
+  /// A stub whose first sign-up and lookup answer an anonymous user "u1": where most tests
+  /// start, before the answer they are about is queued.
+  static func anonymousU1() -> StubServer {
+    let stub = StubServer()
+    stub.on("accounts:signUp", signIn(uid: "u1"))
+    stub.on("accounts:lookup", lookup(uid: "u1"))
+    return stub
+  }
+
   static func signIn(
     uid: String, idToken: String = "id-1", refreshToken: String = "refresh-1", expiresIn: String = "3600"
   ) -> String {
