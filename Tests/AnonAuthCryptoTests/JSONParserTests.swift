@@ -221,30 +221,36 @@ private enum Generator {
   }
 
   static func array(into out: inout [UInt8], depth: Int, random: inout SeededRandom) {
-    out.append(UInt8(ascii: "["))
-    let count = random.next() % 4
-    for index in 0..<count {
-      if index > 0 { out.append(UInt8(ascii: ",")) }
-      space(into: &out, random: &random)
+    list(into: &out, "[", "]", random: &random) { out, random in
       value(into: &out, depth: depth, random: &random)
       space(into: &out, random: &random)
     }
-    out.append(UInt8(ascii: "]"))
   }
 
   static func object(into out: inout [UInt8], depth: Int, random: inout SeededRandom) {
-    out.append(UInt8(ascii: "{"))
-    let count = random.next() % 4
-    for index in 0..<count {
-      if index > 0 { out.append(UInt8(ascii: ",")) }
-      space(into: &out, random: &random)
+    list(into: &out, "{", "}", random: &random) { out, random in
       string(into: &out, random: &random)
       space(into: &out, random: &random)
       out.append(UInt8(ascii: ":"))
       space(into: &out, random: &random)
       value(into: &out, depth: depth, random: &random)
     }
-    out.append(UInt8(ascii: "}"))
+  }
+
+  /// Up to three comma-separated elements between `open` and `close`, each after a run of
+  /// white space.
+  static func list(
+    into out: inout [UInt8], _ open: Unicode.Scalar, _ close: Unicode.Scalar, random: inout SeededRandom,
+    element: (inout [UInt8], inout SeededRandom) -> Void
+  ) {
+    out.append(UInt8(ascii: open))
+    let count = random.next() % 4
+    for index in 0..<count {
+      if index > 0 { out.append(UInt8(ascii: ",")) }
+      space(into: &out, random: &random)
+      element(&out, &random)
+    }
+    out.append(UInt8(ascii: close))
   }
 
   static func number(into out: inout [UInt8], random: inout SeededRandom) {
