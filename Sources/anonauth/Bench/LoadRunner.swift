@@ -31,26 +31,26 @@ enum LoadRunner {
 
   /// Opens the connections and finishes their TLS handshakes before any timing.
   static func connect(_ base: Connection, count: Int) async throws(CLIError) -> [RPCClient] {
-    var clients: [RPCClient] = []
-    for _ in 0..<count {
-      do {
-        clients.append(
-          try RPCClient(endpoint: base.client.endpoint, defaultTimeoutMs: ProtocolDefaults.callTimeoutMs))
-      } catch {
-        throw .usage(error.description)
-      }
+    try await open(count) { () throws(RPCClientError) in
+      try RPCClient(endpoint: base.client.endpoint, defaultTimeoutMs: ProtocolDefaults.callTimeoutMs)
     }
-    try await warmUp(clients)
-    return clients
   }
 
   /// The same over gRPC: `count` HTTP/2 connections, each warmed up by one call.
   static func connectGRPC(_ base: Connection, count: Int) async throws(CLIError) -> [GRPCClient] {
-    var clients: [GRPCClient] = []
+    try await open(count) { () throws(RPCClientError) in
+      try GRPCClient(endpoint: base.client.endpoint, defaultTimeoutMs: ProtocolDefaults.callTimeoutMs)
+    }
+  }
+
+  /// `count` clients made by `make`, each warmed up by one call.
+  private static func open<Client: BenchClient>(
+    _ count: Int, _ make: () throws(RPCClientError) -> Client
+  ) async throws(CLIError) -> [Client] {
+    var clients: [Client] = []
     for _ in 0..<count {
       do {
-        clients.append(
-          try GRPCClient(endpoint: base.client.endpoint, defaultTimeoutMs: ProtocolDefaults.callTimeoutMs))
+        clients.append(try make())
       } catch {
         throw .usage(error.description)
       }
