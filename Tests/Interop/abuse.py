@@ -62,20 +62,28 @@ def _still_open(held):
     return alive
 
 
-def garbage_frames(daemon, pb, stop, tally):
-    """Connections that send a frame length over the limit, a zero length, or junk."""
+def _repeat(stop, tally, label, pause, attempt, errors=(OSError, ssl.SSLError)):
+    """Runs `attempt` until `stop`, `pause` seconds apart, counting each as `label`
+    whether the server answered it or cut it off (one of `errors`)."""
     while not stop.is_set():
         try:
-            sock = _tls(daemon, "127.0.0.2")
-            sock.sendall(random.choice([b"\xff\xff\xff\xff", b"\x00\x00\x00\x00", b"\x00\x00\x00\x05junk!"]))
-            sock.settimeout(5)
-            while sock.recv(4096):
-                pass
-            sock.close()
-        except (OSError, ssl.SSLError):
+            attempt()
+        except errors:
             pass
-        tally.add("garbage frame")
-        stop.wait(0.05)
+        tally.add(label)
+        stop.wait(pause)
+
+
+def garbage_frames(daemon, pb, stop, tally):
+    """Connections that send a frame length over the limit, a zero length, or junk."""
+    def attempt():
+        sock = _tls(daemon, "127.0.0.2")
+        sock.sendall(random.choice([b"\xff\xff\xff\xff", b"\x00\x00\x00\x00", b"\x00\x00\x00\x05junk!"]))
+        sock.settimeout(5)
+        while sock.recv(4096):
+            pass
+        sock.close()
+    _repeat(stop, tally, "garbage frame", 0.05, attempt)
 
 
 def abandoned_handshakes(daemon, pb, stop, tally, count=1600):
@@ -101,18 +109,14 @@ def abandoned_handshakes(daemon, pb, stop, tally, count=1600):
 
 def half_sent_frames(daemon, pb, stop, tally):
     """A frame header promising 1 KiB, then a few bytes, then silence."""
-    while not stop.is_set():
-        try:
-            sock = _tls(daemon, "127.0.0.3")
-            sock.sendall(struct.pack(">I", 1024) + b"\x0a\x05")
-            sock.settimeout(40)
-            while sock.recv(4096):
-                pass
-            sock.close()
-        except (OSError, ssl.SSLError):
+    def attempt():
+        sock = _tls(daemon, "127.0.0.3")
+        sock.sendall(struct.pack(">I", 1024) + b"\x0a\x05")
+        sock.settimeout(40)
+        while sock.recv(4096):
             pass
-        tally.add("half-sent frame")
-        stop.wait(0.2)
+        sock.close()
+    _repeat(stop, tally, "half-sent frame", 0.2, attempt)
 
 
 def never_reads(daemon, pb, stop, tally):
@@ -169,21 +173,19 @@ def slow_reader(daemon, pb, stop, tally):
 def over_quota_email(daemon, pb, stop, tally):
     """Email sign-ups from the raw peer address, far past its quota, 64 pipelined."""
     n = 0
-    while not stop.is_set():
-        try:
-            sock = _tls(daemon, "127.0.0.6", timeout=30)
-            for i in range(64):
-                n += 1
-                request = pb.account.SignUpRequest(email_password=pb.account.EmailPasswordSignUp(
-                    email=f"abuse-{n}-{random.randrange(1 << 30)}@example.com", password="password123"))
-                send_frame(sock, call_frame(pb, i + 1, ACCOUNT + "SignUp", request.SerializeToString(), _api(daemon)))
-            for _ in range(64):
-                read_frame(sock, pb)
-            sock.close()
-        except (OSError, EOFError, ssl.SSLError):
-            pass
-        tally.add("over-quota email sign-ups x64")
-        stop.wait(0.5)
+
+    def attempt():
+        nonlocal n
+        sock = _tls(daemon, "127.0.0.6", timeout=30)
+        for i in range(64):
+            n += 1
+            request = pb.account.SignUpRequest(email_password=pb.account.EmailPasswordSignUp(
+                email=f"abuse-{n}-{random.randrange(1 << 30)}@example.com", password="password123"))
+            send_frame(sock, call_frame(pb, i + 1, ACCOUNT + "SignUp", request.SerializeToString(), _api(daemon)))
+        for _ in range(64):
+            read_frame(sock, pb)
+        sock.close()
+    _repeat(stop, tally, "over-quota email sign-ups x64", 0.5, attempt, (OSError, EOFError, ssl.SSLError))
 
 
 def hostile_fields(daemon, pb, stop, tally):
@@ -197,17 +199,13 @@ def hostile_fields(daemon, pb, stop, tally):
     ]
     methods = [ACCOUNT + "SignInWithPassword", ACCOUNT + "RefreshToken", ACCOUNT + "GetAccountInfo",
                "/anonauth.v1.TokenService/VerifyIdToken"]
-    while not stop.is_set():
-        try:
-            sock = _tls(daemon, "127.0.0.7")
-            for i, method in enumerate(methods):
-                send_frame(sock, call_frame(pb, i + 1, method, random.choice(payloads), _api(daemon)))
-                read_frame(sock, pb)
-            sock.close()
-        except (OSError, EOFError, ssl.SSLError):
-            pass
-        tally.add("hostile fields x4")
-        stop.wait(0.2)
+    def attempt():
+        sock = _tls(daemon, "127.0.0.7")
+        for i, method in enumerate(methods):
+            send_frame(sock, call_frame(pb, i + 1, method, random.choice(payloads), _api(daemon)))
+            read_frame(sock, pb)
+        sock.close()
+    _repeat(stop, tally, "hostile fields x4", 0.2, attempt, (OSError, EOFError, ssl.SSLError))
 
 
 def forged_tokens(daemon, pb, stop, tally):
@@ -215,17 +213,13 @@ def forged_tokens(daemon, pb, stop, tally):
     tokens = ["eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", "a.b.c", "x" * 20000,
               "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln",
               "eyJhbGciOiJSUzI1NiIsImtpZCI6Im5vcGUifQ.eyJzdWIiOiJ4In0.c2ln"]
-    while not stop.is_set():
-        try:
-            sock = _tls(daemon, "127.0.0.8")
-            for i in range(50):
-                call(sock, pb, "/anonauth.v1.TokenService/VerifyIdToken",
-                     pb.token.VerifyIdTokenRequest(id_token=random.choice(tokens)), None, _api(daemon), i + 1)
-            sock.close()
-        except (OSError, EOFError, ssl.SSLError):
-            pass
-        tally.add("forged tokens x50")
-        stop.wait(0.2)
+    def attempt():
+        sock = _tls(daemon, "127.0.0.8")
+        for i in range(50):
+            call(sock, pb, "/anonauth.v1.TokenService/VerifyIdToken",
+                 pb.token.VerifyIdTokenRequest(id_token=random.choice(tokens)), None, _api(daemon), i + 1)
+        sock.close()
+    _repeat(stop, tally, "forged tokens x50", 0.2, attempt, (OSError, EOFError, ssl.SSLError))
 
 
 def ops_slowloris(daemon, pb, stop, tally, count=40):
@@ -399,6 +393,16 @@ def _password_accounts(daemon, pb, count, tag):
     return accounts
 
 
+def _send_and_tally(sock, pb, blob, count, tally, label):
+    """Sends pre-built frames at once, counts each of the `count` replies as `label` and
+    its reason, and closes the connection."""
+    sock.sendall(blob)
+    for _ in range(count):
+        frame = read_frame(sock, pb)
+        tally.add(label + " " + (frame.reply.status.reason or "OK"))
+    sock.close()
+
+
 def password_sign_ins(daemon, pb, stop, tally):
     """One address with ten accounts signs in successfully over and over, 32 calls at a
     time on each of four connections: the password pool's first-come-first-served."""
@@ -414,11 +418,7 @@ def password_sign_ins(daemon, pb, stop, tally):
         def one():
             try:
                 sock = _tls(daemon, "127.0.3.5", timeout=30)
-                sock.sendall(frames)
-                for _ in range(32):
-                    frame = read_frame(sock, pb)
-                    tally.add("password sign-in " + (frame.reply.status.reason or "OK"))
-                sock.close()
+                _send_and_tally(sock, pb, frames, 32, tally, "password sign-in")
             except (OSError, EOFError, ssl.SSLError):
                 pass
         workers = [threading.Thread(target=one) for _ in range(4)]
@@ -491,11 +491,7 @@ def email_probes(daemon, pb, stop, tally):
                     credential=pb.account.Credential(provider_id="password", email=email, password="password123"))
                 body = call_frame(pb, i + 1, ACCOUNT + "LinkWithCredential", request.SerializeToString(), _api(daemon))
                 blob += struct.pack(">I", len(body)) + body
-            sock.sendall(blob)
-            for _ in range(60):
-                frame = read_frame(sock, pb)
-                tally.add("link " + (frame.reply.status.reason or "OK"))
-            sock.close()
+            _send_and_tally(sock, pb, blob, 60, tally, "link")
         except (OSError, EOFError, ssl.SSLError):
             pass
         stop.wait(0.2)

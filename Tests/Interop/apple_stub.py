@@ -11,17 +11,17 @@ import ipaddress
 import json
 import os
 import secrets
-import ssl
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import jwt
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import NameOID
+
+from stub_server import JSONHandler, serve_https, write_certificate, write_private_key
 
 ISSUER = "https://appleid.apple.com"
 
@@ -49,13 +49,9 @@ def make_ca(directory):
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .sign(ca_key, hashes.SHA256()))
     paths = [os.path.join(directory, n) for n in ("apple-ca.pem", "apple-cert.pem", "apple-key.pem")]
-    with open(paths[0], "wb") as f:
-        f.write(ca.public_bytes(serialization.Encoding.PEM))
-    with open(paths[1], "wb") as f:
-        f.write(leaf.public_bytes(serialization.Encoding.PEM))
-    with open(paths[2], "wb") as f:
-        f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                  serialization.NoEncryption()))
+    write_certificate(paths[0], ca)
+    write_certificate(paths[1], leaf)
+    write_private_key(paths[2], key)
     return paths
 
 
@@ -141,22 +137,7 @@ class FakeApple:
 
 
 def make_handler(apple):
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args):
-            pass
-
-        def reply(self, status, body, headers=()):
-            data = json.dumps(body).encode() if body is not None else b""
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in headers:
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-
+    class Handler(JSONHandler):
         def do_GET(self):
             if self.path == "/auth/keys":
                 return self.reply(200, apple.jwks(), [("Cache-Control", "max-age=86400")])
@@ -201,10 +182,4 @@ def make_handler(apple):
 
 def serve(apple, cert_path, key_path):
     """Starts the fake on 127.0.0.1:0 in a thread; returns (server, port)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(apple))
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(cert_path, key_path)
-    ctx.set_alpn_protocols(["http/1.1"])
-    server.socket = ctx.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, server.server_address[1]
+    return serve_https(make_handler(apple), cert_path, key_path)

@@ -240,6 +240,19 @@ class RetryingClient:
     def admin_call(self, method, request, response):
         return self.call(ADMIN + method, request, response, admin=True)
 
+    def list_accounts(self):
+        """{local_id: email} of every account of the project, all pages of ListAccounts."""
+        pb = self.pb
+        listed, page = {}, ""
+        while True:
+            status, reply = self.admin_call("ListAccounts", pb.admin.ListAccountsRequest(
+                project_id=PROJECT, page_size=1000, page_token=page), pb.admin.ListAccountsResponse)
+            assert status.code == 0, status
+            listed.update((a.local_id, a.email) for a in reply.accounts)
+            page = reply.next_page_token
+            if not page:
+                return listed
+
 
 class Load:
     """Sign-ups, links and refreshes from several clients until stopped; what was
@@ -360,15 +373,7 @@ class Load:
         pb = self.pb
         client = RetryingClient(self.cluster, pb)
         try:
-            listed, page = {}, ""
-            while True:
-                status, reply = client.admin_call("ListAccounts", pb.admin.ListAccountsRequest(
-                    project_id=PROJECT, page_size=1000, page_token=page), pb.admin.ListAccountsResponse)
-                assert status.code == 0, status
-                listed.update((a.local_id, a.email) for a in reply.accounts)
-                page = reply.next_page_token
-                if not page:
-                    break
+            listed = client.list_accounts()
             missing = [uid for uid in self.anonymous if uid not in listed]
             assert missing == [], f"{len(missing)} acknowledged sign-ups lost: {missing[:5]}"
             for uid, email in self.email.items():

@@ -10,10 +10,24 @@ import struct
 import subprocess
 import sys
 import tempfile
+import urllib.error
+import urllib.request
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+# The `anonauth` CLI the tests run: ANONAUTH_CLI, else the debug build's.
+CLI = os.environ.get("ANONAUTH_CLI", str(ROOT / ".build/debug/anonauth"))
+
+
+def cli(daemon, *args, stdin=None, check=True):
+    """Runs the CLI against `daemon`'s data dir (its session file and keys); the finished
+    process, whose exit status must be 0 when `check`."""
+    result = subprocess.run([CLI, *args, "--data-dir", daemon.dir], capture_output=True, text=True, timeout=60,
+                            input=stdin)
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
 
 
 @pytest.fixture(scope="session")
@@ -127,16 +141,54 @@ def daemon():
     assert d.stop() == 0
 
 
-def metrics(daemon):
-    """The ops port's /metrics as {series with its labels: value}."""
-    with socket.create_connection(daemon.ops, timeout=10) as s:
-        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+def ops_get(daemon, path, timeout=10):
+    """One GET on the ops port (plain HTTP/1.1, the connection closed after it): the whole
+    response, head and body, as bytes."""
+    with socket.create_connection(daemon.ops, timeout=timeout) as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode())
         data = b""
         while True:
             chunk = s.recv(65536)
             if not chunk:
                 break
             data += chunk
+    return data
+
+
+def ops_status(daemon, path):
+    """The HTTP status the ops port answers a GET of `path` with."""
+    try:
+        with urllib.request.urlopen(f"http://{daemon.ops[0]}:{daemon.ops[1]}{path}", timeout=5) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def trust_google_key(daemon, pb, kid, client_id, issuer):
+    """Lets the daemon's project accept Google ID tokens from `issuer` for `client_id`
+    signed by a new RSA key of the test's (its JWKS given inline, key id `kid`); returns
+    the key."""
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
+    jwk.update(kid=kid, alg="RS256", use="sig")
+    config = pb.admin.UpdateProjectConfigRequest()
+    config.config.project_id = daemon.client_json["project_id"]
+    config.config.idps.add(provider_id="google.com", enabled=True, client_id=client_id, issuer=issuer,
+                           jwks_json=json.dumps({"keys": [jwk]}))
+    config.update_mask.append("idps")
+    with daemon.connect() as s:
+        status, _ = call(s, pb, "/anonauth.v1.AdminService/UpdateProjectConfig", config, pb.admin.ProjectConfig,
+                         metadata={"authorization": "Bearer " + daemon.client_json["admin_key"]})
+    assert status.code == 0, status
+    return key
+
+
+def metrics(daemon):
+    """The ops port's /metrics as {series with its labels: value}."""
+    data = ops_get(daemon, "/metrics")
     out = {}
     for line in data.decode().split("\r\n\r\n", 1)[-1].splitlines():
         if line.startswith("#") or " " not in line:

@@ -6,17 +6,16 @@ import datetime
 import hashlib
 import hmac
 import ipaddress
-import json
 import os
-import ssl
 import threading
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+
+from stub_server import JSONHandler, serve_https, write_certificate, write_private_key
 
 
 def self_signed(directory, names=("localhost",), ips=("127.0.0.1",)):
@@ -34,11 +33,8 @@ def self_signed(directory, names=("localhost",), ips=("127.0.0.1",)):
             .sign(key, hashes.SHA256()))
     cert_path = os.path.join(directory, "stub-cert.pem")
     key_path = os.path.join(directory, "stub-key.pem")
-    with open(cert_path, "wb") as f:
-        f.write(cert.public_bytes(serialization.Encoding.PEM))
-    with open(key_path, "wb") as f:
-        f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                  serialization.NoEncryption()))
+    write_certificate(cert_path, cert)
+    write_private_key(key_path, key)
     return cert_path, key_path
 
 
@@ -62,22 +58,7 @@ class Stub:
 
 
 def make_handler(stub):
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args):
-            pass
-
-        def reply(self, status, body, headers=()):
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in headers:
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-
+    class Handler(JSONHandler):
         def do_GET(self):
             url = urllib.parse.urlsplit(self.path)
             query = dict(urllib.parse.parse_qsl(url.query))
@@ -116,10 +97,4 @@ def make_handler(stub):
 
 def serve(stub, cert_path, key_path):
     """Starts the HTTPS server on 127.0.0.1:0 in a thread; returns (server, port)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(stub))
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(cert_path, key_path)
-    ctx.set_alpn_protocols(["http/1.1"])
-    server.socket = ctx.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, server.server_address[1]
+    return serve_https(make_handler(stub), cert_path, key_path)

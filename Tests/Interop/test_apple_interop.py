@@ -6,8 +6,6 @@ native and the Firebase wire, the name FirebaseAuth sends, a Firebase user impor
 its Apple identity, the CLI, and token revocation with a client secret the daemon signs."""
 
 import json
-import os
-import subprocess
 import tempfile
 import time
 import urllib.parse
@@ -17,10 +15,9 @@ import requests
 
 import apple_stub
 from apple_stub import sha256_hex
-from conftest import ROOT, Daemon
+from conftest import Daemon, cli
 from test_linking_interop import ACCOUNT, daemon_claims, rpc
 
-CLI = os.environ.get("ANONAUTH_CLI", str(ROOT / ".build/debug/anonauth"))
 ADMIN = "/anonauth.v1.AdminService/"
 BUNDLE_ID = "com.example.seed"
 SERVICES_ID = "com.example.seed.web"
@@ -218,14 +215,6 @@ def test_revoke_token_with_a_client_secret_the_daemon_signs(env):
     ]:
         r = rest(env, "/v2/accounts:revokeToken", {**body, "idToken": anon["idToken"]})
         assert r.status_code == 400 and r.json()["error"]["message"].startswith(message), r.text
-
-
-def cli(daemon, *args, stdin=None, check=True):
-    result = subprocess.run([CLI, *args, "--data-dir", daemon.dir], capture_output=True, text=True, timeout=60,
-                            input=stdin)
-    if check:
-        assert result.returncode == 0, result.stderr
-    return result
 
 
 def test_cli_links_apple(env):

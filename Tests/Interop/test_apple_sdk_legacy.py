@@ -17,9 +17,8 @@ import urllib.request
 
 import jwt
 import pytest
-from cryptography.hazmat.primitives.asymmetric import rsa
 
-from conftest import TEST_DAEMON_FLAGS, Daemon, call
+from conftest import TEST_DAEMON_FLAGS, Daemon, trust_google_key
 
 GOOGLE_CLIENT = "seed-ios-client.apps.googleusercontent.com"
 GOOGLE_ISSUER = "https://accounts.google.com"
@@ -189,18 +188,7 @@ def test_verify_assertion_links_google_and_returns_provider_id(emulated, pb):
     """The SDK's verifyAssertion: postBody with providerId and id_token, idToken to link,
     requestUri, returnIdpCredential, autoCreate. Its answer must name providerId; a
     Google account that belongs to someone else answers 200 with errorMessage."""
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
-    jwk.update(kid="seed-google", alg="RS256", use="sig")
-    config = pb.admin.UpdateProjectConfigRequest()
-    config.config.project_id = emulated.client_json["project_id"]
-    config.config.idps.add(provider_id="google.com", enabled=True, client_id=GOOGLE_CLIENT, issuer=GOOGLE_ISSUER,
-                           jwks_json=json.dumps({"keys": [jwk]}))
-    config.update_mask.append("idps")
-    with emulated.connect() as s:
-        status, _ = call(s, pb, "/anonauth.v1.AdminService/UpdateProjectConfig", config, pb.admin.ProjectConfig,
-                         metadata={"authorization": "Bearer " + emulated.client_json["admin_key"]})
-    assert status.code == 0, status
+    key = trust_google_key(emulated, pb, "seed-google", GOOGLE_CLIENT, GOOGLE_ISSUER)
 
     status, anonymous = legacy(emulated, "signupNewUser", {"clientType": "CLIENT_TYPE_IOS", "returnSecureToken": True})
     assert status == 200, anonymous

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from cluster import ACCOUNT, PROJECT, UNAVAILABLE, Cluster, Load, RetryingClient
+from cluster import ACCOUNT, UNAVAILABLE, Cluster, Load, RetryingClient
 from conftest import call
 from partition_proxy import BLACKHOLE, CUT, Flapper
 from test_cluster import get
@@ -26,16 +26,18 @@ from test_cluster import get
 
 def sign_up(daemon, pb):
     """One anonymous sign-up on this daemon, no retry: (status, reply)."""
-    sock = daemon.connect()
-    sock.settimeout(60)
-    try:
-        return call(sock, pb, ACCOUNT + "SignUp", pb.account.SignUpRequest(anonymous=pb.account.AnonymousSignUp()),
-                    pb.account.AuthResponse, metadata={"x-api-key": daemon.client_json["api_key"]})
-    finally:
-        sock.close()
+    return account_call(daemon, pb, "SignUp", pb.account.SignUpRequest(anonymous=pb.account.AnonymousSignUp()),
+                        pb.account.AuthResponse)
+
+
+def account_info(daemon, pb, id_token):
+    """GetAccountInfo on this daemon, no retry: (status, reply)."""
+    return account_call(daemon, pb, "GetAccountInfo", pb.account.GetAccountInfoRequest(id_token=id_token),
+                        pb.account.AccountInfo)
 
 
 def account_call(daemon, pb, method, request, response):
+    """One AccountService call on this daemon on a connection of its own, no retry."""
     sock = daemon.connect()
     sock.settimeout(60)
     try:
@@ -63,15 +65,7 @@ def listed_accounts(cluster, pb, i):
     """{local_id: email} as node i serves them (ListAccounts through its daemon)."""
     client = RetryingClient(Only(cluster, [i]), pb)
     try:
-        listed, page = {}, ""
-        while True:
-            status, reply = client.admin_call("ListAccounts", pb.admin.ListAccountsRequest(
-                project_id=PROJECT, page_size=1000, page_token=page), pb.admin.ListAccountsResponse)
-            assert status.code == 0, status
-            listed.update((a.local_id, a.email) for a in reply.accounts)
-            page = reply.next_page_token
-            if not page:
-                return listed
+        return client.list_accounts()
     finally:
         client.close()
 
@@ -204,9 +198,7 @@ def test_a_node_cut_from_the_leader_only_never_answers_stale(pb):
             # A write made on the other side, read at once through n.
             status, made = sign_up(cluster.daemons[third], pb)
             if status.code == 0:
-                status, info = account_call(cluster.daemons[node], pb, "GetAccountInfo",
-                                            pb.account.GetAccountInfoRequest(id_token=made.id_token),
-                                            pb.account.AccountInfo)
+                status, info = account_info(cluster.daemons[node], pb, made.id_token)
                 assert status.code in (0, UNAVAILABLE), f"stale answer from the cut node: {status}"
                 if status.code == UNAVAILABLE:
                     assert status.reason == "STORE_UNAVAILABLE", status
@@ -217,9 +209,7 @@ def test_a_node_cut_from_the_leader_only_never_answers_stale(pb):
             # A write acknowledged by n is there for the others.
             status, mine = sign_up(cluster.daemons[node], pb)
             if status.code == 0:
-                status, info = account_call(cluster.daemons[third], pb, "GetAccountInfo",
-                                            pb.account.GetAccountInfoRequest(id_token=mine.id_token),
-                                            pb.account.AccountInfo)
+                status, info = account_info(cluster.daemons[third], pb, mine.id_token)
                 assert status.code in (0, UNAVAILABLE), f"a sign-up the cut node acknowledged: {status}"
             else:
                 assert status.reason == "STORE_UNAVAILABLE", status

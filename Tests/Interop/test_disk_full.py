@@ -12,14 +12,12 @@ import subprocess
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from conftest import Daemon, call
+from conftest import Daemon, call, ops_status
 from test_grpc_standard import channel, watch_statuses
 
 ACCOUNT = "/anonauth.v1.AccountService/"
@@ -59,14 +57,6 @@ def fill(path, leave):
                 f.flush()
             except OSError:
                 return
-
-
-def http_status(daemon, path):
-    try:
-        with urllib.request.urlopen(f"http://{daemon.ops[0]}:{daemon.ops[1]}{path}", timeout=5) as r:
-            return r.status
-    except urllib.error.HTTPError as e:
-        return e.code
 
 
 def test_a_full_disk_refuses_writes_keeps_reads_and_recovers_by_itself(pb, small_disk):
@@ -163,15 +153,15 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_recovers_by_itself(pb, small
                                 pb.token.VerifyIdTokenResponse, metadata=api, call_id=next(ids))
         assert status.code == 0 and verified.uid == first.local_id, status
         # Probes: alive, not ready.
-        assert http_status(daemon, "/healthz") == 200
-        assert http_status(daemon, "/readyz") == 503
+        assert ops_status(daemon, "/healthz") == 200
+        assert ops_status(daemon, "/readyz") == 503
         assert health() == "NOT_SERVING"
         assert grpc_check() == health_pb2.HealthCheckResponse.NOT_SERVING
 
         # Space returns: no client write is needed for the daemon to be ready again.
         os.remove(filler)
         deadline = time.monotonic() + 10
-        while http_status(daemon, "/readyz") != 200:
+        while ops_status(daemon, "/readyz") != 200:
             assert time.monotonic() < deadline, "not ready 10 s after space returned"
             time.sleep(0.2)
         assert health() == "SERVING"

@@ -81,10 +81,9 @@ def free_port():
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def mail_setup():
-    """A daemon mailing through a STARTTLS + AUTH SMTP server; (daemon, inbox)."""
-    work = tempfile.mkdtemp(prefix="anonauth-smtp-")
+def smtp_server_tls(work):
+    """A self-signed P-256 certificate for 127.0.0.1 written into `work`, and the server
+    TLS context that presents it; returns (cert.pem path, context)."""
     cert, key = os.path.join(work, "cert.pem"), os.path.join(work, "key.pem")
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
@@ -92,6 +91,14 @@ def mail_setup():
          "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
     tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     tls.load_cert_chain(cert, key)
+    return cert, tls
+
+
+@pytest.fixture(scope="module")
+def mail_setup():
+    """A daemon mailing through a STARTTLS + AUTH SMTP server; (daemon, inbox)."""
+    work = tempfile.mkdtemp(prefix="anonauth-smtp-")
+    cert, tls = smtp_server_tls(work)
     inbox = Inbox()
     port = free_port()
     controller = aiosmtpd_controller.Controller(
@@ -414,11 +421,7 @@ def test_a_mail_accepted_before_a_kill_is_delivered_after_the_restart(tmp_path):
     """The outbox is in the store: the mail server is down when the mail is accepted, the
     daemon is killed (SIGKILL), and once the server is up the restarted daemon sends it."""
     work = str(tmp_path)
-    cert, key = os.path.join(work, "cert.pem"), os.path.join(work, "key.pem")
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-         "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
-         "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    cert, tls = smtp_server_tls(work)
     port = free_port()
     flags = [*TEST_DAEMON_FLAGS, "--firebase-emulator-listen", "127.0.0.1:0",
              "--smtp-url", f"smtp://127.0.0.1:{port}", "--smtp-ca-file", cert, "--mail-retry-base-ms", "100"]
@@ -429,8 +432,6 @@ def test_a_mail_accepted_before_a_kill_is_delivered_after_the_restart(tmp_path):
     first.proc.kill()
     first.proc.wait(timeout=30)
 
-    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    tls.load_cert_chain(cert, key)
     inbox = Inbox()
     controller = aiosmtpd_controller.Controller(inbox, hostname="127.0.0.1", port=port, tls_context=tls,
                                                 require_starttls=True)
@@ -449,13 +450,7 @@ def test_implicit_tls_with_auth_login_and_a_certificate_that_is_not_trusted(tmp_
     """smtps:// (TLS from the first byte) to a server that offers AUTH LOGIN only; the same
     server's certificate without --smtp-ca-file is not trusted: nothing is sent to it."""
     work = str(tmp_path)
-    cert, key = os.path.join(work, "cert.pem"), os.path.join(work, "key.pem")
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-         "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
-         "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
-    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    tls.load_cert_chain(cert, key)
+    cert, tls = smtp_server_tls(work)
     inbox = Inbox()
     port = free_port()
     controller = aiosmtpd_controller.Controller(

@@ -13,9 +13,8 @@ import time
 
 import jwt
 import pytest
-from cryptography.hazmat.primitives.asymmetric import rsa
 
-from conftest import ROOT, TEST_DAEMON_FLAGS, Daemon, call
+from conftest import ROOT, TEST_DAEMON_FLAGS, Daemon, trust_google_key
 from test_swift_client import SYSTEM_BUNDLE, can_unshare
 
 APP = os.environ.get("ANONAUTH_FIREBASE_APP", str(ROOT / ".build/debug/anonauth-firebase-app"))
@@ -27,18 +26,7 @@ FIREBASE_DOMAIN = "FIRAuthErrorDomain"
 
 def configure_google(daemon, pb):
     """Lets the project accept Google ID tokens signed by a key of the test's; returns it."""
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
-    jwk.update(kid="app-google", alg="RS256", use="sig")
-    config = pb.admin.UpdateProjectConfigRequest()
-    config.config.project_id = daemon.client_json["project_id"]
-    config.config.idps.add(provider_id="google.com", enabled=True, client_id=GOOGLE_CLIENT, issuer=GOOGLE_ISSUER,
-                           jwks_json=json.dumps({"keys": [jwk]}))
-    config.update_mask.append("idps")
-    with daemon.connect() as s:
-        status, _ = call(s, pb, "/anonauth.v1.AdminService/UpdateProjectConfig", config, pb.admin.ProjectConfig,
-                         metadata={"authorization": "Bearer " + daemon.client_json["admin_key"]})
-    assert status.code == 0, status
+    key = trust_google_key(daemon, pb, "app-google", GOOGLE_CLIENT, GOOGLE_ISSUER)
     now = int(time.time())
     claims = {"iss": GOOGLE_ISSUER, "aud": GOOGLE_CLIENT, "sub": "g-app-1", "iat": now, "exp": now + 600,
               "email": "app.google@example.com", "email_verified": True}

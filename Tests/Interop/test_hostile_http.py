@@ -62,8 +62,7 @@ def get(path="/v1/x", extra=""):
 def assert_refused(daemon, raw: bytes, status: int):
     """`raw` is answered `status` with Firebase's error body, the connection is closed,
     and a new connection is still served."""
-    s = http_connect(daemon)
-    try:
+    with http_connect(daemon) as s:
         got, headers, body = exchange(s, raw)
         assert got == status, (got, body)
         assert headers["connection"] == "close"
@@ -71,24 +70,18 @@ def assert_refused(daemon, raw: bytes, status: int):
         error = json.loads(body)["error"]
         assert error["code"] == status and error["message"] and error["status"]
         assert_closed(s)
-    finally:
-        s.close()
     assert serves(daemon)
 
 
 def serves(daemon):
     """A fresh connection's request is answered (404 from the default application)."""
-    s = http_connect(daemon)
-    try:
+    with http_connect(daemon) as s:
         status, _, body = exchange(s, get())
         return status == 404 and json.loads(body)["error"]["status"] == "NOT_FOUND"
-    finally:
-        s.close()
 
 
 def test_alpn_http11_gets_json_404_and_keeps_the_connection(daemon):
-    s = http_connect(daemon)
-    try:
+    with http_connect(daemon) as s:
         assert s.selected_alpn_protocol() == "http/1.1"
         reader = Reader(s)
         for i in range(3):
@@ -99,8 +92,6 @@ def test_alpn_http11_gets_json_404_and_keeps_the_connection(daemon):
             assert "connection" not in headers
             error = json.loads(body)["error"]
             assert (error["code"], error["status"]) == (404, "NOT_FOUND") and error["message"]
-    finally:
-        s.close()
 
 
 def test_the_server_prefers_anonauth_when_both_are_offered(daemon):
@@ -159,14 +150,11 @@ def test_garbage_and_http09_request_lines_are_400(daemon):
 
 
 def test_pipelined_requests_are_answered_in_order(daemon):
-    s = http_connect(daemon)
-    try:
+    with http_connect(daemon) as s:
         s.sendall(b"".join(get(extra=f"X-Request-Id: p{i}\r\n") for i in range(20)))
         reader = Reader(s)
         ids = [reader.response()[1]["x-request-id"] for _ in range(20)]
         assert ids == [f"p{i}" for i in range(20)]
-    finally:
-        s.close()
 
 
 def test_pipelining_without_reading_is_bounded_and_others_are_served(daemon):
@@ -213,43 +201,41 @@ def test_pipelining_without_reading_is_bounded_and_others_are_served(daemon):
 
 
 def test_expect_100_continue_gets_continue_then_the_answer(daemon):
-    s = http_connect(daemon)
-    try:
+    with http_connect(daemon) as s:
         s.sendall(b"POST /v1/x HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
         reader = Reader(s)
         status, _, _ = reader.response()
         assert status == 100
         s.sendall(b"{}")
         assert reader.response()[0] == 404
-    finally:
-        s.close()
 
 
 def test_http10_is_answered_then_closed(daemon):
-    s = http_connect(daemon)
-    try:
+    with http_connect(daemon) as s:
         status, headers, _ = exchange(s, b"GET / HTTP/1.0\r\n\r\n")
         assert status == 404 and headers["connection"] == "close"
         assert_closed(s)
-    finally:
-        s.close()
 
 
 def test_connection_close_is_honoured(daemon):
-    s = http_connect(daemon)
-    try:
+    with http_connect(daemon) as s:
         status, headers, _ = exchange(s, get(extra="Connection: close\r\n"))
         assert status == 404 and headers["connection"] == "close"
         assert_closed(s)
-    finally:
-        s.close()
+
+
+def answer_after_timeout(sock):
+    """(status, headers) of the answer the server sends when a partial request's timeout
+    ends it (read within 20 s, a bound on a hang only)."""
+    sock.settimeout(20)
+    status, headers, _ = Reader(sock).response()
+    return status, headers
 
 
 def test_slowloris_head_is_closed_after_the_partial_timeout_while_others_are_served(daemon):
     # The fixture's --frame-timeout-ms is 500: a head held unfinished past it is closed
     # (408), and other connections are answered meanwhile.
-    slow = http_connect(daemon)
-    try:
+    with http_connect(daemon) as slow:
         slow.sendall(b"GET / HTTP/1.1\r\nHost: a\r\nX-Slow: ")
         started = time.monotonic()
         answered = 0
@@ -257,12 +243,9 @@ def test_slowloris_head_is_closed_after_the_partial_timeout_while_others_are_ser
             assert serves(daemon)
             answered += 1
         assert answered >= 1
-        slow.settimeout(20)
-        status, headers, _ = Reader(slow).response()
+        status, headers = answer_after_timeout(slow)
         assert status == 408 and headers["connection"] == "close"
         assert_closed(slow)
-    finally:
-        slow.close()
     assert serves(daemon)
 
 
@@ -270,8 +253,7 @@ def test_slowloris_trickle_does_not_reset_the_timeout(daemon):
     # One thread only: an SSL socket written from one thread while another reads it
     # corrupts its records (OpenSSL's SSL object is not for concurrent use; seen as a
     # bad record MAC alert under load).
-    slow = http_connect(daemon)
-    try:
+    with http_connect(daemon) as slow:
         slow.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n")
         # A byte every 50 ms for up to 5 s, ten times the 500 ms partial timeout: if a
         # byte restarted it, no answer would come before the head is done (never).
@@ -283,23 +265,15 @@ def test_slowloris_trickle_does_not_reset_the_timeout(daemon):
                 slow.sendall(b"X")
             except (OSError, ssl.SSLError):
                 break  # closed after its answer: read it below
-        slow.settimeout(20)
-        status, _, _ = Reader(slow).response()
-        assert status == 408
-    finally:
-        slow.close()
+        assert answer_after_timeout(slow)[0] == 408
     assert serves(daemon)
 
 
 def test_a_partial_body_is_closed_after_the_partial_timeout(daemon):
-    s = http_connect(daemon)
-    try:
+    with http_connect(daemon) as s:
         s.sendall(b"POST /v1/x HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc")
-        s.settimeout(20)
-        assert Reader(s).response()[0] == 408
+        assert answer_after_timeout(s)[0] == 408
         assert_closed(s)
-    finally:
-        s.close()
 
 
 def test_emulator_listener_serves_plain_http_with_the_same_rules():
@@ -339,28 +313,22 @@ HOSTILE_JSON_BODIES = {
 
 def post_json(daemon, path, body: bytes, extra=""):
     """One POST on a fresh ALPN http/1.1 connection: (status, JSON body)."""
-    s = http_connect(daemon)
-    try:
+    with http_connect(daemon) as s:
         raw = (f"POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                f"Content-Length: {len(body)}\r\n{extra}\r\n").encode() + body
         status, _, answer = exchange(s, raw)
         return status, json.loads(answer)
-    finally:
-        s.close()
 
 
 def account_count(daemon):
     """The project's accounts, through the admin JSON API's list (accounts:batchGet)."""
     project = daemon.client_json["project_id"]
-    s = http_connect(daemon)
-    try:
+    with http_connect(daemon) as s:
         status, _, body = exchange(s, get(
             f"/v1/projects/{project}/accounts:batchGet?maxResults=1000",
             extra="Authorization: Bearer " + daemon.client_json["admin_key"] + "\r\n"))
         assert status == 200, body
         return len(json.loads(body).get("users", []))
-    finally:
-        s.close()
 
 
 def test_hostile_json_bodies_are_400_invalid_argument_and_make_no_account(daemon):

@@ -6,7 +6,6 @@ the daemon returns are checked with PyJWT."""
 
 import hashlib
 import json
-import os
 import subprocess
 import tempfile
 import time
@@ -17,9 +16,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 import https_stub
-from conftest import ROOT, Daemon, call_frame, read_frame, send_frame
+from conftest import CLI, Daemon, cli, call_frame, read_frame, send_frame
 
-CLI = os.environ.get("ANONAUTH_CLI", str(ROOT / ".build/debug/anonauth"))
 ACCOUNT = "/anonauth.v1.AccountService/"
 ISSUER = "https://issuer.example"
 CLIENT_ID = "py-client"
@@ -240,14 +238,6 @@ def test_an_untrusted_certificate_is_refused(pb, env):
         assert env.stub.count("/oidc/jwks") == before  # the handshake failed before any request
     finally:
         assert daemon.stop() == 0
-
-
-def cli(daemon, *args, stdin=None, check=True):
-    result = subprocess.run([CLI, *args, "--data-dir", daemon.dir], capture_output=True, text=True, timeout=60,
-                            input=stdin)
-    if check:
-        assert result.returncode == 0, result.stderr
-    return result
 
 
 def test_cli_link_sign_out_sign_in(env):

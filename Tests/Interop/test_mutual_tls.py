@@ -8,11 +8,12 @@ import tempfile
 
 import pytest
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from conftest import Daemon, call_frame, read_frame, send_frame
+from stub_server import write_certificate, write_private_key
 
 
 def make_ca(directory, name):
@@ -30,8 +31,7 @@ def make_ca(directory, name):
             .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
             .sign(key, hashes.SHA256()))
     path = os.path.join(directory, name + ".pem")
-    with open(path, "wb") as f:
-        f.write(cert.public_bytes(serialization.Encoding.PEM))
+    write_certificate(path, cert)
     return key, cert, path
 
 
@@ -47,11 +47,8 @@ def make_client(directory, ca_key, ca_cert, name):
             .sign(ca_key, hashes.SHA256()))
     cert_path = os.path.join(directory, name + ".crt")
     key_path = os.path.join(directory, name + ".key")
-    with open(cert_path, "wb") as f:
-        f.write(cert.public_bytes(serialization.Encoding.PEM))
-    with open(key_path, "wb") as f:
-        f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                  serialization.NoEncryption()))
+    write_certificate(cert_path, cert)
+    write_private_key(key_path, key)
     return cert_path, key_path
 
 

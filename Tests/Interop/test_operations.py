@@ -7,25 +7,15 @@ import os
 import secrets
 import signal
 import time
-import urllib.error
-import urllib.request
 
-from conftest import Daemon, call, call_frame, der_fingerprint, make_certificate, read_frame, send_frame
+from conftest import Daemon, call, call_frame, der_fingerprint, make_certificate, ops_status, read_frame, send_frame
 
 HEALTH = "/anonauth.v1.HealthService/Check"
 
 
-def http_status(d, path):
-    try:
-        with urllib.request.urlopen(f"http://{d.ops[0]}:{d.ops[1]}{path}", timeout=5) as r:
-            return r.status
-    except urllib.error.HTTPError as e:
-        return e.code
-
-
 def test_readyz_is_503_while_a_slow_call_drains(pb):
     d = Daemon(extra=["--test-hooks", "--shutdown-grace-ms", "10000"])
-    assert http_status(d, "/readyz") == 200
+    assert ops_status(d, "/readyz") == 200
     with d.connect() as s:
         send_frame(s, call_frame(pb, 7, "/anonauth.test.TestService/Sleep", pb.health.CheckRequest().SerializeToString(),
                                  {"x-sleep-ms": "2500"}))
@@ -34,12 +24,12 @@ def test_readyz_is_503_while_a_slow_call_drains(pb):
         deadline = time.time() + 2
         statuses = []
         while time.time() < deadline:
-            statuses.append(http_status(d, "/readyz"))
+            statuses.append(ops_status(d, "/readyz"))
             if statuses[-1] == 503:
                 break
             time.sleep(0.05)
         assert statuses[-1] == 503, statuses
-        assert http_status(d, "/healthz") == 200  # alive, just not ready
+        assert ops_status(d, "/healthz") == 200  # alive, just not ready
         assert d.proc.poll() is None  # still draining: the call has not finished
         # The GoAway first, then the slow call's reply: it finished despite the SIGTERM.
         frames = [read_frame(s, pb), read_frame(s, pb)]
