@@ -15,6 +15,14 @@ import Testing
     var read: @Sendable () -> UInt64 { { [self] in nanos.load(ordering: .relaxed) } }
   }
 
+  /// A limiter whose pace runs on a clock the test moves, and that clock.
+  static func paced(maxConnections: Int = 1000, maxPerIP: Int, ratePerIP: Int) -> (Clock, ConnectionLimiter) {
+    let clock = Clock()
+    let limiter = ConnectionLimiter(
+      maxConnections: maxConnections, maxPerIP: maxPerIP, ratePerIP: ratePerIP, exempt: [], now: clock.read)
+    return (clock, limiter)
+  }
+
   /// Short-lived connections: each admitted and closed at once, so the cap on open
   /// connections never binds and only the pace can refuse.
   func openAndClose(_ limiter: ConnectionLimiter, _ peer: String, times: Int) {
@@ -25,9 +33,7 @@ import Testing
   }
 
   @Test func aBurstThenThePace() {
-    let clock = Clock()
-    let limiter = ConnectionLimiter(
-      maxConnections: 1000, maxPerIP: 5, ratePerIP: 10, exempt: [], now: clock.read)
+    let (clock, limiter) = Self.paced(maxPerIP: 5, ratePerIP: 10)
     openAndClose(limiter, "192.0.2.1", times: 5)
     #expect(limiter.admit("192.0.2.1") == .rate)
     #expect(limiter.admit("192.0.2.2") == nil)  // another peer has a bucket of its own
@@ -42,9 +48,7 @@ import Testing
   }
 
   @Test func aPenaltyCostsThePeerItsPaceAndIsBounded() {
-    let clock = Clock()
-    let limiter = ConnectionLimiter(
-      maxConnections: 1000, maxPerIP: 5, ratePerIP: 10, exempt: [], now: clock.read)
+    let (clock, limiter) = Self.paced(maxPerIP: 5, ratePerIP: 10)
     // A connection ended for abuse costs 3 connections of the pace: 2 of the burst left.
     limiter.penalize("192.0.2.1", connections: 3)
     openAndClose(limiter, "192.0.2.1", times: 2)
@@ -59,9 +63,7 @@ import Testing
   }
 
   @Test func aRefusalSpendsNeitherCreditNorAPlace() {
-    let clock = Clock()
-    let limiter = ConnectionLimiter(
-      maxConnections: 1000, maxPerIP: 2, ratePerIP: 1, exempt: [], now: clock.read)
+    let (clock, limiter) = Self.paced(maxPerIP: 2, ratePerIP: 1)
     #expect(limiter.admit("192.0.2.1") == nil)
     #expect(limiter.admit("192.0.2.1") == nil)
     clock.advance(milliseconds: 2000)  // the bucket is full again: 2 credits, 2 open
@@ -89,18 +91,14 @@ import Testing
   }
 
   @Test func anIPv6Slash64IsPacedAsOnePeer() {
-    let clock = Clock()
-    let limiter = ConnectionLimiter(
-      maxConnections: 1000, maxPerIP: 2, ratePerIP: 1, exempt: [], now: clock.read)
+    let (_, limiter) = Self.paced(maxPerIP: 2, ratePerIP: 1)
     openAndClose(limiter, "2001:db8:1:2::1", times: 1)
     openAndClose(limiter, "2001:db8:1:2::2", times: 1)
     #expect(limiter.admit("2001:db8:1:2:ffff::3") == .rate)
   }
 
   @Test func peersWhoseBucketIsFullAgainAreForgotten() {
-    let clock = Clock()
-    let limiter = ConnectionLimiter(
-      maxConnections: 100_000, maxPerIP: 4, ratePerIP: 2, exempt: [], now: clock.read)
+    let (clock, limiter) = Self.paced(maxConnections: 100_000, maxPerIP: 4, ratePerIP: 2)
     // 50,000 peers, one connection each, a thousand a second: each bucket is full again
     // 0.5 s after its connection, so about 500 peers are live at any time, and the table
     // is pruned whenever it doubles (from 1,024 entries at least).
