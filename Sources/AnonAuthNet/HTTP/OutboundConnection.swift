@@ -112,8 +112,9 @@ final class OutboundConnection {
     return Int32(clamping: max(0, ms))
   }
 
-  /// A connected non-blocking socket, or nil when this address refused or timed out.
-  private static func connect(_ address: SocketAddress, deadline: ContinuousClock.Instant) -> Int32? {
+  /// A connected non-blocking socket, or nil when this address refused or timed out (the
+  /// mail client's connections start here too).
+  static func connect(_ address: SocketAddress, deadline: ContinuousClock.Instant) -> Int32? {
     guard let fd = try? Socket.connect(to: address) else { return nil }
     var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
     while true {

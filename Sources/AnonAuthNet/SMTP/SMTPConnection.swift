@@ -23,7 +23,7 @@ final class SMTPConnection {
       throw .temporary("cannot resolve \(host)")
     }
     for address in addresses {
-      if let fd = Self.connect(address, deadline: deadline) {
+      if let fd = OutboundConnection.connect(address, deadline: deadline) {
         self.fd = fd
         return
       }
@@ -150,21 +150,6 @@ final class SMTPConnection {
       if rc == 0 { throw .temporary("\(host) did not answer in time") }
       if anonauth_errno() != EINTR { throw .temporary("poll failed") }
     }
-  }
-
-  private static func connect(_ address: SocketAddress, deadline: ContinuousClock.Instant) -> Int32? {
-    guard let fd = try? Socket.connect(to: address) else { return nil }
-    var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-    while true {
-      let timeoutMs = OutboundConnection.remainingMs(deadline)
-      guard timeoutMs > 0 else { break }
-      let rc = poll(&pfd, 1, timeoutMs)
-      if rc < 0 && anonauth_errno() == EINTR { continue }
-      if rc == 1 && Socket.pendingError(fd) == 0 { return fd }
-      break
-    }
-    Socket.close(fd)
-    return nil
   }
 }
 
