@@ -27,6 +27,12 @@ def configure(d, pb, quota):
     assert st.code == 0 and config.email_password_enabled, st
 
 
+def signed_up(sock, pb, email, metadata):
+    """An email sign-up on `sock` that must succeed."""
+    st, _ = call(sock, pb, ACCOUNT + "SignUp", email_sign_up(pb, email), pb.account.AuthResponse, metadata)
+    assert st.code == 0, st
+
+
 def email_sign_up(pb, email, password="secret-password-1"):
     req = pb.account.SignUpRequest()
     req.email_password.email = email
@@ -38,8 +44,7 @@ def test_pipelined_over_quota_sign_ups_do_not_hold_up_others(daemon, pb):
     configure(daemon, pb, quota=1)
     user = {"x-api-key": daemon.client_json["api_key"]}
     with daemon.connect() as s:
-        st, _ = call(s, pb, ACCOUNT + "SignUp", email_sign_up(pb, "first@example.com"), pb.account.AuthResponse, user)
-        assert st.code == 0, st
+        signed_up(s, pb, "first@example.com", user)
 
     flood = daemon.connect()
     try:
@@ -73,8 +78,7 @@ def test_spent_quota_hides_taken_emails(daemon, pb):
     configure(daemon, pb, quota=2)
     user = {"x-api-key": daemon.client_json["api_key"]}
     with daemon.connect() as s:
-        st, _ = call(s, pb, ACCOUNT + "SignUp", email_sign_up(pb, "taken@example.com"), pb.account.AuthResponse, user)
-        assert st.code == 0, st
+        signed_up(s, pb, "taken@example.com", user)
         st, _ = call(s, pb, ACCOUNT + "SignUp", email_sign_up(pb, "taken@example.com"), None, user)
         assert st.reason == "EMAIL_EXISTS", st
         for _ in range(5):
@@ -94,8 +98,7 @@ def test_wrong_passwords_from_one_ip_do_not_lock_the_owner_out(daemon, pb):
     attacker = {**user, **admin, "x-end-user-ip": "203.0.113.66"}
     owner = {**user, **admin, "x-end-user-ip": "192.0.2.10"}
     with daemon.connect() as s:
-        st, _ = call(s, pb, ACCOUNT + "SignUp", email_sign_up(pb, "owner@example.com"), pb.account.AuthResponse, user)
-        assert st.code == 0, st
+        signed_up(s, pb, "owner@example.com", user)
         for i in range(10):
             guess = pb.account.SignInWithPasswordRequest(email="owner@example.com", password=f"guess-{i}-xx")
             st, _ = call(s, pb, ACCOUNT + "SignInWithPassword", guess, None, attacker)
