@@ -1,0 +1,34 @@
+import AnonAuthService
+import AnonAuthWire
+import Testing
+
+/// Admission is not something a test or a handler opts into (docs/architecture.md, "Admission:
+/// the seam of expensive work"): environments run production's limits unless a test names
+/// others, and every end user's write is admitted, deletions included.
+@Suite struct AdmissionByDefaultTests {
+  /// A test environment has production's limits by default; `.off` is said by name.
+  @Test func testEnvironmentsRunProductionAdmission() async throws {
+    try await ServiceHarness.with { h in
+      #expect(h.stack.env.admission.limits == AdmissionLimits())
+    }
+    try await ServiceHarness.with(admission: .off) { h in
+      #expect(h.stack.env.admission.limits == .off)
+    }
+  }
+
+  /// `DeleteAccount` writes through the admitted write path: one address deleting
+  /// accounts in a loop is paced like any other writer (the write rate at 1 a second).
+  @Test func oneIPsDeletionsAreAdmittedAsWrites() async throws {
+    try await AdmissionHarness.with(limits: .only { $0.write.perIP = 1 }) { h in
+      var tokens: [String] = []
+      for i in 0..<11 { tokens.append(try await h.anonymous(ip: "203.0.113.\(i + 1)").idToken) }
+      AdmissionFlood.expectLimited(
+        await AdmissionFlood.run(limit: 11) { i async throws(RPCError) in
+          _ = try await h.accounts.deleteAccount(
+            DeleteAccountRequest(idToken: tokens[i]),
+            context: h.context("DeleteAccount", project: "adm-a", ip: FairAdmissionTests.attacker))
+        })
+      #expect(h.env.metrics.admissionRefusals(.write, .ipRate) == 1)
+    }
+  }
+}
