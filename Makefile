@@ -120,7 +120,8 @@ check-keychain-stub:
 	sh Scripts/check_keychain_stub.sh
 
 # A handler that skips admission must not compile: Tests/Fixtures/AdmissionForgotten/ is
-# type-checked against the built modules in the compiler's verify mode (seconds).
+# type-checked against the built modules in the compiler's verify mode (seconds), and no
+# service file but the allowed four writes the store around the admitted write path.
 check-admission: build
 	sh Scripts/check_admission_fixture.sh
 

@@ -3,6 +3,8 @@
 # admission and must not compile. It is type-checked against the modules `make build`
 # made, in the compiler's verify mode (`-verify`): the run fails unless the compiler
 # answers exactly the errors the fixture annotates. A second or so per fixture.
+# Then a grep: in the service layer only the parts no end user's call reaches write the
+# store directly; every other write goes through ServiceEnvironment.write(admitted, ...).
 set -eu
 SWIFTC=${SWIFTC:-swiftc}
 BUILD=${BUILD:-.build/debug}
@@ -17,4 +19,11 @@ for fixture in Tests/Fixtures/AdmissionForgotten/*.swift; do
     exit 1
   fi
 done
-echo "Handlers without admission do not compile."
+allowed='Sources/AnonAuthService/(Support/ServiceEnvironment|Projects/ProjectDirectory|Tokens/TokenMinter|EmailActions/MailWorker)[.]swift'
+around=$(grep -rlE '[.]store[.]write|[^.]store[.]write' Sources/AnonAuthService | grep -vE "$allowed" || true)
+if [ -n "$around" ]; then
+  echo "These write the store around the admitted write path (use env.write(admitted) { ... }):"
+  echo "$around"
+  exit 1
+fi
+echo "Handlers without admission do not compile; no end-user path writes around admission."
