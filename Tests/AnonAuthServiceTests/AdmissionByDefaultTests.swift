@@ -1,5 +1,6 @@
 import AnonAuthService
 import AnonAuthWire
+import Foundation
 import Testing
 
 /// Admission is not something a test or a handler opts into (docs/architecture.md, "Admission:
@@ -14,6 +15,19 @@ import Testing
     try await ServiceHarness.with(admission: .off) { h in
       #expect(h.stack.env.admission.limits == .off)
     }
+  }
+
+  /// Every named exemption from admission is listed in docs/architecture.md: a new one
+  /// is not added in silence.
+  @Test func everyInternalWorkReasonIsDocumented() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let page = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+    for reason in Admitted.InternalWork.allCases {
+      #expect(page.contains("| `.\(reason)` |"), "\(reason) is not listed in docs/architecture.md")
+    }
+    #expect(Admitted.internalWork(.adminCall).source == nil)
+    #expect(Admitted.internalWork(.cleanupWorker).internalReason == .cleanupWorker)
   }
 
   /// `DeleteAccount` writes through the admitted write path: one address deleting
