@@ -36,6 +36,8 @@ public struct Admitted: Sendable {
     case signingKeys = "signing_keys"
     /// The clean-up worker's deletions and prunes.
     case cleanupWorker = "cleanup_worker"
+    /// The mail worker's deliveries of the outbox (end users' calls only queue mails).
+    case mailWorker = "mail_worker"
     /// Giving back a sign-up quota place a call counted but never used (a compensating
     /// write, detached from its call).
     case quotaRefund = "quota_refund"
