@@ -13,14 +13,14 @@ DEB_PACKAGES := pkg-config libssl-dev openssl libsqlite3-dev libprotobuf-c-dev l
 # Debian's Go sources by Tests/Interop/test_oidc_verifiers.py.
 INTEROP_DEB_PACKAGES := golang-go golang-github-coreos-go-oidc-dev
 
-.PHONY: run test deps build build-info build-release bench-large bench-scaling proto check-proto check-generator generator-goldens check-links check-client-graph check-keychain-stub lint format interop-deps \
+.PHONY: run test deps build build-info build-release bench-large bench-scaling proto check-proto check-generator generator-goldens check-links check-client-graph check-keychain-stub check-admission lint format interop-deps \
         reference-docs check-reference-docs check-docs \
         test-swift test-interop build-release-tests deploy-smoke test-deploy bench bench-hostile cluster-proof fuzz clean
 
 run: deps build
 	.build/debug/anonauthd --dev --data-dir $(DATA_DIR)
 
-test: deps check-proto check-generator check-links check-client-graph check-keychain-stub lint build check-reference-docs check-docs test-deploy test-swift test-interop
+test: deps check-proto check-generator check-links check-client-graph check-keychain-stub lint build check-admission check-reference-docs check-docs test-deploy test-swift test-interop
 
 # Installs the Debian packages $(1) that are missing (root or sudo), or says what to install.
 define install_debs
@@ -118,6 +118,12 @@ check-client-graph:
 # The Keychain store compiled on Linux against a stub Security module, and run over it.
 check-keychain-stub:
 	sh Scripts/check_keychain_stub.sh
+
+# A handler that skips admission must not compile: Tests/Fixtures/AdmissionForgotten/ is
+# type-checked against the built modules in the compiler's verify mode (seconds), and no
+# service file but the allowed four writes the store around the admitted write path.
+check-admission: build
+	sh Scripts/check_admission_fixture.sh
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Package.swift

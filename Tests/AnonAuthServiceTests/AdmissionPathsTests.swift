@@ -78,11 +78,15 @@ import Testing
     try await AdmissionHarness.with(limits: .off) { h in
       let pool = h.env.minter.cpuPool
       let gates = (0..<pool.threads).map { _ in Gate() }
-      let blockers = gates.map { gate in Task { try await pool.submit { () throws(Never) in gate.wait() } } }
+      let blockers = gates.map { gate in
+        Task { try await pool.submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() } }
+      }
       defer { for gate in gates { gate.open() } }
       try await waitUntil { gates.allSatisfy(\.waiting) }
       let ran = pool.jobsRun
-      let signing = Task { try await h.env.minter.sign(["sub": .string("cancelled")]) }
+      let signing = Task {
+        try await h.env.minter.sign(["sub": .string("cancelled")], .internalWork(.standalone))
+      }
       try await waitUntil { pool.jobsQueued == 1 }
       signing.cancel()
       for gate in gates { gate.open() }

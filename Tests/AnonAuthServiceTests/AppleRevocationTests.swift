@@ -55,7 +55,7 @@ import Testing
   @Test func exchangesTheCodeThenRevokesTheRefreshTokenWithASignedClientSecret() async throws {
     let apple = FakeApple { url, _, _ in url.hasSuffix("/auth/token") ? Self.tokens : Self.json([:]) }
     let outcome = try await AppleRevocation(config: config(), outbound: apple, backoffMs: [0, 0])
-      .revoke(authorizationCode: "code-1", nowSeconds: 1_800_000_000)
+      .revoke(authorizationCode: "code-1", nowSeconds: 1_800_000_000, .internalWork(.standalone))
     #expect(outcome.clientID == "com.example.app" && outcome.attempts == 2)
     let seen = apple.seen.withLock { $0 }
     #expect(seen.map(\.url) == ["https://apple.test/auth/token", "https://apple.test/auth/revoke"])
@@ -78,13 +78,13 @@ import Testing
       return url.hasSuffix("/auth/token") ? Self.tokens : Self.json([:])
     }
     let outcome = try await AppleRevocation(config: config(), outbound: flaky, backoffMs: [0, 0])
-      .revoke(authorizationCode: "c", nowSeconds: 1)
+      .revoke(authorizationCode: "c", nowSeconds: 1, .internalWork(.standalone))
     #expect(outcome.attempts == 4)
     // Always down: three tries, then INVALID_IDP_RESPONSE.
     let down = FakeApple { _, _, _ in Self.json([:], status: 502) }
     await expectLinkError(.invalidIdpResponse) {
       try await AppleRevocation(config: config(), outbound: down, backoffMs: [0, 0])
-        .revoke(authorizationCode: "c", nowSeconds: 1)
+        .revoke(authorizationCode: "c", nowSeconds: 1, .internalWork(.standalone))
     }
     #expect(down.seen.withLock { $0.count } == 3)
     // A refusal is not retried; a code of the second client id is tried with it.
@@ -96,11 +96,11 @@ import Testing
     }
     let web = try await AppleRevocation(
       config: config(["com.example.app", "com.example.web"]), outbound: perClient, backoffMs: [0, 0]
-    ).revoke(authorizationCode: "c", nowSeconds: 1)
+    ).revoke(authorizationCode: "c", nowSeconds: 1, .internalWork(.standalone))
     #expect(web.clientID == "com.example.web" && web.attempts == 3)
     let refused = await expectLinkError(.invalidIdpResponse) {
       try await AppleRevocation(config: config(), outbound: perClient, backoffMs: [0, 0])
-        .revoke(authorizationCode: "c", nowSeconds: 1)
+        .revoke(authorizationCode: "c", nowSeconds: 1, .internalWork(.standalone))
     }
     #expect(refused?.message.contains("invalid_grant") == true)
   }
@@ -110,7 +110,8 @@ import Testing
     var bare = config()
     bare.privateKey = ""
     await expectLinkError(.operationNotAllowed) {
-      try await AppleRevocation(config: bare, outbound: apple).revoke(authorizationCode: "c", nowSeconds: 1)
+      try await AppleRevocation(config: bare, outbound: apple).revoke(
+        authorizationCode: "c", nowSeconds: 1, .internalWork(.standalone))
     }
     #expect(apple.seen.withLock { $0.isEmpty })
   }

@@ -99,7 +99,9 @@ import Testing
     ) { h in
       _ = try await h.signUp(email: "share@example.com", ip: "203.0.113.1")
       let pool = h.env.passwordPool
-      let blocker = Task { try await pool.submit { () throws(Never) in gate.wait() } }
+      let blocker = Task {
+        try await pool.submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() }
+      }
       defer { gate.open() }
       try await waitUntil { gate.waiting }
       // 1 thread + 15 queued = 16 places; 25 % of them is 4 for one address.
@@ -191,16 +193,18 @@ import Testing
     let pool = CPUPool(threads: 1, name: "anonauth-test-fair", maxQueued: 64)
     defer { pool.shutdown() }
     let gate = Gate()
-    let blocker = Task { try await pool.submit { () throws(Never) in gate.wait() } }
+    let blocker = Task {
+      try await pool.submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() }
+    }
     defer { gate.open() }
     try await waitUntil { gate.waiting }
     let admission = Admission(limits: .off, places: { _ in 100 }, clock: ManualClock())
     let log = Log()
     @Sendable func job(_ name: String, _ source: Admission.Source) -> Task<Void, any Error> {
       Task {
-        try await admission.scope(source) { () async throws(RPCError) in
+        try await admission.scope(source) { admitted async throws(RPCError) in
           do {
-            try await pool.submit { () throws(Never) in log.add(name) }
+            try await pool.submit(admitted) { () throws(Never) in log.add(name) }
           } catch {
             throw RPCError(.internalError, "\(error)")
           }

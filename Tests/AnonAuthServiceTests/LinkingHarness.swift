@@ -66,7 +66,8 @@ final class LinkingHarness: Sendable {
   /// waits for one of `HarnessSlots` first.
   /// - Parameter scryptLn: log2 N of new password hashes (cheap by default).
   static func with<T>(
-    throttle: SignInThrottle = SignInThrottle(), scryptLn: Int = 10, admission: AdmissionLimits = .off,
+    throttle: SignInThrottle = SignInThrottle(), scryptLn: Int = 10,
+    admission: AdmissionLimits = AdmissionLimits(),
     passwordPool makePasswordPool: @Sendable () -> CPUPool = {
       CPUPool(threads: 2, name: "anonauth-linking-scrypt", maxQueued: 64)
     },

@@ -61,12 +61,16 @@ import Testing
     let pool = CPUPool(threads: 1, name: "anonauth-test-bound", maxQueued: 2)
     defer { pool.shutdown() }
     let gate = Gate()
-    let blocker = Task { try await pool.submit { () throws(Never) in gate.wait() } }
+    let blocker = Task {
+      try await pool.submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() }
+    }
     try await waitUntil { pool.jobsQueued == 0 && gate.waiting }
-    let queued = (0..<2).map { _ in Task { try await pool.submit { () throws(Never) in 1 } } }
+    let queued = (0..<2).map { _ in
+      Task { try await pool.submit(.internalWork(.standalone)) { () throws(Never) in 1 } }
+    }
     try await waitUntil { pool.jobsQueued == 2 }
     do {
-      _ = try await pool.submit { () throws(Never) in 1 }
+      _ = try await pool.submit(.internalWork(.standalone)) { () throws(Never) in 1 }
       Issue.record("a job beyond the queue bound ran")
     } catch {
       #expect(refusal(error) == .queueFull, "\(error)")
@@ -81,10 +85,12 @@ import Testing
     let pool = CPUPool(threads: 1, name: "anonauth-test-cancel", maxQueued: 8)
     defer { pool.shutdown() }
     let gate = Gate()
-    let blocker = Task { try await pool.submit { () throws(Never) in gate.wait() } }
+    let blocker = Task {
+      try await pool.submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() }
+    }
     try await waitUntil { gate.waiting }
     let flag = RanFlag()
-    let victim = Task { try await pool.submit { () throws(Never) in flag.set() } }
+    let victim = Task { try await pool.submit(.internalWork(.standalone)) { () throws(Never) in flag.set() } }
     try await waitUntil { pool.jobsQueued == 1 }
     victim.cancel()
     gate.open()
@@ -107,10 +113,12 @@ import Testing
       CPUPool(threads: 1, name: "anonauth-test-busy", maxQueued: 1)
     }) { h in
       let pool = h.env.passwordPool
-      let blocker = Task { try await pool.submit { () throws(Never) in gate.wait() } }
+      let blocker = Task {
+        try await pool.submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() }
+      }
       defer { gate.open() }
       try await waitUntil { gate.waiting }
-      let queued = Task { try await pool.submit { () throws(Never) in 1 } }
+      let queued = Task { try await pool.submit(.internalWork(.standalone)) { () throws(Never) in 1 } }
       try await waitUntil { pool.jobsQueued == 1 }
       let answered = await withTaskGroup(of: Bool.self) { group in
         group.addTask { (try? await h.anonymous(ip: "192.0.2.77")) != nil }
@@ -146,10 +154,12 @@ extension PasswordAdmissionTests {
     ) { h in
       _ = try await h.signUp(email: "full@example.com", password: "secret-1")
       let pool = h.env.passwordPool
-      let blocker = Task { try await pool.submit { () throws(Never) in gate.wait() } }
+      let blocker = Task {
+        try await pool.submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() }
+      }
       defer { gate.open() }
       try await waitUntil { gate.waiting }
-      let queued = Task { try await pool.submit { () throws(Never) in 1 } }
+      let queued = Task { try await pool.submit(.internalWork(.standalone)) { () throws(Never) in 1 } }
       try await waitUntil { pool.jobsQueued == 1 }
       let refused = await expectLinkError(.tooManyAttempts) {
         try await h.signIn(email: "full@example.com", password: "secret-1")
@@ -173,10 +183,12 @@ extension PasswordAdmissionTests {
     }) { h in
       try await h.updateConfig({ $0.signUpQuotaPerHour = 1 }, mask: ["sign_up_quota_per_hour"])
       let pool = h.env.passwordPool
-      let blocker = Task { try await pool.submit { () throws(Never) in gate.wait() } }
+      let blocker = Task {
+        try await pool.submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() }
+      }
       defer { gate.open() }
       try await waitUntil { gate.waiting }
-      let queued = Task { try await pool.submit { () throws(Never) in 1 } }
+      let queued = Task { try await pool.submit(.internalWork(.standalone)) { () throws(Never) in 1 } }
       try await waitUntil { pool.jobsQueued == 1 }
       await expectLinkError(.tooManyAttempts) {
         try await h.signUp(email: "retry@example.com", password: "secret-1", ip: "192.0.2.90")

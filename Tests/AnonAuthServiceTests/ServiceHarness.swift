@@ -30,8 +30,10 @@ struct ServiceStack: Sendable {
   let env: ServiceEnvironment
 
   /// Opens the store and builds everything on it; the minter is not started yet.
+  /// - Parameter admission: production's limits unless a test says otherwise by name.
   static func open(
-    path: String, clock: ManualClock, masterKey: [UInt8], ipPolicy: EndUserIPPolicy
+    path: String, clock: ManualClock, masterKey: [UInt8], ipPolicy: EndUserIPPolicy,
+    admission: AdmissionLimits = AdmissionLimits()
   ) async throws -> ServiceStack {
     // NORMAL: no fsync per commit; every test closes the store before reopening it.
     let store = try Store.open(
@@ -45,7 +47,8 @@ struct ServiceStack: Sendable {
         pool: pool)
       let env = ServiceEnvironment(
         store: store, directory: directory, minter: minter, clock: clock, ipPolicy: ipPolicy,
-        metrics: ServiceMetrics(), logger: .silent, masterKey: masterKey, passwordPool: passwordPool)
+        metrics: ServiceMetrics(), logger: .silent, masterKey: masterKey, passwordPool: passwordPool,
+        admissionLimits: admission)
       return ServiceStack(store: store, pool: pool, directory: directory, minter: minter, env: env)
     } catch {
       await store.close()
@@ -89,6 +92,8 @@ final class ServiceHarness: Sendable {
   let clock: ManualClock
   let masterKey: [UInt8]
   let ipPolicy: EndUserIPPolicy
+  /// Production's admission limits unless the test named others (`with(admission:)`).
+  let admission: AdmissionLimits
   let stack: ServiceStack
   let apiKey: String
   let adminKey: String
@@ -108,12 +113,13 @@ final class ServiceHarness: Sendable {
 
   private init(
     directory: TemporaryDirectory, clock: ManualClock, masterKey: [UInt8], ipPolicy: EndUserIPPolicy,
-    stack: ServiceStack, apiKey: String, adminKey: String, opened: OpenStacks
+    admission: AdmissionLimits, stack: ServiceStack, apiKey: String, adminKey: String, opened: OpenStacks
   ) {
     self.directory = directory
     self.clock = clock
     self.masterKey = masterKey
     self.ipPolicy = ipPolicy
+    self.admission = admission
     self.stack = stack
     self.apiKey = apiKey
     self.adminKey = adminKey
@@ -122,21 +128,27 @@ final class ServiceHarness: Sendable {
 
   /// Builds a harness, runs `body`, then closes every store it opened and removes the
   /// directory, whatever happened; waits for one of `HarnessSlots` first.
+  /// - Parameter admission: production's limits by default, as the daemon runs; a test
+  ///   that wants none says so (`.off`).
   static func with<T>(
-    trustedProxies: [IPNetwork] = [], _ body: (ServiceHarness) async throws -> T
+    trustedProxies: [IPNetwork] = [], admission: AdmissionLimits = AdmissionLimits(),
+    _ body: (ServiceHarness) async throws -> T
   ) async throws -> T {
-    try await HarnessSlots.shared.run { try await open(trustedProxies: trustedProxies, body) }
+    try await HarnessSlots.shared.run {
+      try await open(trustedProxies: trustedProxies, admission: admission, body)
+    }
   }
 
   private static func open<T>(
-    trustedProxies: [IPNetwork], _ body: (ServiceHarness) async throws -> T
+    trustedProxies: [IPNetwork], admission: AdmissionLimits, _ body: (ServiceHarness) async throws -> T
   ) async throws -> T {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let opened = OpenStacks()
     do {
       let harness = try await make(
-        directory: directory, ipPolicy: EndUserIPPolicy(trustedProxies: trustedProxies), opened: opened)
+        directory: directory, ipPolicy: EndUserIPPolicy(trustedProxies: trustedProxies), admission: admission,
+        opened: opened)
       let result = try await body(harness)
       await opened.closeAll()
       return result
@@ -147,22 +159,23 @@ final class ServiceHarness: Sendable {
   }
 
   private static func make(
-    directory: TemporaryDirectory, ipPolicy: EndUserIPPolicy, opened: OpenStacks
+    directory: TemporaryDirectory, ipPolicy: EndUserIPPolicy, admission: AdmissionLimits, opened: OpenStacks
   ) async throws -> ServiceHarness {
     let clock = ManualClock()
     let masterKey = try SecureRandom.bytes(32)
     let stack = try await ServiceStack.open(
-      path: directory.file("anonauth.db"), clock: clock, masterKey: masterKey, ipPolicy: ipPolicy)
+      path: directory.file("anonauth.db"), clock: clock, masterKey: masterKey, ipPolicy: ipPolicy,
+      admission: admission)
     opened.add(stack)
     try await stack.minter.start()
     let adminKey = try await stack.directory.createAdminKey(label: "test")
     let bare = ServiceHarness(
-      directory: directory, clock: clock, masterKey: masterKey, ipPolicy: ipPolicy, stack: stack, apiKey: "",
-      adminKey: adminKey, opened: opened)
+      directory: directory, clock: clock, masterKey: masterKey, ipPolicy: ipPolicy, admission: admission,
+      stack: stack, apiKey: "", adminKey: adminKey, opened: opened)
     let apiKey = try await bare.makeProject(projectID)
     return ServiceHarness(
-      directory: directory, clock: clock, masterKey: masterKey, ipPolicy: ipPolicy, stack: stack,
-      apiKey: apiKey, adminKey: adminKey, opened: opened)
+      directory: directory, clock: clock, masterKey: masterKey, ipPolicy: ipPolicy, admission: admission,
+      stack: stack, apiKey: apiKey, adminKey: adminKey, opened: opened)
   }
 
   // MARK: Restart
@@ -172,7 +185,7 @@ final class ServiceHarness: Sendable {
   func reopen(masterKey: [UInt8]) async throws -> ServiceStack {
     await stack.close()
     let next = try await ServiceStack.open(
-      path: storePath, clock: clock, masterKey: masterKey, ipPolicy: ipPolicy)
+      path: storePath, clock: clock, masterKey: masterKey, ipPolicy: ipPolicy, admission: admission)
     opened.add(next)
     return next
   }
@@ -182,8 +195,8 @@ final class ServiceHarness: Sendable {
     let next = try await reopen(masterKey: masterKey)
     try await next.minter.start()
     return ServiceHarness(
-      directory: directory, clock: clock, masterKey: masterKey, ipPolicy: ipPolicy, stack: next,
-      apiKey: apiKey, adminKey: adminKey, opened: opened)
+      directory: directory, clock: clock, masterKey: masterKey, ipPolicy: ipPolicy, admission: admission,
+      stack: next, apiKey: apiKey, adminKey: adminKey, opened: opened)
   }
 
   // MARK: Call contexts

@@ -8,7 +8,7 @@ struct DirectoryMailTransport: MailTransport {
   let directory: String
   let logger: Logger
 
-  func deliver(_ mail: OutboxMail) async throws(MailDeliveryError) {
+  func deliver(_ mail: OutboxMail, _ admitted: Admitted) async throws(MailDeliveryError) {
     let fm = FileManager.default
     do {
       try fm.createDirectory(

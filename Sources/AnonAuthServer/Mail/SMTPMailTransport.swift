@@ -6,7 +6,7 @@ import AnonAuthStore
 struct SMTPMailTransport: MailTransport {
   let client: SMTPClient
 
-  func deliver(_ mail: OutboxMail) async throws(MailDeliveryError) {
+  func deliver(_ mail: OutboxMail, _ admitted: Admitted) async throws(MailDeliveryError) {
     do throws(SMTPError) {
       try await client.send(
         SMTPMessage(

@@ -24,23 +24,25 @@ extension AccountService {
     guard !project.firebaseProjectID.isEmpty else {
       throw RPCError(.operationNotAllowed, "the Firebase session exchange is off for this project")
     }
-    return try await env.admitting(context, project: project) { () async throws(RPCError) -> AuthResponse in
-      try await exchange(request, project: project, context: context)
+    return try await env.admitting(context, project: project) {
+      admitted async throws(RPCError) -> AuthResponse in
+      try await exchange(request, project: project, context: context, admitted)
     }
   }
 
   /// `signInWithFirebaseIdToken` in the call's admission scope.
   private func exchange(
-    _ request: SignInWithFirebaseIdTokenRequest, project: ProjectRecord, context: CallContext
+    _ request: SignInWithFirebaseIdTokenRequest, project: ProjectRecord, context: CallContext,
+    _ admitted: Admitted
   )
     async throws(RPCError) -> AuthResponse
   {
     // Its write and its token are admitted together, before the Firebase token is
     // verified: a refused call costs no verification and counts no failed attempt.
-    try Admission.reserve([.write, .signing])
+    try admitted.reserve([.write, .signing])
     let identity = try await throttledVerification(project: project, context: context) {
       () async throws(RPCError) in
-      try await FirebaseTokenVerifier(project: project, cache: env.linking.jwks)
+      try await FirebaseTokenVerifier(project: project, cache: env.linking.jwks(admitted))
         .verify(idToken: request.idToken, nowSeconds: env.clock.nowSeconds())
     }
     context.log.setAccount(uid: identity.uid)
@@ -49,7 +51,7 @@ extension AccountService {
     let signedIn: FirebaseExchange.SignedIn
     do {
       signedIn = try await FirebaseExchange(env: env).signIn(
-        identity, project: project, ipKey: ipKey, session: session)
+        identity, project: project, ipKey: ipKey, session: session, admitted)
     } catch {
       if error.reason == Reason.tooManyAttempts.name { env.metrics.quotaRefusals.add(1, ordering: .relaxed) }
       throw error
@@ -67,6 +69,6 @@ extension AccountService {
     return try await authResponse(
       project: project, account: signedIn.account, identities: signedIn.identities,
       signInProvider: signedIn.signInProvider, authTime: signedIn.authTime, refreshToken: session.token,
-      isNewUser: signedIn.isNewUser)
+      isNewUser: signedIn.isNewUser, admitted)
   }
 }

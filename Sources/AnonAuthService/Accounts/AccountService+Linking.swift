@@ -13,29 +13,30 @@ extension AccountService {
   {
     let project = try env.project(context)
     let credential = try Self.credential(request.credential)
-    return try await env.admitting(context, project: project) { () async throws(RPCError) -> AuthResponse in
-      try await signInWithIdp(credential, project: project, context: context)
+    return try await env.admitting(context, project: project) {
+      admitted async throws(RPCError) -> AuthResponse in
+      try await signInWithIdp(credential, project: project, context: context, admitted)
     }
   }
 
   /// `signInWithIdp` in the call's admission scope.
-  private func signInWithIdp(_ credential: Credential, project: ProjectRecord, context: CallContext)
-    async throws(RPCError) -> AuthResponse
-  {
+  private func signInWithIdp(
+    _ credential: Credential, project: ProjectRecord, context: CallContext, _ admitted: Admitted
+  ) async throws(RPCError) -> AuthResponse {
     if credential.providerId == ProviderSettings.password {
       return try await signInWithPassword(
-        email: credential.email, password: credential.password, project: project, context: context)
+        email: credential.email, password: credential.password, project: project, context: context, admitted)
     }
     // Its write and its token are admitted together, before the provider's token is
     // verified: a refused call costs no verification and counts no failed attempt.
-    try Admission.reserve([.write, .signing])
+    try admitted.reserve([.write, .signing])
     let linker = AccountLinker(env: env)
-    let identity = try await throttledIdentity(credential, project: project, context: context)
+    let identity = try await throttledIdentity(credential, project: project, context: context, admitted)
     let ipKey = try quotaIPKey(context)
     let session = try NewSession(provider: identity.providerID, nowMs: env.clock.nowMs())
     let signedIn: AccountLinker.SignedIn
     do {
-      signedIn = try await linker.signIn(identity, project: project, ipKey: ipKey, session: session)
+      signedIn = try await linker.signIn(identity, project: project, ipKey: ipKey, session: session, admitted)
     } catch {
       if error.reason == Reason.tooManyAttempts.name { env.metrics.quotaRefusals.add(1, ordering: .relaxed) }
       throw error
@@ -53,7 +54,7 @@ extension AccountService {
     return try await authResponse(
       project: project, account: signedIn.account, identities: signedIn.identities,
       signInProvider: identity.providerID, authTime: session.authTime, refreshToken: session.token,
-      isNewUser: signedIn.isNewUser)
+      isNewUser: signedIn.isNewUser, admitted)
   }
 
   // MARK: LinkWithCredential
@@ -88,15 +89,17 @@ extension AccountService {
     {
       throw RPCError(.providerAlreadyLinked, "the account already has a \(providerID) credential")
     }
-    return try await env.admitting(context, project: project) { () async throws(RPCError) -> AuthResponse in
-      try await link(credential, caller: caller, authTime: authTime, project: project, context: context)
+    return try await env.admitting(context, project: project) {
+      admitted async throws(RPCError) -> AuthResponse in
+      try await link(
+        credential, caller: caller, authTime: authTime, project: project, context: context, admitted)
     }
   }
 
   /// `linkWithCredential` in the call's admission scope, after its cheap checks.
   private func link(
     _ credential: Credential, caller: (account: AccountRecord, identities: [IdentityRecord], issuedAt: Int64),
-    authTime: Int64, project: ProjectRecord, context: CallContext
+    authTime: Int64, project: ProjectRecord, context: CallContext, _ admitted: Admitted
   ) async throws(RPCError) -> AuthResponse {
     let providerID = credential.providerId
     let linker = AccountLinker(env: env)
@@ -106,16 +109,16 @@ extension AccountService {
     if providerID == ProviderSettings.password {
       (linked, session) = try await linker.linkPassword(
         credential, to: caller.account.localID, tokenIssuedAt: caller.issuedAt, authTime: authTime,
-        ipKey: ipKey, project: project)
+        ipKey: ipKey, project: project, admitted)
     } else {
       // Its write and its token are admitted together, before the provider's token is
       // verified (a password link reserves its own, in `linkPassword`).
-      try Admission.reserve([.write, .signing])
-      let identity = try await throttledIdentity(credential, project: project, context: context)
+      try admitted.reserve([.write, .signing])
+      let identity = try await throttledIdentity(credential, project: project, context: context, admitted)
       session = try NewSession(provider: providerID, nowMs: env.clock.nowMs(), authTime: authTime)
       linked = try await linker.link(
         .identity(identity), to: caller.account.localID, tokenIssuedAt: caller.issuedAt, authTime: authTime,
-        ipKey: ipKey, project: project, session: session)
+        ipKey: ipKey, project: project, session: session, admitted)
     }
     env.metrics.linked(provider: providerID)
     env.logger.info(
@@ -128,7 +131,7 @@ extension AccountService {
     return try await authResponse(
       project: project, account: linked.account, identities: linked.identities, signInProvider: providerID,
       authTime: session.authTime, refreshToken: session.token, isNewUser: false,
-      issuedAt: linked.account.validSince)
+      issuedAt: linked.account.validSince, admitted)
   }
 
   // MARK: UnlinkProvider
@@ -146,9 +149,12 @@ extension AccountService {
     let authTime = RecentSignIn.authTime(claims)
     try RecentSignIn.require(
       caller.account, authTime: authTime, nowSeconds: env.clock.nowSeconds(), for: "unlinking a provider")
-    let linked = try await AccountLinker(env: env).unlink(
-      request.providerId, from: caller.account.localID, tokenIssuedAt: caller.issuedAt, authTime: authTime,
-      project: project)
+    let linked = try await env.admitting(context, project: project) {
+      admitted async throws(RPCError) -> AccountLinker.Linked in
+      try await AccountLinker(env: env).unlink(
+        request.providerId, from: caller.account.localID, tokenIssuedAt: caller.issuedAt, authTime: authTime,
+        project: project, admitted)
+    }
     return AccountInfo(linked.account, identities: linked.identities)
   }
 
@@ -156,11 +162,11 @@ extension AccountService {
   /// failure until it verifies, and past `LinkingContext.defaultIdpLimit` (30 failures in
   /// 10 minutes) the IP gets `TOO_MANY_ATTEMPTS_TRY_LATER` with `retry_after_seconds`
   /// before any provider call.
-  func throttledIdentity(_ credential: Credential, project: ProjectRecord, context: CallContext)
-    async throws(RPCError) -> VerifiedIdentity
-  {
+  func throttledIdentity(
+    _ credential: Credential, project: ProjectRecord, context: CallContext, _ admitted: Admitted
+  ) async throws(RPCError) -> VerifiedIdentity {
     try await throttledVerification(project: project, context: context) { () async throws(RPCError) in
-      try await AccountLinker(env: env).identity(for: credential, project: project)
+      try await AccountLinker(env: env).identity(for: credential, project: project, admitted)
     }
   }
 

@@ -6,9 +6,9 @@ extension AccountService {
   // MARK: SignUp with email and password
 
   /// A new permanent account with an email and a password (the sign-up quota applies).
-  func signUp(_ request: EmailPasswordSignUp, project: ProjectRecord, context: CallContext)
-    async throws(RPCError) -> AuthResponse
-  {
+  func signUp(
+    _ request: EmailPasswordSignUp, project: ProjectRecord, context: CallContext, _ admitted: Admitted
+  ) async throws(RPCError) -> AuthResponse {
     let email = try EmailAddress.require(request.email)
     try PasswordPolicy.check(request.password, project: project)
     guard request.displayName.utf8.count <= 256 else {
@@ -28,15 +28,13 @@ extension AccountService {
     // thrown, so the job's count is not rolled back).
     // Its two writes, its hash and its token are admitted per IP and project together,
     // before the first of them.
-    try Admission.reserve([.write, .password, .write, .signing])
+    try admitted.reserve([.write, .password, .write, .signing])
     let admittedAtMs = env.clock.nowMs()
     let taken: Bool
     do {
-      taken = try await Admission.run(.write) { () async throws(RPCError) -> Bool in
-        try await env.write { db in
-          try SignUpQuota.admit(db, project: project, ipKey: ipKey, nowMs: admittedAtMs)
-          return try AccountsRepository.byEmail(db, projectID: projectID, email: email) != nil
-        }
+      taken = try await env.write(admitted) { db in
+        try SignUpQuota.admit(db, project: project, ipKey: ipKey, nowMs: admittedAtMs)
+        return try AccountsRepository.byEmail(db, projectID: projectID, email: email) != nil
       }
     } catch {
       if error.reason == Reason.tooManyAttempts.name { env.metrics.quotaRefusals.add(1, ordering: .relaxed) }
@@ -45,13 +43,13 @@ extension AccountService {
     if taken { throw RPCError(.emailExists, "another account has this email") }
     let hash: String
     do {
-      hash = try await env.hashPassword(request.password)
+      hash = try await env.hashPassword(request.password, admitted)
     } catch {
       // Not carried out (the password pool was full, or the call ended): the place in
       // the quota goes back, so a client that retries as told does not spend its quota.
       // Detached: a cancelled call's own task could not write any more.
       Task.detached { [env] in
-        try? await env.write { db in
+        try? await env.write(.internalWork(.quotaRefund)) { db in
           try QuotaRepository.forget(db, projectID: projectID, ipKey: ipKey, atMs: admittedAtMs)
         }
       }
@@ -68,9 +66,7 @@ extension AccountService {
       providerID: ProviderSettings.password, rawID: email, email: email, displayName: request.displayName)
     let day = UTCDay.string(ms: session.nowMs)
     let created = account
-    let writeTicket = try Admission.enter(.write)
-    defer { writeTicket?.leave() }
-    try await env.write { db in
+    try await env.write(admitted) { db in
       // The email may have been taken while the password was hashed.
       if try AccountsRepository.byEmail(db, projectID: projectID, email: email) != nil {
         throw RPCError(.emailExists, "another account has this email")
@@ -84,7 +80,7 @@ extension AccountService {
     env.metrics.signedUp(provider: ProviderSettings.password)
     return try await authResponse(
       project: project, account: account, identities: [identity], signInProvider: ProviderSettings.password,
-      authTime: session.authTime, refreshToken: session.token, isNewUser: true)
+      authTime: session.authTime, refreshToken: session.token, isNewUser: true, admitted)
   }
 
   // MARK: SignInWithPassword
@@ -96,17 +92,17 @@ extension AccountService {
     async throws(RPCError) -> AuthResponse
   {
     let project = try env.project(context)
-    return try await env.admitting(context, project: project) { () async throws(RPCError) -> AuthResponse in
+    return try await env.admitting(context, project: project) {
+      admitted async throws(RPCError) -> AuthResponse in
       try await signInWithPassword(
-        email: request.email, password: request.password, project: project, context: context)
+        email: request.email, password: request.password, project: project, context: context, admitted)
     }
   }
 
   func signInWithPassword(
-    email rawEmail: String, password: String, project: ProjectRecord, context: CallContext
-  )
-    async throws(RPCError) -> AuthResponse
-  {
+    email rawEmail: String, password: String, project: ProjectRecord, context: CallContext,
+    _ admitted: Admitted
+  ) async throws(RPCError) -> AuthResponse {
     try ProviderSettings.requirePassword(project)
     let email = try EmailAddress.require(rawEmail)
     let projectID = project.projectID
@@ -120,7 +116,7 @@ extension AccountService {
     // The hash, the write and the token are admitted per IP and project (successes count
     // too) before any of them; refused, the attempt was not judged.
     do {
-      try Admission.reserve([.password, .write, .signing])
+      try admitted.reserve([.password, .write, .signing])
     } catch {
       throttle.release(account: accountKey, ip: ipKey, reservedAtMs: attemptAtMs)
       throw error
@@ -137,12 +133,10 @@ extension AccountService {
     let verification: PasswordHasher.Verification
     do {
       if let stored, let imported = ImportedPasswordHash(stored: stored) {
-        verification = try await Admission.run(.password) {
-          () async throws(RPCError) -> PasswordHasher.Verification in
-          try await env.verifyImportedPassword(checked, against: imported, projectID: projectID)
-        }
+        verification = try await env.verifyImportedPassword(
+          checked, against: imported, projectID: projectID, admitted)
       } else {
-        verification = try await env.verifyPassword(checked, against: stored)
+        verification = try await env.verifyPassword(checked, against: stored, admitted)
       }
     } catch {
       // Not judged (the password pool was full, or the call ended): not a failure.
@@ -155,12 +149,10 @@ extension AccountService {
     throttle.succeeded(account: accountKey, ip: ipKey, reservedAtMs: attemptAtMs)
     // Best effort: a right password signs in even when the pool cannot take the re-hash
     // now (it is tried again on a later sign-in).
-    let rehash = verification.needsRehash ? (try? await env.hashPassword(password)) : nil
+    let rehash = verification.needsRehash ? (try? await env.hashPassword(password, admitted)) : nil
     let session = try NewSession(provider: ProviderSettings.password, nowMs: env.clock.nowMs())
     let localID = account.localID
-    let writeTicket = try Admission.enter(.write)
-    defer { writeTicket?.leave() }
-    let (signedIn, identities) = try await env.write { db -> (AccountRecord, [IdentityRecord]) in
+    let (signedIn, identities) = try await env.write(admitted) { db -> (AccountRecord, [IdentityRecord]) in
       // The password may have changed, or the account gone, since it was checked.
       guard var current = try AccountsRepository.get(db, projectID: projectID, localID: localID),
         current.passwordHash == verifiedHash
@@ -180,6 +172,6 @@ extension AccountService {
     }
     return try await authResponse(
       project: project, account: signedIn, identities: identities, signInProvider: ProviderSettings.password,
-      authTime: session.authTime, refreshToken: session.token, isNewUser: false)
+      authTime: session.authTime, refreshToken: session.token, isNewUser: false, admitted)
   }
 }

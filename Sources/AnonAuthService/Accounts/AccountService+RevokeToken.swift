@@ -28,7 +28,6 @@ extension AccountService {
     let account = try await self.account(for: claims, project: project, log: context.log).account
     let config = try ProviderSettings.config(
       ProviderSettings.apple, project: project, masterKey: env.masterKey)
-    let revocation = AppleRevocation(config: config, outbound: env.linking.outbound)
     var fields: [String: LogValue] = [
       "project_id": .string(project.projectID), "uid": .string(account.localID), "provider": "apple.com",
       "request_id": .string(context.requestID),
@@ -37,9 +36,12 @@ extension AccountService {
       // Under the per-IP identity-provider throttle, as a sign-in's verification: codes
       // Apple refuses count as failed attempts.
       let outcome = try await env.admitting(context, project: project) {
-        () async throws(RPCError) -> AppleRevocation.Outcome in
-        try await throttledVerification(project: project, context: context) { () async throws(RPCError) in
-          try await revocation.revoke(authorizationCode: request.token, nowSeconds: env.clock.nowSeconds())
+        admitted async throws(RPCError) -> AppleRevocation.Outcome in
+        let revocation = AppleRevocation(config: config, outbound: env.linking.outbound(admitted))
+        return try await throttledVerification(project: project, context: context) {
+          () async throws(RPCError) in
+          try await revocation.revoke(
+            authorizationCode: request.token, nowSeconds: env.clock.nowSeconds(), admitted)
         }
       }
       fields["client_id"] = .string(outcome.clientID)

@@ -23,12 +23,13 @@ extension AccountService {
     let caller = try await account(for: claims, project: project, log: context.log)
     let authTime = RecentSignIn.authTime(claims)
     let setsCredential = mask.contains("email") || mask.contains("password")
-    return try await env.admitting(context, project: project) { () async throws(RPCError) -> AuthResponse in
+    return try await env.admitting(context, project: project) {
+      admitted async throws(RPCError) -> AuthResponse in
       // The name first: a link or a new password moves valid_since past this ID token.
       if mask.contains("display_name") {
         try await setDisplayName(
           request.displayName, of: caller.account.localID, tokenIssuedAt: caller.issuedAt,
-          project: project)
+          project: project, admitted)
       }
       // An account signed in by email link has the password identity and no hash yet:
       // it sets a password as a password account changes one.
@@ -50,7 +51,7 @@ extension AccountService {
         return try await changeCredential(
           email: mask.contains("email") ? request.email : nil,
           password: mask.contains("password") ? request.password : nil, caller: caller, authTime: authTime,
-          project: project)
+          project: project, admitted)
       }
       // Only the name: a new ID token that shows it, on the caller's own session (no new
       // refresh token).
@@ -68,13 +69,13 @@ extension AccountService {
       return try await authResponse(
         project: project, account: account, identities: identities,
         signInProvider: claims["firebase"]?["sign_in_provider"]?.stringValue ?? "", authTime: authTime,
-        refreshToken: "", isNewUser: false)
+        refreshToken: "", isNewUser: false, admitted)
     }
   }
 
   /// Sets the display name (the sign-up rules: at most 256 bytes, no control characters).
   private func setDisplayName(
-    _ name: String, of localID: String, tokenIssuedAt: Int64, project: ProjectRecord
+    _ name: String, of localID: String, tokenIssuedAt: Int64, project: ProjectRecord, _ admitted: Admitted
   )
     async throws(RPCError)
   {
@@ -85,13 +86,11 @@ extension AccountService {
       throw RPCError(.invalidArgument, "display_name has control characters")
     }
     let projectID = project.projectID
-    try await Admission.run(.write) { () async throws(RPCError) in
-      try await env.write { db in
-        var account = try AccountLinker.changeableAccount(
-          db, projectID, localID, tokenIssuedAt: tokenIssuedAt)
-        account.displayName = name
-        try AccountsRepository.update(db, account)
-      }
+    try await env.write(admitted) { db in
+      var account = try AccountLinker.changeableAccount(
+        db, projectID, localID, tokenIssuedAt: tokenIssuedAt)
+      account.displayName = name
+      try AccountsRepository.update(db, account)
     }
   }
 
@@ -102,7 +101,7 @@ extension AccountService {
   private func changeCredential(
     email rawEmail: String?, password: String?,
     caller: (account: AccountRecord, identities: [IdentityRecord], issuedAt: Int64), authTime: Int64,
-    project: ProjectRecord
+    project: ProjectRecord, _ admitted: Admitted
   ) async throws(RPCError) -> AuthResponse {
     try ProviderSettings.requirePassword(project)
     let nowSeconds = env.clock.nowSeconds()
@@ -110,54 +109,51 @@ extension AccountService {
       caller.account, authTime: authTime, nowSeconds: nowSeconds, for: "changing the email or password")
     let email = try rawEmail.map { raw throws(RPCError) in try EmailAddress.require(raw) }
     if let password { try PasswordPolicy.check(password, project: project) }
-    try Admission.reserve(password == nil ? [.write, .signing] : [.password, .write, .signing])
-    let hash: String? = if let password { try await env.hashPassword(password) } else { nil }
+    try admitted.reserve(password == nil ? [.write, .signing] : [.password, .write, .signing])
+    let hash: String? = if let password { try await env.hashPassword(password, admitted) } else { nil }
     let session = try NewSession(
       provider: ProviderSettings.password, nowMs: env.clock.nowMs(), authTime: authTime)
     let projectID = project.projectID
     let localID = caller.account.localID
     let clock = env.clock
-    let changed = try await Admission.run(.write) {
-      () async throws(RPCError) -> (AccountRecord, [IdentityRecord]) in
-      try await env.write { db -> (AccountRecord, [IdentityRecord]) in
-        var account = try AccountLinker.changeableAccount(
-          db, projectID, localID, tokenIssuedAt: caller.issuedAt)
-        try RecentSignIn.require(
-          account, authTime: authTime, nowSeconds: clock.nowSeconds(), for: "changing the email or password")
-        if let email, email != account.email {
-          if let other = try AccountsRepository.byEmail(db, projectID: projectID, email: email),
-            other.localID != localID
-          {
-            throw RPCError(.emailExists, "another account has this email")
-          }
-          account.email = email
-          account.emailVerified = false
-          // The password identity is the email.
-          if try AccountsRepository.deleteIdentity(
-            db, projectID: projectID, localID: localID, providerID: ProviderSettings.password)
-          {
-            try AccountsRepository.insertIdentity(
-              db, projectID: projectID, localID: localID,
-              IdentityRecord(providerID: ProviderSettings.password, rawID: email, email: email))
-          }
+    let changed = try await env.write(admitted) { db -> (AccountRecord, [IdentityRecord]) in
+      var account = try AccountLinker.changeableAccount(
+        db, projectID, localID, tokenIssuedAt: caller.issuedAt)
+      try RecentSignIn.require(
+        account, authTime: authTime, nowSeconds: clock.nowSeconds(), for: "changing the email or password")
+      if let email, email != account.email {
+        if let other = try AccountsRepository.byEmail(db, projectID: projectID, email: email),
+          other.localID != localID
+        {
+          throw RPCError(.emailExists, "another account has this email")
         }
-        if let hash {
-          account.passwordHash = hash
-          account.validSince = max(account.validSince, session.nowMs / 1000)
-          try RefreshTokensRepository.revokeAccount(db, projectID: projectID, localID: localID)
-          // A new password spends the password-reset codes already mailed.
-          try OobCodesRepository.spendAccount(
-            db, projectID: projectID, localID: localID, kinds: [OobKind.passwordReset.rawValue])
+        account.email = email
+        account.emailVerified = false
+        // The password identity is the email.
+        if try AccountsRepository.deleteIdentity(
+          db, projectID: projectID, localID: localID, providerID: ProviderSettings.password)
+        {
+          try AccountsRepository.insertIdentity(
+            db, projectID: projectID, localID: localID,
+            IdentityRecord(providerID: ProviderSettings.password, rawID: email, email: email))
         }
-        try AccountsRepository.update(db, account)
-        try RefreshTokensRepository.insert(
-          db, session.record(projectID: projectID, localID: localID, validSince: account.validSince))
-        return (account, try AccountsRepository.identities(db, projectID: projectID, localID: localID))
       }
+      if let hash {
+        account.passwordHash = hash
+        account.validSince = max(account.validSince, session.nowMs / 1000)
+        try RefreshTokensRepository.revokeAccount(db, projectID: projectID, localID: localID)
+        // A new password spends the password-reset codes already mailed.
+        try OobCodesRepository.spendAccount(
+          db, projectID: projectID, localID: localID, kinds: [OobKind.passwordReset.rawValue])
+      }
+      try AccountsRepository.update(db, account)
+      try RefreshTokensRepository.insert(
+        db, session.record(projectID: projectID, localID: localID, validSince: account.validSince))
+      return (account, try AccountsRepository.identities(db, projectID: projectID, localID: localID))
     }
     return try await authResponse(
       project: project, account: changed.0, identities: changed.1, signInProvider: ProviderSettings.password,
       authTime: session.authTime, refreshToken: session.token, isNewUser: false,
-      issuedAt: max(changed.0.validSince, nowSeconds))
+      issuedAt: max(changed.0.validSince, nowSeconds), admitted)
   }
 }

@@ -26,21 +26,22 @@ public struct AccountService: AccountServiceHandler {
 
   public func signUp(_ request: SignUpRequest, context: CallContext) async throws(RPCError) -> AuthResponse {
     let project = try env.project(context)
-    return try await env.admitting(context, project: project) { () async throws(RPCError) -> AuthResponse in
-      try await signUp(request, project: project, context: context)
+    return try await env.admitting(context, project: project) {
+      admitted async throws(RPCError) -> AuthResponse in
+      try await signUp(request, project: project, context: context, admitted)
     }
   }
 
   /// `signUp` in the call's admission scope.
-  private func signUp(_ request: SignUpRequest, project: ProjectRecord, context: CallContext)
-    async throws(RPCError) -> AuthResponse
-  {
+  private func signUp(
+    _ request: SignUpRequest, project: ProjectRecord, context: CallContext, _ admitted: Admitted
+  ) async throws(RPCError) -> AuthResponse {
     switch request.kind {
     case nil:
       throw RPCError(.missingSignUpMethod, "set anonymous or email_password")
     case .emailPassword(let emailPassword):
       try ProviderSettings.requirePassword(project)
-      return try await signUp(emailPassword, project: project, context: context)
+      return try await signUp(emailPassword, project: project, context: context, admitted)
     case .anonymous:
       guard project.anonymousEnabled else {
         throw RPCError(.operationNotAllowed, "anonymous sign-in is disabled for this project")
@@ -48,26 +49,20 @@ public struct AccountService: AccountServiceHandler {
     }
     let ipKey = try quotaIPKey(context)
     let localID = try Self.newLocalID()
-    let now = env.clock.nowMs()
-    let refresh = try RefreshTokenFactory.make(nowMs: now)
-    let familyID = RefreshTokenFactory.familyID(forKey: refresh.hash)
+    let session = try NewSession(provider: "anonymous", nowMs: env.clock.nowMs())
+    let now = session.nowMs
     var account = AccountRecord(
       projectID: project.projectID, localID: localID, isAnonymous: true, createdAtMs: now)
-    let token = RefreshTokenRecord(
-      tokenHash: refresh.hash, projectID: project.projectID, localID: localID, familyID: familyID,
-      issuedAtMs: now,
-      authTime: now / 1000, signInProvider: "anonymous")
+    let token = session.record(projectID: project.projectID, localID: localID)
     let day = UTCDay.string(ms: now)
     let unscheduled = account
     // Its write and its token are admitted together, before the write.
-    try Admission.reserve([.write, .signing])
-    let writeTicket = try Admission.enter(.write)
-    defer { writeTicket?.leave() }
+    try admitted.reserve([.write, .signing])
     do throws(RPCError) {
       // Nothing in the job waits for an answer (on the replicated store each wait is a
       // round trip to the leader): the quota and the clean-up switch are decided by the
       // statements themselves.
-      let scheduled = try await env.write { db in
+      let scheduled = try await env.write(admitted) { db in
         try SignUpQuota.admit(db, project: project, ipKey: ipKey, nowMs: now)
         try AccountsRepository.insert(
           db, unscheduled, deletionAtMsIfCleanupOn: now + CleanupRepository.lifetimeMs)
@@ -87,8 +82,8 @@ public struct AccountService: AccountServiceHandler {
     env.metrics.signedUp(provider: "anonymous")
     context.log.setAccount(uid: localID, isAnonymous: true)
     return try await authResponse(
-      project: project, account: account, identities: [], signInProvider: "anonymous", authTime: now / 1000,
-      refreshToken: refresh.token, isNewUser: true)
+      project: project, account: account, identities: [], signInProvider: "anonymous",
+      authTime: session.authTime, refreshToken: session.token, isNewUser: true, admitted)
   }
 
   // MARK: RefreshToken
@@ -120,16 +115,15 @@ public struct AccountService: AccountServiceHandler {
     // are admitted per IP and project together, before the write: a refresh is never
     // refused its ID token after its refresh token was rotated (the client would lose
     // the session). Refused, the presented token is untouched and stays usable.
-    return try await env.admitting(context, project: project) { () async throws(RPCError) -> AuthResponse in
-      try Admission.reserve([.write, .signing])
+    return try await env.admitting(context, project: project) {
+      admitted async throws(RPCError) -> AuthResponse in
+      try admitted.reserve([.write, .signing])
       // One write job (RefreshRotation): lookup, reuse detection and rotation are atomic
       // with respect to every other refresh of the same family.
-      let outcome = try await Admission.run(.write) { () async throws(RPCError) -> RefreshRotation.Outcome in
-        try await env.write { db in
-          try RefreshRotation.run(
-            db, projectID: projectID, key: key, nowMs: clock.nowMs(), graceMs: grace, masterKey: masterKey,
-            fresh: fresh)
-        }
+      let outcome = try await env.write(admitted) { db in
+        try RefreshRotation.run(
+          db, projectID: projectID, key: key, nowMs: clock.nowMs(), graceMs: grace, masterKey: masterKey,
+          fresh: fresh)
       }
       switch outcome {
       case .refused(let error):
@@ -147,7 +141,7 @@ public struct AccountService: AccountServiceHandler {
         context.log.setAccount(uid: account.localID, isAnonymous: account.isAnonymous)
         return try await authResponse(
           project: project, account: account, identities: identities, signInProvider: session.signInProvider,
-          authTime: session.authTime, refreshToken: raw, isNewUser: false)
+          authTime: session.authTime, refreshToken: raw, isNewUser: false, admitted)
       }
     }
   }
@@ -172,8 +166,10 @@ public struct AccountService: AccountServiceHandler {
     try RecentSignIn.require(
       account, authTime: RecentSignIn.authTime(claims), nowSeconds: env.clock.nowSeconds(),
       for: "deleting this account")
-    let deleted = try await env.write { db in
-      try AccountsRepository.delete(db, projectID: project.projectID, localID: account.localID)
+    let deleted = try await env.admitting(context, project: project) { admitted async throws(RPCError) in
+      try await env.write(admitted) { db in
+        try AccountsRepository.delete(db, projectID: project.projectID, localID: account.localID)
+      }
     }
     guard deleted else { throw RPCError(.userNotFound, "the account no longer exists") }
     env.metrics.accountsDeleted(1)
@@ -249,14 +245,14 @@ public struct AccountService: AccountServiceHandler {
 
   func authResponse(
     project: ProjectRecord, account: AccountRecord, identities: [IdentityRecord], signInProvider: String,
-    authTime: Int64, refreshToken: String, isNewUser: Bool, issuedAt: Int64? = nil
+    authTime: Int64, refreshToken: String, isNewUser: Bool, issuedAt: Int64? = nil, _ admitted: Admitted
   ) async throws(RPCError) -> AuthResponse {
     let claims = IDTokenClaims.make(
       issuerPrefix: env.minter.currentIssuerPrefix, project: project, account: account,
       identities: identities,
       signInProvider: signInProvider, authTime: authTime, issuedAt: issuedAt ?? env.clock.nowSeconds())
     var response = AuthResponse()
-    response.idToken = try await env.minter.sign(claims)
+    response.idToken = try await env.minter.sign(claims, admitted)
     response.localId = account.localID
     response.refreshToken = refreshToken
     response.expiresIn = project.effectiveIDTokenTTLSeconds

@@ -18,7 +18,7 @@ extension AdminService {
     }
     try AdminAccountFields.checkText(request.displayName, "display_name")
     try AdminAccountFields.checkText(request.photoUrl, "photo_url")
-    let hash = request.password.isEmpty ? nil : try await env.hashPassword(request.password)
+    let hash = request.password.isEmpty ? nil : try await env.hashPassword(request.password, Self.admitted)
     let nowMs = env.clock.nowMs()
     var account = AccountRecord(
       projectID: project.projectID, localID: localID, isAnonymous: email == nil && hash == nil,
@@ -43,7 +43,7 @@ extension AdminService {
     }
     let created = account
     let projectID = project.projectID
-    try await env.write { db in
+    try await env.write(Self.admitted) { db in
       if try AccountsRepository.get(db, projectID: projectID, localID: localID) != nil {
         throw RPCError(.uidExists, "an account with this uid exists")
       }

@@ -48,12 +48,12 @@ extension AdminService {
       throw RPCError(.invalidArgument, "delete_providers holds an empty or over-long provider id")
     }
     // Hashed before the write job, which must not wait on scrypt.
-    let hash = fields.contains(.password) ? try await env.hashPassword(request.password) : nil
+    let hash = fields.contains(.password) ? try await env.hashPassword(request.password, Self.admitted) : nil
     let change = AccountChange(
       fields: fields, request: request, email: email, passwordHash: hash, nowSeconds: env.clock.nowSeconds())
     let projectID = project.projectID
     let localID = request.localId
-    let updated = try await env.write { db -> (AccountRecord, [IdentityRecord])? in
+    let updated = try await env.write(Self.admitted) { db -> (AccountRecord, [IdentityRecord])? in
       guard let account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else {
         return nil
       }

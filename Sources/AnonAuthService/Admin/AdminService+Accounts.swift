@@ -62,7 +62,7 @@ extension AdminService {
     let projectID = project.projectID
     let localID = request.localId
     let disabled = request.disabled
-    let updated = try await env.write { db -> (AccountRecord, [IdentityRecord])? in
+    let updated = try await env.write(Self.admitted) { db -> (AccountRecord, [IdentityRecord])? in
       guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else {
         return nil
       }
@@ -101,7 +101,7 @@ extension AdminService {
     var start = 0
     while start < ids.count {
       let rest = ids[start...]
-      let job = try await env.write { db in
+      let job = try await env.write(Self.admitted) { db in
         try AccountsRepository.deleteBatch(
           db, projectID: projectID, localIDs: rest, maxAccounts: Self.deleteChunkAccounts,
           maxRows: Self.deleteChunkRows)
@@ -126,7 +126,7 @@ extension AdminService {
     let projectID = project.projectID
     let localID = request.localId
     let now = env.clock.nowSeconds()
-    let found = try await env.write { db -> Bool in
+    let found = try await env.write(Self.admitted) { db -> Bool in
       guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else {
         return false
       }
@@ -149,7 +149,7 @@ extension AdminService {
     try CustomClaimsPolicy.check(json)
     let projectID = project.projectID
     let localID = request.localId
-    let updated = try await env.write { db -> (AccountRecord, [IdentityRecord])? in
+    let updated = try await env.write(Self.admitted) { db -> (AccountRecord, [IdentityRecord])? in
       guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else {
         return nil
       }

@@ -13,6 +13,9 @@ public struct AdminService: AdminServiceHandler {
   /// What answers `DescribeCluster` and `RemoveClusterNode`: the server, which knows the
   /// replicated store; nil where nothing does (the service's own tests).
   let cluster: (any ClusterAdministration)?
+  /// Admin calls are authenticated by an admin key and paced by nothing per end user:
+  /// their hashing and writes run as named internal work.
+  static let admitted = Admitted.internalWork(.adminCall)
 
   public init(
     environment: ServiceEnvironment, cleanup: CleanupWorker, backupDirectory: String,
@@ -161,7 +164,7 @@ public struct AdminService: AdminServiceHandler {
     let (end, overflow) = start.addingReportingOverflow(request.durationSeconds * 1000)
     guard !overflow else { throw RPCError(.invalidArgument, "start_time_ms + duration_seconds is too late") }
     let quota = Int64(request.quota)
-    try await env.write { db in
+    try await env.write(Self.admitted) { db in
       try QuotaRepository.schedule(db, projectID: project.projectID, quota: quota, startMs: start, endMs: end)
     }
     return ScheduleSignUpQuotaResponse()

@@ -14,10 +14,12 @@ import Synchronization
 /// throttle (`SignInThrottle`) is separate and unchanged: it locks guessing out, this
 /// paces work.
 ///
-/// Services do not pass sources around: a call's service method sets the call's `Scope`
-/// (a task-local) once, and whatever runs inside it (the password pool, the minter, a
-/// write) asks `Admission.enter` for a ticket. Work outside any scope (admin calls,
-/// workers) is not admitted per source. Transports need nothing: they call the services.
+/// Admission cannot be forgotten: the password pool, the signing pool, the end-user write
+/// path and the outbound client take an `Admitted` value, and the only ways to get one
+/// are a call's admission scope (`scope`, through `ServiceEnvironment.admitting`) and the
+/// named exemptions of `Admitted.internalWork` (admin calls, start-up, workers). Whatever
+/// runs with a call's `Admitted` is admitted per source by the operation itself.
+/// Transports need nothing: they call the services.
 public final class Admission: Sendable {
   /// Who asks: the call's project and its end user's IP key (nil when unknown).
   public struct Source: Sendable, Hashable {
@@ -31,10 +33,10 @@ public final class Admission: Sendable {
   }
 
   /// A call's admission: where its work is admitted and as whom, and the tickets the
-  /// call reserved up front (`reserve`) that its work has not used yet.
-  public struct Scope: Sendable {
-    public let admission: Admission
-    public let source: Source
+  /// call reserved up front (`Admitted.reserve`) that its work has not used yet.
+  struct Scope: Sendable {
+    let admission: Admission
+    let source: Source
     let reserved = Reserved()
   }
 
@@ -63,9 +65,6 @@ public final class Admission: Sendable {
     case ipShare = "ip_share"
     case projectShare = "project_share"
   }
-
-  /// The scope of the call this task serves, if it was set.
-  @TaskLocal public static var current: Scope?
 
   /// One admitted unit of work, holding its place in the shares until `leave`.
   public final class Ticket: Sendable {
@@ -203,61 +202,6 @@ public final class Admission: Sendable {
       return (
         source.ipKey.map { lane.ipHeld[$0, default: 0] } ?? 0, lane.projectHeld[source.projectID, default: 0]
       )
-    }
-  }
-}
-
-extension Admission {
-  /// A ticket for `work` in the current call's scope: one the call reserved, or a new
-  /// one; nil outside any scope (nothing to admit per source). The caller leaves the
-  /// ticket once the work has ended.
-  /// - Throws: `TOO_MANY_ATTEMPTS_TRY_LATER` with `retry_after_seconds`.
-  public static func enter(_ work: AdmissionWork) throws(RPCError) -> Ticket? {
-    guard let scope = current else { return nil }
-    if let reserved = scope.reserved.take(work) { return reserved }
-    return try scope.admission.admit(work, scope.source)
-  }
-
-  /// Admits, all or none, the units of work a call will need, before its first
-  /// expensive step: a sign-up is not refused its token after its account was written,
-  /// nor a sign-in its write after its password was hashed. Units the call does not use
-  /// are given back when its scope ends. Outside any scope it does nothing.
-  /// - Throws: `TOO_MANY_ATTEMPTS_TRY_LATER` with `retry_after_seconds`; then nothing
-  ///   is held.
-  public static func reserve(_ works: [AdmissionWork]) throws(RPCError) {
-    guard let scope = current else { return }
-    var taken: [Ticket] = []
-    do {
-      for work in works { taken.append(try scope.admission.admit(work, scope.source)) }
-    } catch {
-      for ticket in taken { ticket.cancel() }
-      throw error
-    }
-    scope.reserved.add(taken)
-  }
-
-  /// Runs `body` admitted as `work` in the current call's scope, holding its place until
-  /// `body` has returned.
-  public static func run<T>(_ work: AdmissionWork, _ body: () async throws(RPCError) -> T)
-    async throws(RPCError) -> T
-  {
-    let ticket = try enter(work)
-    defer { ticket?.leave() }
-    return try await body()
-  }
-
-  /// Runs `body` with `source` as the call's admission scope.
-  public func scope<T: Sendable>(_ source: Source, _ body: () async throws(RPCError) -> T)
-    async throws(RPCError) -> T
-  {
-    let scope = Scope(admission: self, source: source)
-    defer { for ticket in scope.reserved.takeAll() { ticket.cancel() } }
-    do {
-      return try await Self.$current.withValue(scope) { try await body() }
-    } catch let error as RPCError {
-      throw error
-    } catch {
-      throw RPCError(.internalError, "admission scope failed: \(error)")
     }
   }
 }

@@ -2,7 +2,7 @@
 /// across the IP keys within a project. One IP's backlog then delays another caller by
 /// about one job per busy source, not by the whole backlog (first come, first served let
 /// one address with ten accounts take a sign-in from 94 ms to 4.6 s). Jobs of one source
-/// keep their order; jobs outside any admission scope share one source.
+/// keep their order; internal work (`Admitted.internalWork`) shares one source.
 struct FairQueue<Job> {
   private struct Project {
     var order: [String] = []

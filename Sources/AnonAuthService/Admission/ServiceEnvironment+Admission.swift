@@ -10,11 +10,12 @@ extension ServiceEnvironment {
     return Admission.Source(projectID: project.projectID, ipKey: ip)
   }
 
-  /// Runs a call's handler in the call's admission scope, so that password hashing,
-  /// signing and writes inside it are admitted per IP and project (`Admission`). A
-  /// service method sets it once, after it knows the call's project.
+  /// Runs a call's handler in the call's admission scope: `body` gets the `Admitted`
+  /// that password hashing, signing, end-user writes and provider calls require, and
+  /// each of them is admitted per IP and project (`Admission`). A service method enters
+  /// it once, after it knows the call's project.
   func admitting<T: Sendable>(
-    _ context: CallContext, project: ProjectRecord, _ body: () async throws(RPCError) -> T
+    _ context: CallContext, project: ProjectRecord, _ body: (Admitted) async throws(RPCError) -> T
   ) async throws(RPCError) -> T {
     try await admission.scope(admissionSource(context, project: project), body)
   }

@@ -8,6 +8,9 @@ import Synchronization
 /// Deletions already scheduled are carried out whether clean-up is on or off.
 public final class CleanupWorker: Sendable {
   private let env: ServiceEnvironment
+  /// No end user asks for the worker's deletions and prunes: they run as named internal
+  /// work, not admitted per source.
+  private static let admitted = Admitted.internalWork(.cleanupWorker)
   public let intervalMs: Int64
   public let batchSize: Int
   private let state = Mutex<(task: Task<Void, Never>?, nextRunAtMs: Int64)>((nil, 0))
@@ -88,7 +91,7 @@ public final class CleanupWorker: Sendable {
       let limit = min(want, maxAccounts == 0 ? batchSize : maxAccounts - total)
       let budget = jobBudgetNanoseconds
       let began = ContinuousClock.now
-      let batch = try await env.write { db in
+      let batch = try await env.write(Self.admitted) { db in
         try CleanupRepository.deleteDueBatch(
           db, projectID: projectID, nowMs: now, limit: limit, budgetNanoseconds: budget)
       }
@@ -132,7 +135,8 @@ public final class CleanupWorker: Sendable {
   /// this is the only place minutes go.
   func pruneQuotaEvents() async throws(RPCError) {
     let before = env.clock.nowMs() - SignUpQuota.windowMs
-    while try await env.write({ db in try QuotaRepository.prune(db, beforeMs: before, limit: 5000) }) == 5000
+    while try await env.write(
+      Self.admitted, { db in try QuotaRepository.prune(db, beforeMs: before, limit: 5000) }) == 5000
     {
       await Task.yield()
     }
@@ -142,7 +146,9 @@ public final class CleanupWorker: Sendable {
   /// write job: the table holds the nonces of the tokens still alive, a day at most.
   func pruneUsedNonces() async throws(RPCError) {
     let now = env.clock.nowMs()
-    while try await env.write({ db in try UsedNoncesRepository.prune(db, nowMs: now, limit: 5000) }) == 5000 {
+    while try await env.write(
+      Self.admitted, { db in try UsedNoncesRepository.prune(db, nowMs: now, limit: 5000) }) == 5000
+    {
       await Task.yield()
     }
   }
@@ -154,9 +160,12 @@ public final class CleanupWorker: Sendable {
   /// 5,000 per write job.
   func pruneRotatedRefreshTokens() async throws(RPCError) {
     let graceOver = env.clock.nowMs() - env.refreshReuseGraceMs - 60_000
-    while try await env.write({ db in
-      try RefreshTokensRepository.forgetSuccessors(db, rotatedBeforeMs: graceOver, limit: 5000)
-    }) == 5000 {
+    while try await env.write(
+      Self.admitted,
+      { db in
+        try RefreshTokensRepository.forgetSuccessors(db, rotatedBeforeMs: graceOver, limit: 5000)
+      }) == 5000
+    {
       await Task.yield()
     }
   }
@@ -169,7 +178,7 @@ public final class CleanupWorker: Sendable {
     var total = 0
     while true {
       let cursor = after
-      let (last, scheduled) = try await env.write { db in
+      let (last, scheduled) = try await env.write(Self.admitted) { db in
         try CleanupRepository.scheduleBatch(
           db, projectID: projectID, enabledAtMs: enabledAtMs, afterLocalID: cursor, limit: 5000)
       }

@@ -61,10 +61,10 @@ extension AccountService {
     }
     let target = sendTarget
     return try await env.admitting(context, project: project) {
-      () async throws(RPCError) -> SendOobCodeResponse in
+      admitted async throws(RPCError) -> SendOobCodeResponse in
       try await EmailActionSender(env: env).send(
         request, kind: kind, target: target, project: project, apiKey: context.metadata["x-api-key"] ?? "",
-        returnLink: false, log: context.log)
+        returnLink: false, log: context.log, admitted)
     }
   }
 
@@ -91,30 +91,28 @@ extension AccountService {
     let clock = env.clock
     let logger = env.logger
     return try await env.admitting(context, project: project) {
-      () async throws(RPCError) -> ResetPasswordResponse in
-      try Admission.reserve([.password, .write])
-      let hash = try await env.hashPassword(request.newPassword)
-      let localID = try await Admission.run(.write) { () async throws(RPCError) -> String in
-        try await env.write { db in
-          let account = try EmailActionCodes.spend(db, code, nowMs: clock.nowMs())
-          var changed = account
-          changed.passwordHash = hash
-          changed.validSince = max(account.validSince, clock.nowSeconds())
-          try RefreshTokensRepository.revokeAccount(db, projectID: projectID, localID: account.localID)
-          try OobCodesRepository.spendAccount(
-            db, projectID: projectID, localID: account.localID, kinds: [OobKind.passwordReset.rawValue])
-          try AccountsRepository.update(db, changed)
-          let identities = try AccountsRepository.identities(
-            db, projectID: projectID, localID: account.localID)
-          if let email = account.email,
-            !identities.contains(where: { $0.providerID == ProviderSettings.password })
-          {
-            try AccountsRepository.insertIdentity(
-              db, projectID: projectID, localID: account.localID,
-              IdentityRecord(providerID: ProviderSettings.password, rawID: email, email: email))
-          }
-          return account.localID
+      admitted async throws(RPCError) -> ResetPasswordResponse in
+      try admitted.reserve([.password, .write])
+      let hash = try await env.hashPassword(request.newPassword, admitted)
+      let localID = try await env.write(admitted) { db in
+        let account = try EmailActionCodes.spend(db, code, nowMs: clock.nowMs())
+        var changed = account
+        changed.passwordHash = hash
+        changed.validSince = max(account.validSince, clock.nowSeconds())
+        try RefreshTokensRepository.revokeAccount(db, projectID: projectID, localID: account.localID)
+        try OobCodesRepository.spendAccount(
+          db, projectID: projectID, localID: account.localID, kinds: [OobKind.passwordReset.rawValue])
+        try AccountsRepository.update(db, changed)
+        let identities = try AccountsRepository.identities(
+          db, projectID: projectID, localID: account.localID)
+        if let email = account.email,
+          !identities.contains(where: { $0.providerID == ProviderSettings.password })
+        {
+          try AccountsRepository.insertIdentity(
+            db, projectID: projectID, localID: account.localID,
+            IdentityRecord(providerID: ProviderSettings.password, rawID: email, email: email))
         }
+        return account.localID
       }
       context.log.setAccount(uid: localID)
       logger.info(
@@ -139,34 +137,32 @@ extension AccountService {
     }
     let projectID = project.projectID
     let clock = env.clock
-    return try await env.admitting(context, project: project) { () async throws(RPCError) -> AccountInfo in
-      let (account, identities) = try await Admission.run(.write) {
-        () async throws(RPCError) -> (AccountRecord, [IdentityRecord]) in
-        try await env.write { db in
-          var account = try EmailActionCodes.spend(db, code, nowMs: clock.nowMs())
-          if code.kind == OobKind.verifyAndChangeEmail.rawValue {
-            if let other = try AccountsRepository.byEmail(db, projectID: projectID, email: code.newEmail),
-              other.localID != account.localID
-            {
-              throw RPCError(.emailExists, "another account has this email")
-            }
-            account.email = code.newEmail
-            if try AccountsRepository.deleteIdentity(
-              db, projectID: projectID, localID: account.localID, providerID: ProviderSettings.password)
-            {
-              try AccountsRepository.insertIdentity(
-                db, projectID: projectID, localID: account.localID,
-                IdentityRecord(
-                  providerID: ProviderSettings.password, rawID: code.newEmail, email: code.newEmail))
-            }
-            // Codes sent to the old address no longer match the account.
+    return try await env.admitting(context, project: project) {
+      admitted async throws(RPCError) -> AccountInfo in
+      let (account, identities) = try await env.write(admitted) { db in
+        var account = try EmailActionCodes.spend(db, code, nowMs: clock.nowMs())
+        if code.kind == OobKind.verifyAndChangeEmail.rawValue {
+          if let other = try AccountsRepository.byEmail(db, projectID: projectID, email: code.newEmail),
+            other.localID != account.localID
+          {
+            throw RPCError(.emailExists, "another account has this email")
           }
-          account.emailVerified = true
-          try AccountsRepository.update(db, account)
-          return (
-            account, try AccountsRepository.identities(db, projectID: projectID, localID: account.localID)
-          )
+          account.email = code.newEmail
+          if try AccountsRepository.deleteIdentity(
+            db, projectID: projectID, localID: account.localID, providerID: ProviderSettings.password)
+          {
+            try AccountsRepository.insertIdentity(
+              db, projectID: projectID, localID: account.localID,
+              IdentityRecord(
+                providerID: ProviderSettings.password, rawID: code.newEmail, email: code.newEmail))
+          }
+          // Codes sent to the old address no longer match the account.
         }
+        account.emailVerified = true
+        try AccountsRepository.update(db, account)
+        return (
+          account, try AccountsRepository.identities(db, projectID: projectID, localID: account.localID)
+        )
       }
       context.log.setAccount(uid: account.localID, isAnonymous: account.isAnonymous)
       env.logger.info(

@@ -27,72 +27,70 @@ extension AccountService {
     let ipKey = try quotaIPKey(context)
     let projectID = project.projectID
     let clock = env.clock
-    return try await env.admitting(context, project: project) { () async throws(RPCError) -> AuthResponse in
-      try Admission.reserve([.write, .signing])
+    return try await env.admitting(context, project: project) {
+      admitted async throws(RPCError) -> AuthResponse in
+      try admitted.reserve([.write, .signing])
       let session = try NewSession(provider: ProviderSettings.password, nowMs: clock.nowMs())
       let day = UTCDay.string(ms: session.nowMs)
       let newLocalID = try Self.newLocalID()
-      let outcome = try await Admission.run(.write) {
-        () async throws(RPCError) -> (AccountRecord, [IdentityRecord], Bool) in
-        try await env.write { db in
-          if code.expiresAtMs <= session.nowMs { throw RPCError(.expiredOobCode, "the code has expired") }
-          guard try OobCodesRepository.spend(db, codeHash: code.codeHash) else {
-            throw RPCError(.invalidOobCode, "the code was used already")
-          }
-          let owner = try AccountsRepository.byEmail(db, projectID: projectID, email: email)
-          var account: AccountRecord
-          var isNew = false
-          if let caller {
-            account = try AccountLinker.changeableAccount(
-              db, projectID, caller.account.localID, tokenIssuedAt: caller.issuedAt)
-            if let owner, owner.localID != account.localID {
-              throw RPCError(.emailExists, "another account has this email")
-            }
-            if let current = account.email, current != email {
-              throw RPCError(.invalidArgument, "the account has another email")
-            }
-            account.email = email
-            account.isAnonymous = false
-            account.scheduledDeletionAtMs = 0
-          } else if let owner {
-            account = owner
-            if account.disabled { throw RPCError(.userDisabled, "the account is disabled") }
-          } else {
-            try SignUpQuota.admit(db, project: project, ipKey: ipKey, nowMs: session.nowMs)
-            account = AccountRecord(
-              projectID: projectID, localID: newLocalID, isAnonymous: false, createdAtMs: session.nowMs)
-            account.email = email
-            isNew = true
-          }
-          account.emailVerified = true
-          account.lastSignInAtMs = session.nowMs
-          if isNew {
-            try AccountsRepository.insert(db, account)
-            try UsageRepository.countSignUp(
-              db, projectID: projectID, day: day, provider: ProviderSettings.password)
-          } else {
-            try AccountsRepository.update(db, account)
-          }
-          let identities = try AccountsRepository.identities(
-            db, projectID: projectID, localID: account.localID)
-          if !identities.contains(where: { $0.providerID == ProviderSettings.password }) {
-            try AccountsRepository.insertIdentity(
-              db, projectID: projectID, localID: account.localID,
-              IdentityRecord(providerID: ProviderSettings.password, rawID: email, email: email))
-          }
-          if isNew {
-            try RefreshTokensRepository.insertFirst(
-              db, session.record(projectID: projectID, localID: account.localID))
-          } else {
-            _ = try RefreshTokensRepository.insert(
-              db,
-              session.record(projectID: projectID, localID: account.localID, validSince: account.validSince))
-          }
-          return (
-            account, try AccountsRepository.identities(db, projectID: projectID, localID: account.localID),
-            isNew
-          )
+      let outcome = try await env.write(admitted) { db in
+        if code.expiresAtMs <= session.nowMs { throw RPCError(.expiredOobCode, "the code has expired") }
+        guard try OobCodesRepository.spend(db, codeHash: code.codeHash) else {
+          throw RPCError(.invalidOobCode, "the code was used already")
         }
+        let owner = try AccountsRepository.byEmail(db, projectID: projectID, email: email)
+        var account: AccountRecord
+        var isNew = false
+        if let caller {
+          account = try AccountLinker.changeableAccount(
+            db, projectID, caller.account.localID, tokenIssuedAt: caller.issuedAt)
+          if let owner, owner.localID != account.localID {
+            throw RPCError(.emailExists, "another account has this email")
+          }
+          if let current = account.email, current != email {
+            throw RPCError(.invalidArgument, "the account has another email")
+          }
+          account.email = email
+          account.isAnonymous = false
+          account.scheduledDeletionAtMs = 0
+        } else if let owner {
+          account = owner
+          if account.disabled { throw RPCError(.userDisabled, "the account is disabled") }
+        } else {
+          try SignUpQuota.admit(db, project: project, ipKey: ipKey, nowMs: session.nowMs)
+          account = AccountRecord(
+            projectID: projectID, localID: newLocalID, isAnonymous: false, createdAtMs: session.nowMs)
+          account.email = email
+          isNew = true
+        }
+        account.emailVerified = true
+        account.lastSignInAtMs = session.nowMs
+        if isNew {
+          try AccountsRepository.insert(db, account)
+          try UsageRepository.countSignUp(
+            db, projectID: projectID, day: day, provider: ProviderSettings.password)
+        } else {
+          try AccountsRepository.update(db, account)
+        }
+        let identities = try AccountsRepository.identities(
+          db, projectID: projectID, localID: account.localID)
+        if !identities.contains(where: { $0.providerID == ProviderSettings.password }) {
+          try AccountsRepository.insertIdentity(
+            db, projectID: projectID, localID: account.localID,
+            IdentityRecord(providerID: ProviderSettings.password, rawID: email, email: email))
+        }
+        if isNew {
+          try RefreshTokensRepository.insertFirst(
+            db, session.record(projectID: projectID, localID: account.localID))
+        } else {
+          _ = try RefreshTokensRepository.insert(
+            db,
+            session.record(projectID: projectID, localID: account.localID, validSince: account.validSince))
+        }
+        return (
+          account, try AccountsRepository.identities(db, projectID: projectID, localID: account.localID),
+          isNew
+        )
       }
       let (account, identities, isNew) = outcome
       context.log.setAccount(uid: account.localID, isAnonymous: false)
@@ -105,7 +103,7 @@ extension AccountService {
         ])
       return try await authResponse(
         project: project, account: account, identities: identities, signInProvider: ProviderSettings.password,
-        authTime: session.authTime, refreshToken: session.token, isNewUser: isNew)
+        authTime: session.authTime, refreshToken: session.token, isNewUser: isNew, admitted)
     }
   }
 }

@@ -37,6 +37,7 @@ extension AdminService {
       }
     }
     return try await EmailActionSender(env: env).send(
-      send, kind: kind, target: target, project: project, apiKey: apiKey, returnLink: true, log: context.log)
+      send, kind: kind, target: target, project: project, apiKey: apiKey, returnLink: true, log: context.log,
+      Self.admitted)
   }
 }

@@ -61,7 +61,7 @@ struct EmailActionSender {
   /// nothing and answers as if it had.
   func send(
     _ request: SendOobCodeRequest, kind: OobKind, target: Target, project: ProjectRecord, apiKey: String,
-    returnLink: Bool, log: CallLogFields?
+    returnLink: Bool, log: CallLogFields?, _ admitted: Admitted
   ) async throws(RPCError) -> SendOobCodeResponse {
     var response = SendOobCodeResponse()
     response.email = target.email
@@ -78,14 +78,12 @@ struct EmailActionSender {
       var keys = ["\(project.projectID)|\(recipient)"]
       if let account = target.account { keys.append("\(project.projectID)#\(account.localID)") }
       try env.email.recipientLimit.take(keys, nowMs: nowMs)
-      try Admission.reserve([.write, .write, .write, .write])
+      try admitted.reserve([.write, .write, .write, .write])
     }
     if target.silent || (target.account == nil && kind != .emailSignIn) {
       // A write job as a send has, so that the answer comes in the same time class
       // whether or not the address has an account.
-      try await Admission.run(.write) { () async throws(RPCError) in
-        try await env.write { db in _ = try MailOutboxRepository.nextDueMs(db) }
-      }
+      try await env.write(admitted) { db in _ = try MailOutboxRepository.nextDueMs(db) }
       env.logger.info(
         "email action not sent: no enabled account has the address",
         ["project_id": .string(project.projectID), "request_type": .string(kind.rawValue)])
@@ -121,12 +119,10 @@ struct EmailActionSender {
     } catch {
       throw RPCError(.internalError, "the mail could not be sealed")
     }
-    let queued = try await Admission.run(.write) { () async throws(RPCError) -> Bool in
-      try await env.write { db in
-        try OobCodesRepository.insertReplacing(db, code)
-        if returnLink { return true }
-        return try MailOutboxRepository.enqueue(db, stored, capacity: capacity)
-      }
+    let queued = try await env.write(admitted) { db in
+      try OobCodesRepository.insertReplacing(db, code)
+      if returnLink { return true }
+      return try MailOutboxRepository.enqueue(db, stored, capacity: capacity)
     }
     guard queued else {
       env.logger.error(

@@ -3,8 +3,10 @@ import Synchronization
 
 /// Where the mail worker hands a mail: an SMTP server, or in --dev a directory.
 public protocol MailTransport: Sendable {
-  /// Delivers one mail, or throws why not.
-  func deliver(_ mail: OutboxMail) async throws(MailDeliveryError)
+  /// Delivers one mail, or throws why not. Sending takes an `Admitted` like every other
+  /// costly operation: the mail worker's own (`.mailWorker`); an end user's call only
+  /// queues a mail, admitted as writes (`EmailActionSender`).
+  func deliver(_ mail: OutboxMail, _ admitted: Admitted) async throws(MailDeliveryError)
 }
 
 /// Why a mail was not delivered: `permanent` (a 5xx answer: retrying cannot help) or not
@@ -126,7 +128,7 @@ public final class MailWorker: Sendable {
       } catch {
         throw MailDeliveryError(permanent: true, "the mail could not be opened: \(error)")
       }
-      try await transport.deliver(opened)
+      try await transport.deliver(opened, .internalWork(.mailWorker))
       _ = try? await store.write { db in try MailOutboxRepository.remove(db, id: mail.id) }
       metrics.mailsSent.add(1, ordering: .relaxed)
       logger.info("mail sent", fields)

@@ -29,18 +29,19 @@ struct AccountLinker {
   /// Verifies a provider credential (google.com, apple.com, facebook.com, oidc.*).
   /// - Throws: `OPERATION_NOT_ALLOWED` when the provider is off, `INVALID_IDP_RESPONSE`
   ///   when its token does not verify.
-  func identity(for credential: Credential, project: ProjectRecord) async throws(RPCError) -> VerifiedIdentity
+  func identity(for credential: Credential, project: ProjectRecord, _ admitted: Admitted)
+    async throws(RPCError) -> VerifiedIdentity
   {
     let config = try ProviderSettings.config(
       credential.providerId, project: project, masterKey: env.masterKey)
     let now = env.clock.nowSeconds()
     if config.providerId == ProviderSettings.facebook {
       return try await FacebookVerifier(
-        config: config, outbound: env.linking.outbound, rejections: env.linking.facebookRejections
+        config: config, outbound: env.linking.outbound(admitted), rejections: env.linking.facebookRejections
       )
       .verify(accessToken: credential.accessToken, nowSeconds: now)
     }
-    let verified = try await OIDCVerifier(config: config, cache: env.linking.jwks)
+    let verified = try await OIDCVerifier(config: config, cache: env.linking.jwks(admitted))
       .verify(idToken: credential.idToken, nonce: credential.nonce, nowSeconds: now)
     // Apple's tokens carry no name: the app sends the one Apple gave it, which the
     // account takes when it has none (`AccountService.credential` checked it).
@@ -76,7 +77,7 @@ struct AccountLinker {
   /// - Parameter authTime: the caller's `auth_time`, which the new session keeps.
   func linkPassword(
     _ credential: Credential, to localID: String, tokenIssuedAt: Int64, authTime: Int64, ipKey: String,
-    project: ProjectRecord
+    project: ProjectRecord, _ admitted: Admitted
   ) async throws(RPCError) -> (Linked, NewSession) {
     try ProviderSettings.requirePassword(project)
     let email = try EmailAddress.require(credential.email)
@@ -91,10 +92,10 @@ struct AccountLinker {
     defer { env.linking.passwordLinks.release(slot) }
     // Its two writes, its hash and its token are admitted per IP and project together,
     // before the first of them (in the call's scope, `AccountService.linkWithCredential`).
-    try Admission.reserve([.write, .password, .write, .signing])
+    try admitted.reserve([.write, .password, .write, .signing])
     let clock = env.clock
     let admittedAtMs = clock.nowMs()
-    let refusal: RPCError? = try await countedWrite { db -> RPCError? in
+    let refusal: RPCError? = try await countedWrite(admitted) { db -> RPCError? in
       let account = try Self.changeableAccount(db, projectID, localID, tokenIssuedAt: tokenIssuedAt)
       try RecentSignIn.require(
         account, authTime: authTime, nowSeconds: clock.nowSeconds(), for: "linking a credential")
@@ -115,12 +116,12 @@ struct AccountLinker {
     if let refusal { throw refusal }
     let hash: String
     do {
-      hash = try await env.hashPassword(credential.password)
+      hash = try await env.hashPassword(credential.password, admitted)
     } catch {
       // Not carried out (the password pool was full, or the call ended): the place in
       // the quota goes back. Detached: a cancelled call's own task could not write.
       Task.detached { [env] in
-        try? await env.write { db in
+        try? await env.write(.internalWork(.quotaRefund)) { db in
           try QuotaRepository.forget(db, projectID: projectID, ipKey: ipKey, atMs: admittedAtMs)
         }
       }
@@ -130,7 +131,7 @@ struct AccountLinker {
       provider: ProviderSettings.password, nowMs: clock.nowMs(), authTime: authTime)
     let linked = try await link(
       .password(email: email, hash: hash), to: localID, tokenIssuedAt: tokenIssuedAt, authTime: authTime,
-      ipKey: ipKey, project: project, session: session)
+      ipKey: ipKey, project: project, session: session, admitted)
     return (linked, session)
   }
 
@@ -141,11 +142,11 @@ struct AccountLinker {
   /// against the per-IP sign-up quota of `ipKey` like every `EMAIL_EXISTS`.
   func link(
     _ proof: Proof, to localID: String, tokenIssuedAt: Int64, authTime: Int64, ipKey: String,
-    project: ProjectRecord, session: NewSession
+    project: ProjectRecord, session: NewSession, _ admitted: Admitted
   ) async throws(RPCError) -> Linked {
     let projectID = project.projectID
     let clock = env.clock
-    let outcome = try await countedWrite { db -> LinkOutcome in
+    let outcome = try await countedWrite(admitted) { db -> LinkOutcome in
       var account = try Self.changeableAccount(db, projectID, localID, tokenIssuedAt: tokenIssuedAt)
       // Again here: the account may have become permanent since the call checked it.
       try RecentSignIn.require(
@@ -225,11 +226,11 @@ struct AccountLinker {
 
   /// `env.write`, admitted as a write in the call's scope, for a job that may count
   /// against the sign-up quota: the quota's refusals are counted in the metrics.
-  private func countedWrite<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T)
-    async throws(RPCError) -> T
-  {
+  private func countedWrite<T: Sendable>(
+    _ admitted: Admitted, _ job: @escaping @Sendable (Database) throws -> T
+  ) async throws(RPCError) -> T {
     do {
-      return try await Admission.run(.write) { () async throws(RPCError) -> T in try await env.write(job) }
+      return try await env.write(admitted, job)
     } catch {
       if error.reason == Reason.tooManyAttempts.name { env.metrics.quotaRefusals.add(1, ordering: .relaxed) }
       throw error
@@ -271,15 +272,14 @@ struct AccountLinker {
   /// (counted against the sign-up quota of `ipKey`). When another account holds the
   /// identity's email: a verified email takes over an account whose email is not
   /// verified (`takeOver`); otherwise `EMAIL_EXISTS`, counted against the quota.
-  func signIn(_ identity: VerifiedIdentity, project: ProjectRecord, ipKey: String, session: NewSession)
-    async throws(RPCError) -> SignedIn
-  {
+  func signIn(
+    _ identity: VerifiedIdentity, project: ProjectRecord, ipKey: String, session: NewSession,
+    _ admitted: Admitted
+  ) async throws(RPCError) -> SignedIn {
     let newLocalID = try AccountService.newLocalID()
     let day = UTCDay.string(ms: session.nowMs)
-    let outcome = try await Admission.run(.write) { () async throws(RPCError) -> SignInOutcome in
-      try await signInJob(
-        identity, project: project, ipKey: ipKey, session: session, newLocalID: newLocalID, day: day)
-    }
+    let outcome = try await signInJob(
+      identity, project: project, ipKey: ipKey, session: session, newLocalID: newLocalID, day: day, admitted)
     switch outcome {
     case .refused(let error):
       throw error
@@ -292,10 +292,10 @@ struct AccountLinker {
   /// `signIn`'s write job.
   private func signInJob(
     _ identity: VerifiedIdentity, project: ProjectRecord, ipKey: String, session: NewSession,
-    newLocalID: String, day: String
+    newLocalID: String, day: String, _ admitted: Admitted
   ) async throws(RPCError) -> SignInOutcome {
     let projectID = project.projectID
-    return try await env.write { db -> SignInOutcome in
+    return try await env.write(admitted) { db -> SignInOutcome in
       try identity.nonce?.claim(db, projectID: projectID, nowMs: session.nowMs)
       if let owner = try AccountsRepository.owner(
         db, projectID: projectID, providerID: identity.providerID, rawID: identity.rawID)
@@ -401,11 +401,12 @@ struct AccountLinker {
   ///   sign-in method the permanent account has: without it nobody could ever sign in to
   ///   the account again, so a stolen session could lock its owner out for good.
   func unlink(
-    _ providerID: String, from localID: String, tokenIssuedAt: Int64, authTime: Int64, project: ProjectRecord
+    _ providerID: String, from localID: String, tokenIssuedAt: Int64, authTime: Int64, project: ProjectRecord,
+    _ admitted: Admitted
   ) async throws(RPCError) -> Linked {
     let projectID = project.projectID
     let clock = env.clock
-    return try await env.write { db -> Linked in
+    return try await env.write(admitted) { db -> Linked in
       var account = try Self.changeableAccount(db, projectID, localID, tokenIssuedAt: tokenIssuedAt)
       try RecentSignIn.require(
         account, authTime: authTime, nowSeconds: clock.nowSeconds(), for: "unlinking a provider")

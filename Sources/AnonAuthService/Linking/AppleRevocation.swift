@@ -31,7 +31,9 @@ struct AppleRevocation {
 
   /// - Throws: `OPERATION_NOT_ALLOWED` without a team id, key id and key;
   ///   `INVALID_IDP_RESPONSE` when Apple refuses the code or cannot be reached.
-  func revoke(authorizationCode code: String, nowSeconds now: Int64) async throws(RPCError) -> Outcome {
+  func revoke(authorizationCode code: String, nowSeconds now: Int64, _ admitted: Admitted)
+    async throws(RPCError) -> Outcome
+  {
     guard !config.teamId.isEmpty, !config.keyId.isEmpty, !config.privateKey.isEmpty else {
       throw RPCError(
         .operationNotAllowed, "apple.com has no team_id, key_id and private_key for token revocation")
@@ -47,7 +49,7 @@ struct AppleRevocation {
     var attempts = 0
     var refusal = RPCError(.invalidIdpResponse, "apple.com has no client id")
     for clientID in clientIDs {
-      let secret = try await Admission.run(.signing) { () async throws(RPCError) -> String in
+      let secret = try await admitted.run(.signing) { () async throws(RPCError) -> String in
         try clientSecret(key: key, clientID: clientID, now: now)
       }
       let exchanged = try await call(

@@ -49,14 +49,14 @@ struct FirebaseExchange {
   ///   `EMAIL_EXISTS` (a new permanent account's email belongs to another account;
   ///   counted against the sign-up quota),
   ///   `TOO_MANY_ATTEMPTS_TRY_LATER` (sign-up quota).
-  func signIn(_ identity: FirebaseIdentity, project: ProjectRecord, ipKey: String, session: NewSession)
-    async throws(RPCError) -> SignedIn
-  {
+  func signIn(
+    _ identity: FirebaseIdentity, project: ProjectRecord, ipKey: String, session: NewSession,
+    _ admitted: Admitted
+  ) async throws(RPCError) -> SignedIn {
     let day = UTCDay.string(ms: session.nowMs)
     let authTime = min(identity.authTime, session.authTime)
-    let outcome = try await Admission.run(.write) { () async throws(RPCError) -> Result<SignedIn, RPCError> in
-      try await job(identity, project: project, ipKey: ipKey, session: session, day: day, authTime: authTime)
-    }
+    let outcome = try await job(
+      identity, project: project, ipKey: ipKey, session: session, day: day, authTime: authTime, admitted)
     let signedIn = try outcome.get()
     if signedIn.isNewUser { env.metrics.signedUp(provider: signedIn.signInProvider) }
     return signedIn
@@ -65,11 +65,11 @@ struct FirebaseExchange {
   /// `signIn`'s write job.
   private func job(
     _ identity: FirebaseIdentity, project: ProjectRecord, ipKey: String, session: NewSession, day: String,
-    authTime: Int64
+    authTime: Int64, _ admitted: Admitted
   ) async throws(RPCError) -> Result<SignedIn, RPCError> {
     let projectID = project.projectID
     let uid = identity.uid
-    return try await env.write { db -> Result<SignedIn, RPCError> in
+    return try await env.write(admitted) { db -> Result<SignedIn, RPCError> in
       if var account = try AccountsRepository.get(db, projectID: projectID, localID: uid) {
         if account.disabled { throw RPCError(.userDisabled, "the account is disabled") }
         let identities = try AccountsRepository.identities(db, projectID: projectID, localID: uid)

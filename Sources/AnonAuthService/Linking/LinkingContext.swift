@@ -5,9 +5,10 @@ import Synchronization
 /// The account-linking worker's shared state: the outbound HTTPS client, the providers'
 /// key cache, the failed-sign-in throttles and the password hasher. One per environment.
 public final class LinkingContext: Sendable {
-  /// Outbound HTTPS behind a per-provider (per-host) concurrency bound.
-  let outbound: any OutboundHTTP
-  let jwks: JWKSCache
+  /// Outbound HTTPS behind a per-provider (per-host) concurrency bound: reached only
+  /// with an `Admitted` (`outbound(_:)`), as are the provider keys it fetches (`jwks(_:)`).
+  private let outboundClient: any OutboundHTTP
+  private let jwksCache: JWKSCache
   let throttle: SignInThrottle
   /// Failed identity-provider sign-ins and links per end-user IP.
   let idpThrottle: SignInThrottle
@@ -29,20 +30,26 @@ public final class LinkingContext: Sendable {
     providerGate: ProviderGate = ProviderGate()
   ) {
     let gated = GatedOutbound(inner: outbound, gate: providerGate)
-    self.outbound = gated
-    self.jwks = JWKSCache(outbound: gated, clock: clock)
+    self.outboundClient = gated
+    self.jwksCache = JWKSCache(outbound: gated, clock: clock)
     self.throttle = throttle
     self.idpThrottle = idpThrottle
     self.facebookRejections = RejectedTokenCache()
     self.hasher = hasher
   }
 
-  func dummyHash(pool: CPUPool) async throws(RPCError) -> String {
+  /// The outbound client, for a call (or internal work) that was admitted.
+  func outbound(_ admitted: Admitted) -> any OutboundHTTP { outboundClient }
+
+  /// The providers' key cache (whose misses are outbound calls), for admitted work.
+  func jwks(_ admitted: Admitted) -> JWKSCache { jwksCache }
+
+  func dummyHash(pool: CPUPool, _ admitted: Admitted) async throws(RPCError) -> String {
     if let made = dummy.withLock({ $0 }) { return made }
     let hasher = self.hasher
     let made: String
     do {
-      made = try await pool.run { () throws(CryptoError) -> String in
+      made = try await pool.run(admitted) { () throws(CryptoError) -> String in
         try hasher.hash(SecureRandom.base64URL(byteCount: 16))
       }
     } catch {

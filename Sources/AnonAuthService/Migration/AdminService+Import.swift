@@ -43,7 +43,8 @@ extension AdminService {
     let failOnConflict = request.onConflict == .fail
     let dryRun = request.dryRun
     let checked = rows
-    let outcome = try await env.write { db -> (imported: UInt32, skipped: UInt32, errors: [ImportRowError]) in
+    let outcome = try await env.write(Self.admitted) {
+      db -> (imported: UInt32, skipped: UInt32, errors: [ImportRowError]) in
       try db.execute("SAVEPOINT anonauth_import")
       let result = try Self.importRows(
         db, checked, projectID: projectID, failOnConflict: failOnConflict, sealedConfig: sealedConfig,

@@ -3,12 +3,15 @@ import AnonAuthStore
 import AnonAuthWire
 
 /// Checking a password against a hash imported from Firebase: the hash config is read
-/// and unsealed, the check runs on the password pool like any other, and a match asks for
-/// a re-hash so the account moves to AnonAuth's own scrypt at its first sign-in.
+/// and unsealed, the check runs on the password pool like any other (admitted as
+/// `.password`), and a match asks for a re-hash so the account moves to AnonAuth's own
+/// scrypt at its first sign-in.
 extension ServiceEnvironment {
   func verifyImportedPassword(
-    _ password: String, against imported: ImportedPasswordHash, projectID: String
+    _ password: String, against imported: ImportedPasswordHash, projectID: String, _ admitted: Admitted
   ) async throws(RPCError) -> PasswordHasher.Verification {
+    let ticket = try admitted.enter(.password)
+    defer { ticket?.leave() }
     let configID = imported.configID
     let sealed = try await read { db in
       try PasswordHashConfigsRepository.get(db, projectID: projectID, configID: configID)
@@ -24,7 +27,7 @@ extension ServiceEnvironment {
     }
     let matches: Bool
     do {
-      matches = try await passwordPool.submit { () throws(Never) -> Bool in
+      matches = try await passwordPool.submit(admitted) { () throws(Never) -> Bool in
         config.verify(password: password, salt: imported.salt, hash: imported.hash)
       }
     } catch {

@@ -5,17 +5,19 @@ import AnonAuthWire
 /// never runs on the cooperative pool, and it has threads of its own so token signing
 /// never waits behind it. The pool's queue is bounded: when it is full the call is
 /// refused with `TOO_MANY_ATTEMPTS_TRY_LATER` (`retry_after_seconds` 1) at once, and a
-/// job whose call is gone (cancelled, timed out) is dropped before it runs. Inside a
-/// call's admission scope each hash or check is admitted first (`Admission`, kind
+/// job whose call is gone (cancelled, timed out) is dropped before it runs. Each hash or
+/// check takes the call's `Admitted` and is admitted first (`Admission`, kind
 /// `.password`): per IP and per project, successes counted as much as failures.
 extension ServiceEnvironment {
   /// A PHC string for `password` with the current parameters.
-  func hashPassword(_ password: String) async throws(RPCError) -> String {
+  func hashPassword(_ password: String, _ admitted: Admitted) async throws(RPCError) -> String {
     let hasher = linking.hasher
-    let ticket = try Admission.enter(.password)
+    let ticket = try admitted.enter(.password)
     defer { ticket?.leave() }
     do {
-      return try await passwordPool.submit { () throws(CryptoError) -> String in try hasher.hash(password) }
+      return try await passwordPool.submit(admitted) { () throws(CryptoError) -> String in
+        try hasher.hash(password)
+      }
     } catch {
       throw passwordFailure(error)
     }
@@ -23,21 +25,21 @@ extension ServiceEnvironment {
 
   /// Checks `password` against `stored`; with no stored hash it checks against a dummy
   /// one, which never matches but costs the same.
-  func verifyPassword(_ password: String, against stored: String?) async throws(RPCError)
-    -> PasswordHasher.Verification
+  func verifyPassword(_ password: String, against stored: String?, _ admitted: Admitted)
+    async throws(RPCError) -> PasswordHasher.Verification
   {
     let hasher = linking.hasher
-    let ticket = try Admission.enter(.password)
+    let ticket = try admitted.enter(.password)
     defer { ticket?.leave() }
     let target: String
     if let stored {
       target = stored
     } else {
-      target = try await linking.dummyHash(pool: passwordPool)
+      target = try await linking.dummyHash(pool: passwordPool, admitted)
     }
     let result: PasswordHasher.Verification
     do {
-      result = try await passwordPool.submit { () throws(Never) -> PasswordHasher.Verification in
+      result = try await passwordPool.submit(admitted) { () throws(Never) -> PasswordHasher.Verification in
         hasher.verify(password, against: target)
       }
     } catch {

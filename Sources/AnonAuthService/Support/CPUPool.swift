@@ -13,8 +13,9 @@ import Synchronization
 /// call timed out or its connection closed) before a thread picked it up is dropped.
 ///
 /// Waiting jobs are served fairly (`FairQueue`): round robin across the projects and end
-/// user IPs of the calls that submitted them (the task's `Admission.current` scope), so
-/// one source's backlog does not stand in front of everyone else's job.
+/// user IPs of the calls that submitted them (their `Admitted` proof's source), so one
+/// source's backlog does not stand in front of everyone else's job. Both `run` and
+/// `submit` take that proof: no CPU-heavy job reaches a pool without admission.
 public final class CPUPool: Sendable {
   private struct State {
     var jobs = FairQueue<@Sendable () -> Void>()
@@ -76,8 +77,12 @@ public final class CPUPool: Sendable {
 
   /// Runs `body` on a pool thread and returns its result (no queue bound, never dropped:
   /// for work whose result is always needed, such as making a signing key).
-  public func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
-    let source = Admission.current?.source
+  /// - Parameter admitted: the proof the work was admitted; its source is the job's
+  ///   place in the fair queue.
+  public func run<T: Sendable, E: Error>(_ admitted: Admitted, _ body: @escaping @Sendable () throws(E) -> T)
+    async throws(E) -> T
+  {
+    let source = admitted.source
     let result: Result<T, E> = await withCheckedContinuation { continuation in
       state.withLock {
         $0.enqueue(
@@ -93,16 +98,17 @@ public final class CPUPool: Sendable {
 
   /// Runs `body` on a pool thread unless the queue is full or the calling task is
   /// cancelled before a thread takes the job.
+  /// - Parameter admitted: as `run`'s.
   /// - Throws: `Refused` when the job did not run, or `body`'s error wrapped in `Failed`.
-  public func submit<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T)
-    async throws(Outcome<E>) -> T
-  {
+  public func submit<T: Sendable, E: Error>(
+    _ admitted: Admitted, _ body: @escaping @Sendable () throws(E) -> T
+  ) async throws(Outcome<E>) -> T {
     if Task.isCancelled {
       counters.dropped.add(1, ordering: .relaxed)
       throw .refused(.cancelled)
     }
     let cancelled = Flag()
-    let source = Admission.current?.source
+    let source = admitted.source
     let result: Result<T, Outcome<E>> = await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         let job: @Sendable () -> Void = { [counters] in

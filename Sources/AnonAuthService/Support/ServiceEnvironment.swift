@@ -37,8 +37,9 @@ public struct ServiceEnvironment: Sendable {
   ///   - signInThrottle: the limits on failed password sign-ins.
   ///   - passwordPool: where scrypt runs; by default `defaultPasswordThreads` threads
   ///     and at most `defaultPasswordQueue` waiting jobs.
-  ///   - admissionLimits: rates and shares per IP and project (`Admission`); off unless
-  ///     given, so that tests of other things are not paced (the daemon passes its flags).
+  ///   - admissionLimits: rates and shares per IP and project (`Admission`): production's
+  ///     defaults unless given (the daemon passes its flags); a test that wants none says
+  ///     so by name (`.off`).
   /// One thread fewer than the cores (at least one): a burst of password sign-ins, even
   /// within every quota, then leaves a core to the event loop, token signing and reads,
   /// whose latency would otherwise follow scrypt's.
@@ -51,7 +52,7 @@ public struct ServiceEnvironment: Sendable {
     ipPolicy: EndUserIPPolicy, metrics: ServiceMetrics, logger: Logger, masterKey: [UInt8],
     refreshReuseGraceMs: Int64 = 10_000, outbound: any OutboundHTTP = NoOutboundHTTP(),
     passwordHasher: PasswordHasher = PasswordHasher(), signInThrottle: SignInThrottle = SignInThrottle(),
-    passwordPool: CPUPool? = nil, admissionLimits: AdmissionLimits = .off
+    passwordPool: CPUPool? = nil, admissionLimits: AdmissionLimits = AdmissionLimits()
   ) {
     let passwordPool =
       passwordPool
@@ -89,12 +90,17 @@ public struct ServiceEnvironment: Sendable {
   /// a longer queue only makes callers time out.
   public static let defaultPasswordQueue = 64
 
-  /// Runs a write job; a documented `RPCError` thrown inside passes through; a store that
-  /// cannot take writes now (disk full, read-only, I/O error, no cluster leader) is
-  /// `STORE_UNAVAILABLE`, so clients retry; anything else is logged and becomes `INTERNAL`.
-  /// A sign-up the quota refused (`SignUpQuota.Refused`) is told when to retry from a
-  /// read of its window.
-  func write<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) async throws(RPCError) -> T {
+  /// Runs a write job, admitted first as one unit of `.write` as `admitted` says (a
+  /// unit the call reserved, or a new one; none for internal work); a documented
+  /// `RPCError` thrown inside passes through; a store that cannot take writes now (disk
+  /// full, read-only, I/O error, no cluster leader) is `STORE_UNAVAILABLE`, so clients
+  /// retry; anything else is logged and becomes `INTERNAL`. A sign-up the quota refused
+  /// (`SignUpQuota.Refused`) is told when to retry from a read of its window.
+  func write<T: Sendable>(_ admitted: Admitted, _ job: @escaping @Sendable (Database) throws -> T)
+    async throws(RPCError) -> T
+  {
+    let ticket = try admitted.enter(.write)
+    defer { ticket?.leave() }
     do {
       return try await store.write(job)
     } catch let refused as SignUpQuota.Refused {

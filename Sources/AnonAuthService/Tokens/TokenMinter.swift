@@ -90,7 +90,8 @@ public final class TokenMinter: Sendable {
     let masterKey = self.masterKey
     let now = clock.nowMs()
     let signsFrom = now + aheadSeconds * 1000
-    let record: SigningKeyRecord = try await pool.run { () throws(CryptoError) -> SigningKeyRecord in
+    let record: SigningKeyRecord = try await pool.run(.internalWork(.signingKeys)) {
+      () throws(CryptoError) -> SigningKeyRecord in
       let key = try RSASigningKey.generate(bits: 2048)
       let kid = (try SecureRandom.bytes(20)).map { String(format: "%02x", $0) }.joined()
       let sealed = try AESGCM.seal(try key.pkcs8DER(), key: masterKey, associatedData: Array(kid.utf8))
@@ -154,18 +155,18 @@ public final class TokenMinter: Sendable {
     ring.withLock { $0 = (made, records.map(\.kid), times) }
   }
 
-  /// Signs claims with the active key, on the CPU pool; inside a call's admission scope
-  /// the signature is admitted first (`Admission`, kind `.signing`). The job is
-  /// submitted, not run: a call that ended (deadline, closed connection) while its
-  /// signature waited for a thread is answered `DEADLINE_EXCEEDED` and signs nothing.
-  public func sign(_ claims: [String: JSONValue]) async throws(RPCError) -> String {
+  /// Signs claims with the active key, on the CPU pool; the signature is admitted first
+  /// as the call's `Admitted` says (`Admission`, kind `.signing`). The job is submitted,
+  /// not run: a call that ended (deadline, closed connection) while its signature waited
+  /// for a thread is answered `DEADLINE_EXCEEDED` and signs nothing.
+  public func sign(_ claims: [String: JSONValue], _ admitted: Admitted) async throws(RPCError) -> String {
     guard let current = ring.withLock({ $0.ring })?.signer(atMs: clock.nowMs()) else {
       throw RPCError(.internalError, "no signing key loaded")
     }
-    let ticket = try Admission.enter(.signing)
+    let ticket = try admitted.enter(.signing)
     defer { ticket?.leave() }
     do {
-      return try await pool.submit { () throws(CryptoError) -> String in
+      return try await pool.submit(admitted) { () throws(CryptoError) -> String in
         try JWT.sign(claims: claims, key: current.key, kid: current.kid)
       }
     } catch {
