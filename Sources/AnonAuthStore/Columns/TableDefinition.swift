@@ -19,6 +19,9 @@ public final class TableDefinition<Record: Sendable>: Sendable {
   let blank: Record
   /// The declared columns, comma-separated, for `SELECT \(selection) FROM …`.
   public let selection: String
+  /// The columns' decoders alone, in their order: the loop over a row's cells touches
+  /// nothing else.
+  private let decoders: [@Sendable (inout Record, Row, Int) throws(StoreError) -> Void]
 
   public init(
     _ name: String, key: [String], owner: [String] = [], blank: Record, columns: [Column<Record>]
@@ -29,6 +32,7 @@ public final class TableDefinition<Record: Sendable>: Sendable {
     self.blank = blank
     self.columns = columns
     selection = columns.map(\.name).joined(separator: ", ")
+    decoders = columns.map(\.decode)
   }
 
   /// The record a row of `SELECT \(selection)` (in any order, with other columns too)
@@ -40,9 +44,12 @@ public final class TableDefinition<Record: Sendable>: Sendable {
       throw StoreError(kind: .conversion, message: "a row without column names cannot be read as \(name)")
     }
     let positions = try names.positions(for: self)
+    guard positions.count == decoders.count else {
+      throw StoreError(kind: .conversion, message: "the columns of \(name) were resolved for another table")
+    }
     var record = blank
-    for (column, position) in zip(columns, positions) {
-      try column.decode(&record, row, position)
+    for index in decoders.indices {
+      try decoders[index](&record, row, positions[index])
     }
     return record
   }
