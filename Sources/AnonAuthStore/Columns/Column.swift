@@ -17,17 +17,39 @@ public struct Column<Record: Sendable>: Sendable {
   public let isNullable: Bool
   let encode: @Sendable (Record) -> SQLValue
   let decode: @Sendable (inout Record, Row, Int) throws(StoreError) -> Void
+  /// For a stored property: how to read the cell and where in the record it goes, so
+  /// that `TableDefinition.decode` writes it without a call through `decode`.
+  let direct: DirectSlot?
 
   init(
-    _ name: String, _ type: ColumnType, nullable: Bool = false,
+    _ name: String, _ type: ColumnType, nullable: Bool = false, direct: DirectSlot?,
     encode: @escaping @Sendable (Record) -> SQLValue,
     decode: @escaping @Sendable (inout Record, Row, Int) throws(StoreError) -> Void
   ) {
     self.name = name
     self.type = type
     self.isNullable = nullable
+    self.direct = direct
     self.encode = encode
     self.decode = decode
+  }
+}
+
+/// A cell read by its accessor and stored at a property's offset in the record. The
+/// factory that makes it picks the kind from the property's Swift type, so the two
+/// always agree.
+struct DirectSlot: Sendable {
+  enum Kind: Sendable {
+    case text, optionalText, lines, integer, bool, blob, optionalBlob
+  }
+
+  let kind: Kind
+  let offset: Int
+
+  init?<Record, Value>(_ kind: Kind, _ path: any WritableKeyPath<Record, Value> & Sendable) {
+    guard let offset = MemoryLayout<Record>.offset(of: path) else { return nil }
+    self.kind = kind
+    self.offset = offset
   }
 }
 
@@ -35,7 +57,7 @@ public struct Column<Record: Sendable>: Sendable {
 extension Column {
   public static func text(_ name: String, _ path: any WritableKeyPath<Record, String> & Sendable) -> Self {
     let property = Property(path)
-    return Self(name, .text, encode: { .text($0[keyPath: path]) }) {
+    return Self(name, .text, direct: DirectSlot(.text, path), encode: { .text($0[keyPath: path]) }) {
       (record, row, index) throws(StoreError) in
       property.set(&record, try row.string(index))
     }
@@ -45,7 +67,10 @@ extension Column {
     -> Self
   {
     let property = Property(path)
-    return Self(name, .text, nullable: true, encode: { .optional($0[keyPath: path]) }) {
+    return Self(
+      name, .text, nullable: true, direct: DirectSlot(.optionalText, path),
+      encode: { .optional($0[keyPath: path]) }
+    ) {
       (record, row, index) throws(StoreError) in
       property.set(&record, try row.optionalString(index))
     }
@@ -55,7 +80,10 @@ extension Column {
   /// empty line is dropped on the way back).
   public static func lines(_ name: String, _ path: any WritableKeyPath<Record, [String]> & Sendable) -> Self {
     let property = Property(path)
-    return Self(name, .text, encode: { .text($0[keyPath: path].joined(separator: "\n")) }) {
+    return Self(
+      name, .text, direct: DirectSlot(.lines, path),
+      encode: { .text($0[keyPath: path].joined(separator: "\n")) }
+    ) {
       (record, row, index) throws(StoreError) in
       property.set(&record, try row.string(index).split(separator: "\n").map(String.init))
     }
@@ -63,7 +91,7 @@ extension Column {
 
   public static func integer(_ name: String, _ path: any WritableKeyPath<Record, Int64> & Sendable) -> Self {
     let property = Property(path)
-    return Self(name, .integer, encode: { .integer($0[keyPath: path]) }) {
+    return Self(name, .integer, direct: DirectSlot(.integer, path), encode: { .integer($0[keyPath: path]) }) {
       (record, row, index) throws(StoreError) in
       property.set(&record, try row.int64(index))
     }
@@ -72,7 +100,7 @@ extension Column {
   /// SQLite has no boolean: 0 or 1 in an INTEGER column.
   public static func bool(_ name: String, _ path: any WritableKeyPath<Record, Bool> & Sendable) -> Self {
     let property = Property(path)
-    return Self(name, .integer, encode: { .bool($0[keyPath: path]) }) {
+    return Self(name, .integer, direct: DirectSlot(.bool, path), encode: { .bool($0[keyPath: path]) }) {
       (record, row, index) throws(StoreError) in
       property.set(&record, try row.bool(index))
     }
@@ -80,7 +108,7 @@ extension Column {
 
   public static func blob(_ name: String, _ path: any WritableKeyPath<Record, [UInt8]> & Sendable) -> Self {
     let property = Property(path)
-    return Self(name, .blob, encode: { .blob($0[keyPath: path]) }) {
+    return Self(name, .blob, direct: DirectSlot(.blob, path), encode: { .blob($0[keyPath: path]) }) {
       (record, row, index) throws(StoreError) in
       property.set(&record, try row.blob(index))
     }
@@ -90,7 +118,10 @@ extension Column {
     -> Self
   {
     let property = Property(path)
-    return Self(name, .blob, nullable: true, encode: { .optional($0[keyPath: path]) }) {
+    return Self(
+      name, .blob, nullable: true, direct: DirectSlot(.optionalBlob, path),
+      encode: { .optional($0[keyPath: path]) }
+    ) {
       (record, row, index) throws(StoreError) in
       property.set(&record, try row.optionalBlob(index))
     }

@@ -19,9 +19,9 @@ public final class TableDefinition<Record: Sendable>: Sendable {
   let blank: Record
   /// The declared columns, comma-separated, for `SELECT \(selection) FROM …`.
   public let selection: String
-  /// The columns' decoders alone, in their order: the loop over a row's cells touches
-  /// nothing else.
-  private let decoders: [@Sendable (inout Record, Row, Int) throws(StoreError) -> Void]
+  /// The columns' direct slots alone, in their order (nil: the column's `decode`): the
+  /// loop over a row's cells touches nothing else, and calls nothing but the accessor.
+  private let slots: [DirectSlot?]
 
   public init(
     _ name: String, key: [String], owner: [String] = [], blank: Record, columns: [Column<Record>]
@@ -32,7 +32,7 @@ public final class TableDefinition<Record: Sendable>: Sendable {
     self.blank = blank
     self.columns = columns
     selection = columns.map(\.name).joined(separator: ", ")
-    decoders = columns.map(\.decode)
+    slots = columns.map(\.direct)
   }
 
   /// The record a row of `SELECT \(selection)` (in any order, with other columns too)
@@ -44,14 +44,40 @@ public final class TableDefinition<Record: Sendable>: Sendable {
       throw StoreError(kind: .conversion, message: "a row without column names cannot be read as \(name)")
     }
     let positions = try names.positions(for: self)
-    guard positions.count == decoders.count else {
+    guard positions.count == slots.count else {
       throw StoreError(kind: .conversion, message: "the columns of \(name) were resolved for another table")
     }
     var record = blank
-    for index in decoders.indices {
-      try decoders[index](&record, row, positions[index])
+    for index in slots.indices {
+      let position = positions[index]
+      guard let slot = slots[index] else {
+        try columns[index].decode(&record, row, position)
+        continue
+      }
+      switch slot.kind {
+      case .text: Self.store(try row.string(position), at: slot.offset, in: &record)
+      case .optionalText: Self.store(try row.optionalString(position), at: slot.offset, in: &record)
+      case .lines:
+        Self.store(
+          try row.string(position).split(separator: "\n").map(String.init), at: slot.offset, in: &record)
+      case .integer: Self.store(try row.int64(position), at: slot.offset, in: &record)
+      case .bool: Self.store(try row.bool(position), at: slot.offset, in: &record)
+      case .blob: Self.store(try row.blob(position), at: slot.offset, in: &record)
+      case .optionalBlob: Self.store(try row.optionalBlob(position), at: slot.offset, in: &record)
+      }
     }
     return record
+  }
+
+  /// Assigns `value` to the stored property at `offset`, which its slot's kind says is
+  /// of type `Value` (the factories pair them): the old value is released, as an
+  /// assignment through the key path would.
+  @inline(__always)
+  private static func store<Value>(_ value: Value, at offset: Int, in record: inout Record) {
+    withUnsafeMutableBytes(of: &record) { bytes in
+      guard let base = bytes.baseAddress else { return }
+      (base + offset).assumingMemoryBound(to: Value.self).pointee = value
+    }
   }
 
   /// Every declared column's value, in the declared order (the order of `selection`).
