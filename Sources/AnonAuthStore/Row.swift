@@ -2,11 +2,33 @@
 /// threads (rows are what a `read` or `write` job hands back).
 ///
 /// Accessors take a column index and throw rather than trap: a column holding the wrong
-/// type is bad data, and bad data must not bring the server down.
+/// type is bad data, and bad data must not bring the server down. A row from the engine
+/// also knows its columns' names (shared with every row of its statement): a record's
+/// `TableDefinition` decodes it by name, and `index(of:)` finds one column.
 public struct Row: Sendable, Hashable {
   public let values: [SQLValue]
+  /// The names of the result's columns; nil for a row made by hand.
+  public let columns: RowColumns?
 
-  public init(_ values: [SQLValue]) { self.values = values }
+  public init(_ values: [SQLValue], columns: RowColumns? = nil) {
+    self.values = values
+    self.columns = columns
+  }
+
+  /// Two rows are equal when their values are: the names are the statement's.
+  public static func == (lhs: Row, rhs: Row) -> Bool { lhs.values == rhs.values }
+
+  public func hash(into hasher: inout Hasher) { hasher.combine(values) }
+
+  /// The position of the column named `name`: for results read once or twice (a record
+  /// reads through its `TableDefinition`, which resolves names once per statement).
+  /// - Throws: `StoreError.Kind.conversion` when the result has no such column.
+  public func index(of name: String) throws(StoreError) -> Int {
+    guard let index = columns?.index(of: name) else {
+      throw StoreError(kind: .conversion, message: "no column \(name) in the result")
+    }
+    return index
+  }
 
   public var count: Int { values.count }
 

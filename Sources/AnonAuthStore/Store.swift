@@ -5,8 +5,10 @@ import Dispatch
 /// the dqlite cluster's leader). Every call is async and every connection
 /// blocks only its own thread, never Swift's cooperative pool.
 ///
-/// The store knows SQL, not accounts: repositories above it pass closures that take a
-/// `Database`.
+/// The store runs jobs, not queries of its own: a job is a closure that takes a
+/// `Database`. The repositories of this module (`Repositories/`, one per table or
+/// concern, over the records' declarations in `Records/`) are what jobs call; the service
+/// layer above writes the jobs and names no table.
 public final class Store: Sendable {
   public let options: StoreOptions
   /// The schema version after migrations ran at open.

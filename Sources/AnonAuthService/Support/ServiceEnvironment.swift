@@ -126,6 +126,7 @@ public struct ServiceEnvironment: Sendable {
 
   /// What a call gets for an error out of the store (directly, or through the project
   /// directory or the token minter), logged under `what` unless it is the caller's own.
+  /// The one place a `StoreError` becomes an `RPCError`: the store does not know the wire.
   func storeFailure(_ error: any Error, _ what: String) -> RPCError {
     switch error {
     case let error as RPCError:

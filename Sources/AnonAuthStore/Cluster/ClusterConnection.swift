@@ -198,13 +198,14 @@ final class ClusterConnection: SQLConnection {
   }
 
   private func queryNow(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [Row] {
-    var rows: [Row] = []
+    var values: [[SQLValue]] = []
+    var names: [String] = []
     try run(sql) { (connection, database, statement) throws(DqliteError) in
       do {
-        _ = try connection.query(
+        names = try connection.query(
           database: database, statement: statement, parameters: arguments.map(\.dqlite)
         ) {
-          rows.append(Row($0.map(SQLValue.init)))
+          values.append($0.map(SQLValue.init))
         }
       } catch let error as DqliteError {
         throw error
@@ -212,7 +213,22 @@ final class ClusterConnection: SQLConnection {
         throw .malformed("\(error)")
       }
     }
-    return rows
+    let columns = rowColumns(sql, names)
+    return values.map { Row($0, columns: columns) }
+  }
+
+  /// The names of each SQL string's result, kept as the single file keeps them with its
+  /// prepared statement, so that rows read by name resolve each name once per statement.
+  private var columnsBySQL: [String: RowColumns] = [:]
+
+  private func rowColumns(_ sql: String, _ names: [String]) -> RowColumns {
+    if let known = columnsBySQL[sql], known.names == names { return known }
+    // Bounded as the single file's statement cache is: SQL built at run time must not
+    // grow it without end.
+    if columnsBySQL.count >= SQLiteConnection.cacheLimit { columnsBySQL.removeAll() }
+    let made = RowColumns(names)
+    columnsBySQL[sql] = made
+    return made
   }
 
   func queryOne(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> Row? {

@@ -81,7 +81,23 @@ final class Statement {
     var values: [SQLValue] = []
     values.reserveCapacity(Int(count))
     for column in 0..<count { values.append(value(at: column)) }
-    return Row(values)
+    return Row(values, columns: columns(count))
+  }
+
+  /// The result's column names, read from SQLite once for the life of the prepared
+  /// statement (the cache keeps it for every later run), so that rows read by name
+  /// resolve each name once.
+  private var columnNames: RowColumns?
+
+  private func columns(_ count: Int32) -> RowColumns {
+    // A statement SQLite prepared again after a schema change may have other columns.
+    if let columnNames, columnNames.count == Int(count) { return columnNames }
+    let names = (0..<count).map { column in
+      sqlite3_column_name(handle, column).map { String(cString: $0) } ?? ""
+    }
+    let made = RowColumns(names)
+    columnNames = made
+    return made
   }
 
   private func value(at column: Int32) -> SQLValue {

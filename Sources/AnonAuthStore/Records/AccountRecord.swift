@@ -47,3 +47,42 @@ public struct IdentityRecord: Sendable, Equatable {
     self.photoURL = photoURL
   }
 }
+
+extension AccountRecord {
+  /// `accounts`: every column, declared once (docs/architecture.md, "Records and columns").
+  static let table = TableDefinition<AccountRecord>(
+    "accounts", key: ["project_id", "local_id"],
+    blank: AccountRecord(projectID: "", localID: "", isAnonymous: false, createdAtMs: 0),
+    columns: [
+      .text("project_id", \.projectID),
+      .text("local_id", \.localID),
+      .bool("is_anonymous", \.isAnonymous),
+      .optionalText("email", \.email),
+      .bool("email_verified", \.emailVerified),
+      .text("display_name", \.displayName),
+      .optionalText("password_hash", \.passwordHash),
+      .bool("disabled", \.disabled),
+      .integer("created_at_ms", \.createdAtMs),
+      .integer("last_sign_in_at_ms", \.lastSignInAtMs),
+      .integer("last_refresh_at_ms", \.lastRefreshAtMs),
+      .integer("valid_since", \.validSince),
+      .text("custom_claims_json", \.customClaimsJSON),
+      .integer("scheduled_deletion_at_ms", \.scheduledDeletionAtMs),
+      .text("photo_url", \.photoURL),
+    ])
+}
+
+extension IdentityRecord {
+  /// `provider_identities`: the account it belongs to is the owner, bound by the
+  /// repository.
+  static let table = TableDefinition<IdentityRecord>(
+    "provider_identities", key: ["project_id", "provider_id", "raw_id"], owner: ["project_id", "local_id"],
+    blank: IdentityRecord(providerID: "", rawID: ""),
+    columns: [
+      .text("provider_id", \.providerID),
+      .text("raw_id", \.rawID),
+      .text("email", \.email),
+      .text("display_name", \.displayName),
+      .text("photo_url", \.photoURL),
+    ])
+}

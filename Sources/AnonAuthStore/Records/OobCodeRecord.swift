@@ -62,3 +62,45 @@ public struct OutboxMail: Sendable, Equatable {
     self.nextAttemptAtMs = createdAtMs
   }
 }
+
+extension OobCodeRecord {
+  /// `oob_codes`, declared once.
+  static let table = TableDefinition<OobCodeRecord>(
+    "oob_codes", key: ["code_hash"],
+    blank: OobCodeRecord(
+      codeHash: [], projectID: "", localID: "", kind: "", email: "", createdAtMs: 0, expiresAtMs: 0),
+    columns: [
+      .blob("code_hash", \.codeHash),
+      .text("project_id", \.projectID),
+      .text("local_id", \.localID),
+      .text("kind", \.kind),
+      .text("email", \.email),
+      .text("new_email", \.newEmail),
+      .integer("created_at_ms", \.createdAtMs),
+      .integer("expires_at_ms", \.expiresAtMs),
+    ])
+}
+
+extension OutboxMail {
+  /// `mail_outbox`, declared once; `last_error` is written by `postpone` alone and never
+  /// read back into a mail.
+  static let table = TableDefinition<OutboxMail>(
+    "mail_outbox", key: ["id"],
+    blank: OutboxMail(
+      projectID: "", recipient: "", sender: "", subject: "", textBody: "", htmlBody: "", requestType: "",
+      link: "", createdAtMs: 0),
+    columns: [
+      .integer("id", \.id),
+      .text("project_id", \.projectID),
+      .text("recipient", \.recipient),
+      .text("sender", \.sender),
+      .text("subject", \.subject),
+      .text("text_body", \.textBody),
+      .text("html_body", \.htmlBody),
+      .text("request_type", \.requestType),
+      .text("link", \.link),
+      .integer("created_at_ms", \.createdAtMs),
+      .integer("next_attempt_at_ms", \.nextAttemptAtMs),
+      .integer("attempts", \.attempts),
+    ])
+}

@@ -39,3 +39,31 @@ public struct ProjectRecord: Sendable, Equatable {
     self.createdAtMs = createdAtMs
   }
 }
+
+extension ProjectRecord {
+  /// `projects`, declared once.
+  static let table = TableDefinition<ProjectRecord>(
+    "projects", key: ["project_id"], blank: ProjectRecord(projectID: "", createdAtMs: 0),
+    columns: [
+      .text("project_id", \.projectID),
+      .bool("anonymous_enabled", \.anonymousEnabled),
+      .bool("email_password_enabled", \.emailPasswordEnabled),
+      .text("idps_json", \.idpsJSON),
+      .bool("auto_cleanup_enabled", \.autoCleanupEnabled),
+      .integer("auto_cleanup_enabled_at_ms", \.autoCleanupEnabledAtMs),
+      .integer("sign_up_quota_per_hour", \.signUpQuotaPerHour),
+      .integer("id_token_ttl_seconds", \.idTokenTTLSeconds),
+      .integer("password_min_length", \.passwordMinLength),
+      .integer("created_at_ms", \.createdAtMs),
+      .text("firebase_project_id", \.firebaseProjectID),
+      .text("firebase_certs_json", \.firebaseCertsJSON),
+      .text("firebase_certs_url", \.firebaseCertsURL),
+      .bool("firebase_create_unknown_users", \.firebaseCreateUnknownUsers),
+      .lines("cors_origins", \.corsOrigins),
+      .lines("authorized_domains", \.authorizedDomains),
+      .bool("email_enumeration_protection_disabled", \.emailEnumerationProtectionDisabled),
+      .text("email_sender", \.emailSender),
+      .text("email_app_name", \.emailAppName),
+      .text("email_templates_json", \.emailTemplatesJSON),
+    ])
+}

@@ -37,3 +37,28 @@ public struct RefreshSessionRecord: Sendable, Equatable {
     case older
   }
 }
+
+extension RefreshSessionRecord {
+  /// `refresh_sessions`, declared once.
+  static let table = TableDefinition<RefreshSessionRecord>(
+    "refresh_sessions", key: ["family_id"],
+    blank: RefreshSessionRecord(
+      familyID: [], projectID: "", localID: "", tokenHash: [], generation: 0, issuedAtMs: 0, authTime: 0,
+      signInProvider: "", previousHash: nil, rotatedAtMs: 0, successorSealed: nil, reissues: 0, legacyKey: nil
+    ),
+    columns: [
+      .blob("family_id", \.familyID),
+      .text("project_id", \.projectID),
+      .text("local_id", \.localID),
+      .blob("token_hash", \.tokenHash),
+      .integer("generation", \.generation),
+      .integer("issued_at_ms", \.issuedAtMs),
+      .integer("auth_time", \.authTime),
+      .text("sign_in_provider", \.signInProvider),
+      .optionalBlob("previous_hash", \.previousHash),
+      .integer("rotated_at_ms", \.rotatedAtMs),
+      .optionalBlob("successor_sealed", \.successorSealed),
+      .integer("reissues", \.reissues),
+      .optionalBlob("legacy_key", \.legacyKey),
+    ])
+}

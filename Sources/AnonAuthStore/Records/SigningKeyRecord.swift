@@ -19,3 +19,19 @@ public struct SigningKeyRecord: Sendable, Equatable {
     self.createdAtMs = createdAtMs
   }
 }
+
+extension SigningKeyRecord {
+  /// `signing_keys`, declared once.
+  static let table = TableDefinition<SigningKeyRecord>(
+    "signing_keys", key: ["kid"],
+    blank: SigningKeyRecord(kid: "", privateKeySealed: [], certificatePEM: "", createdAtMs: 0),
+    columns: [
+      .text("kid", \.kid),
+      .blob("private_key_sealed", \.privateKeySealed),
+      .text("certificate_pem", \.certificatePEM),
+      .integer("created_at_ms", \.createdAtMs),
+      .integer("retired_at_ms", \.retiredAtMs),
+      .integer("signs_from_ms", \.signsFromMs),
+      .integer("publish_until_ms", \.publishUntilMs),
+    ])
+}

@@ -28,7 +28,7 @@ public enum AccountListRepository {
   /// ANONYMOUS read the primary key in uid order.
   static func pageQuery(filter: Filter) -> String {
     """
-    SELECT \(AccountsRepository.columns) FROM accounts\(
+    SELECT \(AccountsRepository.table.selection) FROM accounts\(
       filter == .permanent ? " INDEXED BY accounts_permanent" : "")
     WHERE project_id = ? AND local_id > ?\(filter.clause) ORDER BY local_id LIMIT ?
     """

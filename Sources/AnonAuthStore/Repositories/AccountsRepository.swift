@@ -1,43 +1,26 @@
 /// SQL for accounts and their provider identities.
 public enum AccountsRepository {
-  static let columns = """
-    project_id, local_id, is_anonymous, email, email_verified, display_name, password_hash, disabled,
-    created_at_ms, last_sign_in_at_ms, last_refresh_at_ms, valid_since, custom_claims_json,
-    scheduled_deletion_at_ms, photo_url
-    """
+  static let table = AccountRecord.table
 
-  static func decode(_ row: Row) throws -> AccountRecord {
-    var a = AccountRecord(
-      projectID: try row.string(0), localID: try row.string(1), isAnonymous: try row.bool(2),
-      createdAtMs: try row.int64(8))
-    a.email = try row.optionalString(3)
-    a.emailVerified = try row.bool(4)
-    a.displayName = try row.string(5)
-    a.passwordHash = try row.optionalString(6)
-    a.disabled = try row.bool(7)
-    a.lastSignInAtMs = try row.int64(9)
-    a.lastRefreshAtMs = try row.int64(10)
-    a.validSince = try row.int64(11)
-    a.customClaimsJSON = try row.string(12)
-    a.scheduledDeletionAtMs = try row.int64(13)
-    a.photoURL = try row.string(14)
-    return a
-  }
+  static let insertStatement = table.insert()
 
-  static func values(_ a: AccountRecord) -> [SQLValue] {
-    [
-      .text(a.projectID), .text(a.localID), .integer(a.isAnonymous ? 1 : 0),
-      a.email.map { .text($0) } ?? .null,
-      .integer(a.emailVerified ? 1 : 0), .text(a.displayName), a.passwordHash.map { .text($0) } ?? .null,
-      .integer(a.disabled ? 1 : 0), .integer(a.createdAtMs), .integer(a.lastSignInAtMs),
-      .integer(a.lastRefreshAtMs), .integer(a.validSince), .text(a.customClaimsJSON),
-      .integer(a.scheduledDeletionAtMs), .text(a.photoURL),
-    ]
-  }
+  /// The INSERT whose clean-up date the project's switch decides (`insert(_:_:deletionAtMsIfCleanupOn:)`).
+  static let insertDeciding = table.insert(expressions: [
+    "scheduled_deletion_at_ms":
+      "coalesce((SELECT ? FROM projects WHERE project_id = ? AND auto_cleanup_enabled = 1), 0)"
+  ])
+
+  /// Every column but the key. An UPDATE, never INSERT OR REPLACE: REPLACE deletes the old
+  /// row first, and with foreign keys on, ON DELETE CASCADE would take the account's
+  /// provider identities and refresh tokens with it.
+  static let updateStatement = table.update()
+
+  static let insertIdentity = IdentityRecord.table.insert()
+
+  static func decode(_ row: Row) throws -> AccountRecord { try table.decode(row) }
 
   public static func insert(_ db: Database, _ account: AccountRecord) throws {
-    try db.executePipelined(
-      "INSERT INTO accounts (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values(account))
+    try db.executePipelined(insertStatement.sql, insertStatement.arguments(account))
   }
 
   /// Inserts a new account whose clean-up date the project's switch decides in the same
@@ -50,14 +33,9 @@ public enum AccountsRepository {
   )
     throws
   {
-    var arguments = values(account)
-    arguments[13] = .integer(deletionAtMs)
-    arguments.insert(.text(account.projectID), at: 14)
     try db.executePipelined(
-      """
-      INSERT INTO accounts (\(columns)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,
-        coalesce((SELECT ? FROM projects WHERE project_id = ? AND auto_cleanup_enabled = 1), 0), ?)
-      """, arguments)
+      insertDeciding.sql,
+      insertDeciding.arguments(account, expressions: [[.integer(deletionAtMs), .text(account.projectID)]]))
   }
 
   /// An account's clean-up date, read without waiting (0: none).
@@ -70,24 +48,13 @@ public enum AccountsRepository {
   }
 
   /// Rewrites every column of an existing account but its key.
-  ///
-  /// An UPDATE, never INSERT OR REPLACE: REPLACE deletes the old row first, and with
-  /// foreign keys on, ON DELETE CASCADE would take the account's provider identities and
-  /// refresh tokens with it.
   public static func update(_ db: Database, _ account: AccountRecord) throws {
-    let all = values(account)
-    try db.execute(
-      """
-      UPDATE accounts SET is_anonymous = ?, email = ?, email_verified = ?, display_name = ?,
-        password_hash = ?, disabled = ?, created_at_ms = ?, last_sign_in_at_ms = ?, last_refresh_at_ms = ?,
-        valid_since = ?, custom_claims_json = ?, scheduled_deletion_at_ms = ?, photo_url = ?
-      WHERE project_id = ? AND local_id = ?
-      """, Array(all[2...]) + [all[0], all[1]])
+    try db.execute(updateStatement.sql, updateStatement.arguments(account))
   }
 
   public static func get(_ db: Database, projectID: String, localID: String) throws -> AccountRecord? {
     try db.queryOne(
-      "SELECT \(columns) FROM accounts WHERE project_id = ? AND local_id = ?",
+      "SELECT \(table.selection) FROM accounts WHERE project_id = ? AND local_id = ?",
       [.text(projectID), .text(localID)]
     ).map(decode)
   }
@@ -117,30 +84,18 @@ public enum AccountsRepository {
     // index holds the primary key after the account, so its rows come in provider order.
     try db.query(
       """
-      SELECT provider_id, raw_id, email, display_name, photo_url FROM provider_identities
+      SELECT \(IdentityRecord.table.selection) FROM provider_identities
       INDEXED BY identities_by_account
       WHERE project_id = ? AND local_id = ? ORDER BY provider_id
       """, [.text(projectID), .text(localID)]
-    ).map {
-      IdentityRecord(
-        providerID: try $0.string(0), rawID: try $0.string(1), email: try $0.string(2),
-        displayName: try $0.string(3), photoURL: try $0.string(4))
-    }
+    ).map(IdentityRecord.table.decode)
   }
 
   public static func insertIdentity(
     _ db: Database, projectID: String, localID: String, _ identity: IdentityRecord
   ) throws {
     try db.execute(
-      """
-      INSERT INTO provider_identities
-        (project_id, provider_id, raw_id, local_id, email, display_name, photo_url)
-      VALUES (?,?,?,?,?,?,?)
-      """,
-      [
-        .text(projectID), .text(identity.providerID), .text(identity.rawID), .text(localID),
-        .text(identity.email), .text(identity.displayName), .text(identity.photoURL),
-      ])
+      insertIdentity.sql, insertIdentity.arguments(identity, owner: [.text(projectID), .text(localID)]))
   }
 
   /// The account that holds a provider identity, if any.
@@ -155,7 +110,8 @@ public enum AccountsRepository {
 
   public static func byEmail(_ db: Database, projectID: String, email: String) throws -> AccountRecord? {
     try db.queryOne(
-      "SELECT \(columns) FROM accounts WHERE project_id = ? AND email = ?", [.text(projectID), .text(email)]
+      "SELECT \(table.selection) FROM accounts WHERE project_id = ? AND email = ?",
+      [.text(projectID), .text(email)]
     )
     .map(decode)
   }

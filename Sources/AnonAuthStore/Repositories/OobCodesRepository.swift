@@ -1,13 +1,10 @@
 /// SQL for email actions' codes (`oob_codes`): stored hashed, spent on use.
 public enum OobCodesRepository {
-  static let columns = "code_hash, project_id, local_id, kind, email, new_email, created_at_ms, expires_at_ms"
+  static let table = OobCodeRecord.table
 
-  static func decode(_ row: Row) throws -> OobCodeRecord {
-    OobCodeRecord(
-      codeHash: try row.blob(0), projectID: try row.string(1), localID: try row.string(2),
-      kind: try row.string(3), email: try row.string(4), newEmail: try row.string(5),
-      createdAtMs: try row.int64(6), expiresAtMs: try row.int64(7))
-  }
+  static let insertStatement = table.insert()
+
+  static func decode(_ row: Row) throws -> OobCodeRecord { try table.decode(row) }
 
   /// Stores a new code and spends the older codes of the same kind for the same account
   /// (for a sign-in link with no account: the same email), so only the newest mail works.
@@ -21,18 +18,13 @@ public enum OobCodesRepository {
         "DELETE FROM oob_codes WHERE project_id = ? AND local_id = ? AND kind = ?",
         [.text(code.projectID), .text(code.localID), .text(code.kind)])
     }
-    try db.execute(
-      "INSERT INTO oob_codes (\(columns)) VALUES (?,?,?,?,?,?,?,?)",
-      [
-        .blob(code.codeHash), .text(code.projectID), .text(code.localID), .text(code.kind), .text(code.email),
-        .text(code.newEmail), .integer(code.createdAtMs), .integer(code.expiresAtMs),
-      ])
+    try db.execute(insertStatement.sql, insertStatement.arguments(code))
   }
 
   /// The code with this hash in the project, spent or not yet.
   public static func find(_ db: Database, projectID: String, codeHash: [UInt8]) throws -> OobCodeRecord? {
     try db.queryOne(
-      "SELECT \(columns) FROM oob_codes WHERE code_hash = ? AND project_id = ?",
+      "SELECT \(table.selection) FROM oob_codes WHERE code_hash = ? AND project_id = ?",
       [.blob(codeHash), .text(projectID)]
     ).map(decode)
   }
@@ -65,42 +57,26 @@ public enum OobCodesRepository {
 
 /// SQL for the durable mail outbox (`mail_outbox`).
 public enum MailOutboxRepository {
-  static let columns = """
-    id, project_id, recipient, sender, subject, text_body, html_body, request_type, link, created_at_ms,
-    next_attempt_at_ms, attempts
-    """
+  static let table = OutboxMail.table
 
-  static func decode(_ row: Row) throws -> OutboxMail {
-    var mail = OutboxMail(
-      projectID: try row.string(1), recipient: try row.string(2), sender: try row.string(3),
-      subject: try row.string(4), textBody: try row.string(5), htmlBody: try row.string(6),
-      requestType: try row.string(7), link: try row.string(8), createdAtMs: try row.int64(9))
-    mail.id = try row.int64(0)
-    mail.nextAttemptAtMs = try row.int64(10)
-    mail.attempts = try row.int64(11)
-    return mail
-  }
+  /// A new mail: its id from SQLite, no attempt yet; only while the outbox has room
+  /// (the condition's `?` is the capacity).
+  static let enqueueStatement = table.insert(
+    omitting: ["id", "attempts"], where: "(SELECT count(*) FROM mail_outbox) < ?")
+
+  static func decode(_ row: Row) throws -> OutboxMail { try table.decode(row) }
 
   /// Queues a mail unless the outbox already holds `capacity` mails; false then.
   public static func enqueue(_ db: Database, _ mail: OutboxMail, capacity: Int64) throws -> Bool {
     try db.execute(
-      """
-      INSERT INTO mail_outbox (project_id, recipient, sender, subject, text_body, html_body, request_type, link,
-        created_at_ms, next_attempt_at_ms)
-      SELECT ?,?,?,?,?,?,?,?,?,? WHERE (SELECT count(*) FROM mail_outbox) < ?
-      """,
-      [
-        .text(mail.projectID), .text(mail.recipient), .text(mail.sender), .text(mail.subject),
-        .text(mail.textBody), .text(mail.htmlBody), .text(mail.requestType), .text(mail.link),
-        .integer(mail.createdAtMs), .integer(mail.nextAttemptAtMs), .integer(capacity),
-      ])
+      enqueueStatement.sql, enqueueStatement.arguments(mail, trailing: [.integer(capacity)]))
     return db.changes == 1
   }
 
   /// Up to `limit` mails due at `nowMs`, the longest waiting first.
   public static func due(_ db: Database, nowMs: Int64, limit: Int) throws -> [OutboxMail] {
     try db.query(
-      "SELECT \(columns) FROM mail_outbox WHERE next_attempt_at_ms <= ? ORDER BY next_attempt_at_ms, id LIMIT ?",
+      "SELECT \(table.selection) FROM mail_outbox WHERE next_attempt_at_ms <= ? ORDER BY next_attempt_at_ms, id LIMIT ?",
       [.integer(nowMs), .integer(Int64(limit))]
     ).map(decode)
   }

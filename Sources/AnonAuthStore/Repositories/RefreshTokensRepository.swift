@@ -12,19 +12,11 @@ public enum RefreshTokensRepository {
   /// Bytes of a key made since migration 8: the family id, then the token's SHA-256.
   public static let keyBytes = familyIDBytes + 32
 
-  static let columns = """
-    family_id, project_id, local_id, token_hash, generation, issued_at_ms, auth_time, sign_in_provider,
-    previous_hash, rotated_at_ms, successor_sealed, reissues, legacy_key
-    """
+  static let table = RefreshSessionRecord.table
 
-  static func decode(_ row: Row) throws -> RefreshSessionRecord {
-    RefreshSessionRecord(
-      familyID: try row.blob(0), projectID: try row.string(1), localID: try row.string(2),
-      tokenHash: try row.blob(3), generation: try row.int64(4), issuedAtMs: try row.int64(5),
-      authTime: try row.int64(6), signInProvider: try row.string(7), previousHash: try row.optionalBlob(8),
-      rotatedAtMs: try row.int64(9), successorSealed: try row.optionalBlob(10), reissues: try row.int64(11),
-      legacyKey: try row.optionalBlob(12))
-  }
+  static let insertStatement = table.insert()
+
+  static func decode(_ row: Row) throws -> RefreshSessionRecord { try table.decode(row) }
 
   /// The part of a key compared with `token_hash` and `previous_hash`: the SHA-256 of a
   /// key made since migration 8, an older key whole.
@@ -50,18 +42,13 @@ public enum RefreshTokensRepository {
   }
 
   private static func insertSession(_ db: Database, _ r: RefreshTokenRecord) throws {
-    let family = Array(r.tokenHash.prefix(familyIDBytes))
     // A key of an older form (tests and tools write them) is found by legacy_key.
-    let legacy: SQLValue = r.tokenHash.count == keyBytes ? .null : .blob(r.tokenHash)
-    try db.executePipelined(
-      """
-      INSERT INTO refresh_sessions (family_id, project_id, local_id, token_hash, issued_at_ms, auth_time,
-        sign_in_provider, legacy_key) VALUES (?,?,?,?,?,?,?,?)
-      """,
-      [
-        .blob(family), .text(r.projectID), .text(r.localID), .blob(hashPart(r.tokenHash)),
-        .integer(r.issuedAtMs), .integer(r.authTime), .text(r.signInProvider), legacy,
-      ])
+    let session = RefreshSessionRecord(
+      familyID: Array(r.tokenHash.prefix(familyIDBytes)), projectID: r.projectID, localID: r.localID,
+      tokenHash: hashPart(r.tokenHash), generation: 0, issuedAtMs: r.issuedAtMs, authTime: r.authTime,
+      signInProvider: r.signInProvider, previousHash: nil, rotatedAtMs: 0, successorSealed: nil, reissues: 0,
+      legacyKey: r.tokenHash.count == keyBytes ? nil : r.tokenHash)
+    try db.executePipelined(insertStatement.sql, insertStatement.arguments(session))
   }
 
   /// Ends the sessions of an account beyond the cap, least recently refreshed first,
@@ -98,9 +85,9 @@ public enum RefreshTokensRepository {
     let row =
       key.count == keyBytes
       ? try db.queryOne(
-        "SELECT \(columns) FROM refresh_sessions WHERE family_id = ?",
+        "SELECT \(table.selection) FROM refresh_sessions WHERE family_id = ?",
         [.blob(Array(key.prefix(familyIDBytes)))])
-      : try db.queryOne("SELECT \(columns) FROM refresh_sessions WHERE legacy_key = ?", [.blob(key)])
+      : try db.queryOne("SELECT \(table.selection) FROM refresh_sessions WHERE legacy_key = ?", [.blob(key)])
     guard let row else { return nil }
     let session = try decode(row)
     let hash = hashPart(key)
@@ -110,8 +97,9 @@ public enum RefreshTokensRepository {
   }
 
   public static func get(_ db: Database, familyID: [UInt8]) throws -> RefreshSessionRecord? {
-    try db.queryOne("SELECT \(columns) FROM refresh_sessions WHERE family_id = ?", [.blob(familyID)]).map(
-      decode)
+    try db.queryOne("SELECT \(table.selection) FROM refresh_sessions WHERE family_id = ?", [.blob(familyID)])
+      .map(
+        decode)
   }
 
   /// A rotation: `newHash` becomes the live token, the live one the previous, with the

@@ -1,31 +1,19 @@
 /// SQL for the server-wide signing keys.
 public enum SigningKeysRepository {
-  static let columns =
-    "kid, private_key_sealed, certificate_pem, created_at_ms, retired_at_ms, publish_until_ms, signs_from_ms"
+  static let table = SigningKeyRecord.table
 
-  static func decode(_ row: Row) throws -> SigningKeyRecord {
-    var k = SigningKeyRecord(
-      kid: try row.string(0), privateKeySealed: try row.blob(1), certificatePEM: try row.string(2),
-      createdAtMs: try row.int64(3))
-    k.retiredAtMs = try row.int64(4)
-    k.publishUntilMs = try row.int64(5)
-    k.signsFromMs = try row.int64(6)
-    return k
-  }
+  static let insertStatement = table.insert()
+
+  static func decode(_ row: Row) throws -> SigningKeyRecord { try table.decode(row) }
 
   public static func insert(_ db: Database, _ k: SigningKeyRecord) throws {
-    try db.execute(
-      "INSERT INTO signing_keys (\(columns)) VALUES (?,?,?,?,?,?,?)",
-      [
-        .text(k.kid), .blob(k.privateKeySealed), .text(k.certificatePEM), .integer(k.createdAtMs),
-        .integer(k.retiredAtMs), .integer(k.publishUntilMs), .integer(k.signsFromMs),
-      ])
+    try db.execute(insertStatement.sql, insertStatement.arguments(k))
   }
 
   /// Keys still published at `nowMs`: the active one and retired ones with live tokens.
   public static func published(_ db: Database, nowMs: Int64) throws -> [SigningKeyRecord] {
     try db.query(
-      "SELECT \(columns) FROM signing_keys WHERE retired_at_ms = 0 OR publish_until_ms > ? ORDER BY created_at_ms, kid",
+      "SELECT \(table.selection) FROM signing_keys WHERE retired_at_ms = 0 OR publish_until_ms > ? ORDER BY created_at_ms, kid",
       [.integer(nowMs)]
     ).map(decode)
   }

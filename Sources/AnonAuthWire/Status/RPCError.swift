@@ -1,8 +1,9 @@
 /// The one error type that crosses the wire: a status code, a stable reason, a message
 /// for people and string details for programs.
 ///
-/// Domain errors convert into it once, at the edge (`RPCErrorConvertible`), so the
-/// mapping from failures to codes lives in one place.
+/// The store's errors, which know nothing of the wire, are mapped into it in one place,
+/// where the service layer calls the store (`ServiceEnvironment.storeFailure`); a
+/// documented failure is thrown as an `RPCError` from where it is found.
 public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
   public var code: StatusCode
   public var reason: String
@@ -22,9 +23,4 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
   }
 
   public var description: String { "\(code) \(reason): \(message)" }
-}
-
-/// A domain error that knows which `RPCError` it is on the wire.
-public protocol RPCErrorConvertible: Error {
-  var rpcError: RPCError { get }
 }
