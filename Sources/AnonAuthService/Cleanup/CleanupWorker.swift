@@ -41,7 +41,7 @@ public final class CleanupWorker: Sendable {
   /// (so a restart does not begin with a burst of deletions while clients reconnect; the
   /// schedule itself is in the store and survives restarts). Runs until its task is
   /// cancelled (the daemon's service group owns that task and cancels it at the stop); a
-  /// pass under way then stops after the job it is in.
+  /// pass under way then stops at its next write job, which a cancelled task is refused.
   public func run() async {
     nextRun.withLock { $0 = env.clock.nowMs() + intervalMs }
     while !Task.isCancelled {
@@ -95,9 +95,6 @@ public final class CleanupWorker: Sendable {
       // Done when this job found fewer than it asked for and deleted them all; a job
       // its budget stopped early leaves some of what it found for the next.
       if deleted == 0 || (batch.found < limit && deleted >= batch.found) { break }
-      // The worker is stopping: a scheduled pass ends between two jobs (the rest is due
-      // again at the next start); one an operator asked for goes on.
-      if trigger == "schedule" && Task.isCancelled { break }
       want = deleted < limit ? max(8, deleted + deleted / 4) : min(batchSize, max(8, limit * 2))
       // Scheduled passes rest twice as long as the job's write took; one an operator asked for
       // (RunCleanup) goes on at once: its jobs are budgeted all the same.
@@ -107,11 +104,9 @@ public final class CleanupWorker: Sendable {
         await Task.yield()
       }
     }
-    if !(trigger == "schedule" && Task.isCancelled) {
-      try await pruneQuotaEvents()
-      try await pruneUsedNonces()
-      try await pruneRotatedRefreshTokens()
-    }
+    try await pruneQuotaEvents()
+    try await pruneUsedNonces()
+    try await pruneRotatedRefreshTokens()
     env.metrics.recordCleanupPass(deleted: Int64(total))
     if total > 0 || trigger != "schedule" {
       var fields: [String: LogValue] = [
