@@ -7,8 +7,9 @@ import Testing
 /// The service group's rules, with services that write what happens to them into a
 /// journal: start in declared order (each ready before the next), stop in reverse, a
 /// failure stops the group with its reason, and the drain deadline cuts a stop short.
-/// No clocks: the deadline is a latch the test (or a service) fires.
-@Suite struct ServiceGroupTests {
+/// No clocks: the deadline is a latch the test (or a service) fires; a group that waits
+/// forever where it should not fails at the time limit instead of hanging.
+@Suite(.timeLimit(.minutes(1))) struct ServiceGroupTests {
   /// What happened, in order.
   final class Journal: Sendable {
     private let entries = Mutex<[String]>([])

@@ -6,7 +6,7 @@ import Testing
 /// The workers' loops as the daemon's service group runs them: each runs in a task the
 /// group owns and ends once that task is cancelled; a clean-up pass under way then stops
 /// at its next write job.
-@Suite("Workers stop when their task is cancelled")
+@Suite("Workers stop when their task is cancelled", .timeLimit(.minutes(1)))
 struct WorkerStopTests {
   /// Mails are never delivered here: the outbox stays empty.
   struct NoMail: MailTransport {
