@@ -41,8 +41,11 @@ import Testing
   // rules, the same on every transport: AnonAuthServerTests' InProcessCoreTests test
   // them without a socket.
 
+  /// Also the service group's order on the real daemon: its debug log names each service
+  /// as it starts and as it stops, and the stop is the start reversed, between `draining`
+  /// and `stopped`.
   @Test func sigtermLetsCallsInFlightFinishThenExitsZero() async throws {
-    let daemon = try await DaemonProcess.start(["--test-hooks"])
+    let daemon = try await DaemonProcess.start(["--test-hooks", "--log-level", "debug"])
     let client = try daemon.client()
     let calls = (0..<5).map { _ in
       Task {
@@ -58,6 +61,24 @@ import Testing
     }
     #expect(daemon.process.wait() == 0)
     #expect(daemon.log.contains("\"msg\":\"stopped\""))
+    let lifecycle = daemon.log.split(separator: "\n").compactMap { line -> String? in
+      guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+        let message = object["msg"] as? String
+      else { return nil }
+      switch message {
+      case "service started", "service stopped": return "\(message.dropFirst(8)) \(object["service"] ?? "")"
+      case "draining", "stopped": return message
+      default: return nil
+      }
+    }
+    let started = [
+      "cluster node", "store", "signing pool", "outbound HTTPS", "mail worker", "clean-up worker",
+      "ops server", "rpc server", "TLS reload", "readiness",
+    ]
+    #expect(
+      lifecycle
+        == started.map { "started \($0)" } + ["draining"] + started.reversed().map { "stopped \($0)" }
+        + ["stopped"])
   }
 
   @Test func clientReconnectsAfterGoAway() async throws {

@@ -41,6 +41,24 @@ def test_readyz_is_503_while_a_slow_call_drains(pb):
     assert d.proc.wait(timeout=15) == 0
 
 
+
+def test_a_call_past_the_drain_deadline_is_cut_and_the_daemon_still_exits_0(pb):
+    """The service group's drain deadline (--shutdown-grace-ms from the signal): the RPC
+    server closes the connection a call still holds, and every later part still stops."""
+    d = Daemon(extra=["--test-hooks", "--shutdown-grace-ms", "300"])
+    with d.connect() as s:
+        send_frame(s, call_frame(pb, 9, "/anonauth.test.TestService/Sleep", pb.health.CheckRequest().SerializeToString(),
+                                 {"x-sleep-ms": "60000"}))
+        time.sleep(0.3)  # the call is in flight
+        d.proc.send_signal(signal.SIGTERM)
+        assert read_frame(s, pb).WhichOneof("kind") == "go_away"
+        assert s.recv(1) == b""  # closed with the call unanswered
+    assert d.proc.wait(timeout=30) == 0
+    messages = [json.loads(line).get("msg") for line in d.log_lines() if line.startswith("{")]
+    assert "grace period over; closing connections" in messages
+    assert messages.index("draining") < messages.index("grace period over; closing connections")
+    assert messages[-1] == "stopped"
+
 def write_atomically(path, data):
     """Through a temporary file and a rename, 0600 (the daemon refuses a key others may read)."""
     tmp = path + ".new"

@@ -10,20 +10,18 @@ struct ClusterSync {
   let logger: Logger
   var intervalMs: Int = 2_000
 
-  /// Runs until the returned task is cancelled.
-  func start(_ node: ClusterNode) -> Task<Void, Never> {
-    Task { [directory, minter, logger, intervalMs] in
-      while !Task.isCancelled {
-        try? await Task.sleep(for: .milliseconds(intervalMs))
-        guard node.monitor.hasLeader else { continue }
-        do {
-          try await directory.reload()
-          if try await minter.refresh() {
-            logger.info("cluster: signing keys changed on another node; installed")
-          }
-        } catch {
-          logger.warning("cluster: reloading shared state failed", ["error": .string("\(error)")])
+  /// Runs until its task is cancelled (a service of the daemon's group).
+  func run(on node: ClusterNode) async {
+    while !Task.isCancelled {
+      try? await Task.sleep(for: .milliseconds(intervalMs))
+      guard node.monitor.hasLeader else { continue }
+      do {
+        try await directory.reload()
+        if try await minter.refresh() {
+          logger.info("cluster: signing keys changed on another node; installed")
         }
+      } catch {
+        logger.warning("cluster: reloading shared state failed", ["error": .string("\(error)")])
       }
     }
   }

@@ -13,7 +13,7 @@ public final class CleanupWorker: Sendable {
   private static let admitted = Admitted.internalWork(.cleanupWorker)
   public let intervalMs: Int64
   public let batchSize: Int
-  private let state = Mutex<(task: Task<Void, Never>?, nextRunAtMs: Int64)>((nil, 0))
+  private let nextRun = Mutex<Int64>(0)
   /// Whether this daemon runs the scheduled passes now: on a replicated store only the
   /// daemon whose node leads does, so the passes of several daemons never race.
   private let runsScheduledPasses: @Sendable () -> Bool
@@ -38,25 +38,21 @@ public final class CleanupWorker: Sendable {
   }
 
   /// When the background pass runs next (milliseconds since the epoch).
-  public var nextRunAtMs: Int64 { state.withLock { $0.nextRunAtMs } }
+  public var nextRunAtMs: Int64 { nextRun.withLock { $0 } }
 
-  /// Starts the background passes, one every interval, the first one interval after
-  /// start (so a restart does not begin with a burst of deletions while clients
-  /// reconnect; the schedule itself is in the store and survives restarts).
-  public func start() {
-    let task = Task { [self] in
-      while !Task.isCancelled {
-        try? await Task.sleep(for: .milliseconds(intervalMs))
-        if Task.isCancelled { break }
-        if runsScheduledPasses() { _ = try? await runPass(projectID: nil, trigger: "schedule") }
-        state.withLock { $0.nextRunAtMs = env.clock.nowMs() + intervalMs }
-      }
+  /// The background passes, one every interval, the first one interval after the start
+  /// (so a restart does not begin with a burst of deletions while clients reconnect; the
+  /// schedule itself is in the store and survives restarts). Runs until its task is
+  /// cancelled (the daemon's service group owns that task and cancels it at the stop); a
+  /// pass under way then stops at its next write job, which a cancelled task is refused.
+  public func run() async {
+    nextRun.withLock { $0 = env.clock.nowMs() + intervalMs }
+    while !Task.isCancelled {
+      try? await Task.sleep(for: .milliseconds(intervalMs))
+      if Task.isCancelled { break }
+      if runsScheduledPasses() { _ = try? await runPass(projectID: nil, trigger: "schedule") }
+      nextRun.withLock { $0 = env.clock.nowMs() + intervalMs }
     }
-    state.withLock { $0 = (task, env.clock.nowMs() + intervalMs) }
-  }
-
-  public func stop() {
-    state.withLock { $0.task?.cancel() }
   }
 
   /// How long one clean-up job may hold the writer. Sign-ups committed in the same batch

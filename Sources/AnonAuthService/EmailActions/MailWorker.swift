@@ -43,7 +43,6 @@ public final class MailWorker: Sendable {
   /// mail is not sent by every node.
   let sendsNow: @Sendable () -> Bool
   private let wake = WakeSignal()
-  private let task = Mutex<Task<Void, Never>?>(nil)
 
   public init(
     store: Store, transport: any MailTransport, clock: any ServiceClock, logger: Logger,
@@ -64,29 +63,23 @@ public final class MailWorker: Sendable {
   /// Wakes the worker now (a mail was queued).
   public func mailQueued() { wake.signal() }
 
-  public func start() {
-    task.withLock { task in
-      guard task == nil else { return }
-      task = Task.detached { [self] in await run() }
-    }
-  }
-
-  public func stop() {
-    let running = task.withLock { task -> Task<Void, Never>? in
-      defer { task = nil }
-      return task
-    }
-    running?.cancel()
-    wake.signal()
-  }
-
   /// The delay before attempt `attempts + 1`.
   func backoffMs(afterAttempts attempts: Int64) -> Int64 {
     let doubled = retryBaseMs << min(attempts, 20)
     return min(doubled, 3_600_000)
   }
 
-  private func run() async {
+  /// Sends until its task is cancelled (the daemon's service group owns that task and
+  /// cancels it at the stop); a mail being handed to the relay then is finished first.
+  public func run() async {
+    await withTaskCancellationHandler {
+      await loop()
+    } onCancel: {
+      wake.signal()
+    }
+  }
+
+  private func loop() async {
     var lastPruneMs: Int64 = 0
     while !Task.isCancelled {
       guard sendsNow() else {
