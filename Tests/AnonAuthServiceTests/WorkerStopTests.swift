@@ -10,7 +10,7 @@ import Testing
 struct WorkerStopTests {
   /// Mails are never delivered here: the outbox stays empty.
   struct NoMail: MailTransport {
-    func deliver(_ mail: OutboxMail) async throws(MailDeliveryError) {}
+    func deliver(_ mail: OutboxMail, _ admitted: Admitted) async throws(MailDeliveryError) {}
   }
 
   @Test("the clean-up loop ends at cancellation, its next run announced")
