@@ -92,8 +92,13 @@ public final class SocketStream: EventHandler, ByteStream {
   public static let outputHighWater = 1 << 20
   /// Queued output under which a paused connection reads again.
   public static let outputLowWater = 256 * 1024
-  /// Bytes one connection may read in one turn of the loop before it yields.
-  public static let readBudgetBytes = 256 * 1024
+  /// Bytes one connection may read in one turn of the loop before it yields, unless its
+  /// owner sets a smaller `readBudgetBytes`.
+  public static let defaultReadBudgetBytes = 256 * 1024
+  /// Bytes this connection may read in one turn of the loop before it yields: what every
+  /// other connection of the loop may wait behind. Owners whose bytes cost more to decode
+  /// set less (HTTP/2: `HTTP2SessionLimits.readBudgetBytes`).
+  public var readBudgetBytes = SocketStream.defaultReadBudgetBytes
 
   /// A TLS connection over an accepted or connecting socket. Takes ownership of `fd`.
   /// - Parameter serverName: for clients, the name or IP the certificate must match.
@@ -299,11 +304,13 @@ public final class SocketStream: EventHandler, ByteStream {
         if state == .open && !readPaused && !readingHeld { yieldTurn() }
         return
       }
-      if bytesRead >= Self.readBudgetBytes {
+      if bytesRead >= readBudgetBytes {
         yieldTurn()
         return
       }
-      switch records.read(into: buffer) {
+      // No read past the budget: a turn delivers at most `readBudgetBytes`.
+      let room = min(buffer.count, readBudgetBytes - bytesRead)
+      switch records.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<room])) {
       case .transferred(let n):
         bytesRead += n
         lastActivity = MonotonicClock.now()
@@ -440,7 +447,7 @@ public final class SocketStream: EventHandler, ByteStream {
         finishClose(error: nil)
         return
       }
-      if bytesRead >= Self.readBudgetBytes {
+      if bytesRead >= readBudgetBytes {
         yieldTurn()
         return
       }
@@ -461,7 +468,7 @@ public final class SocketStream: EventHandler, ByteStream {
   private func discardRawInput(then error: any Error) {
     let buffer = loop.scratch
     var bytesRead = 0
-    while bytesRead < Self.readBudgetBytes {
+    while bytesRead < readBudgetBytes {
       let n = Glibc.recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
       if n > 0 {
         bytesRead += n

@@ -61,6 +61,7 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
 
   init(stream: any ByteStream, core: ServerCore, registry: ConnectionRegistry?) {
     self.stream = stream
+    stream.readBudgetBytes = HTTP2SessionLimits.readBudgetBytes
     self.core = core
     self.registry = registry
     startedAt = MonotonicClock.now()

@@ -48,6 +48,7 @@ import AnonAuthService
     var verifiedPeerName: String? { nil }
     var hasPendingOutput: Bool { false }
     var readingHeld = false
+    var readBudgetBytes = 0
     var readPaused: Bool { false }
 
     init(loop: EventLoop) { self.loop = loop }
