@@ -73,4 +73,67 @@ import Testing
     #expect(closed.wait(timeout: .now() + 60) == .success)
     Glibc.close(theirs)
   }
+
+  /// Where each stream writes its name when it delivers (in the order they deliver).
+  final class ArrivalLog: Sendable {
+    let order = Mutex<[String]>([])
+  }
+
+  // @unchecked Sendable is safe: the streams call it on the loop's thread only; the log
+  // is Sendable.
+  final class Arrivals: ByteStreamDelegate, @unchecked Sendable {
+    let log: ArrivalLog
+    let name: String
+    init(_ name: String, _ log: ArrivalLog) {
+      self.name = name
+      self.log = log
+    }
+    func stream(_ stream: any ByteStream, didReceive bytes: UnsafeRawBufferPointer) {
+      log.order.withLock { $0.append(name) }
+    }
+    func streamDidClose(_ stream: any ByteStream, error: (any Error)?) {}
+  }
+
+  /// Two streams with input waiting when the loop looks: the deprioritized one is read
+  /// after the other, whichever event epoll reports first.
+  @Test(arguments: [["abuser", "bystander"], ["bystander", "abuser"]])
+  func aDeprioritizedStreamIsReadAfterTheOthers(registrationOrder: [String]) async throws {
+    let loop = try EventLoop(name: "deprioritized-test")
+    let log = ArrivalLog()
+    var peers: [Int32] = []
+    var delegates: [(Int32, Arrivals)] = []
+    for name in registrationOrder {
+      var fds: [Int32] = [0, 0]
+      #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+      _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+      #expect(send(fds[1], "x", 1, 0) == 1)
+      peers.append(fds[1])
+      delegates.append((fds[0], Arrivals(name, log)))
+    }
+    let held = Mutex<[UncheckedBox<PlainConnection>]>([])
+    let toStart = delegates
+    loop.start()
+    defer { loop.stopAndWait() }
+    loop.execute {
+      // Both registered in one task: their input is announced by the same epoll_wait.
+      for (fd, delegate) in toStart {
+        let stream = PlainConnection(fd: fd, loop: loop, peer: nil)
+        stream.deprioritized = delegate.name == "abuser"
+        stream.delegate = delegate
+        stream.start()
+        held.withLock { $0.append(UncheckedBox(stream)) }
+      }
+    }
+    for _ in 0..<6_000 where log.order.withLock({ $0.count }) < 2 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    #expect(log.order.withLock { $0 } == ["bystander", "abuser"])
+    let closed = DispatchSemaphore(value: 0)
+    loop.execute {
+      for box in held.withLock({ $0 }) { box.value.close(error: nil) }
+      closed.signal()
+    }
+    #expect(closed.wait(timeout: .now() + 60) == .success)
+    for fd in peers { Glibc.close(fd) }
+  }
 }

@@ -99,6 +99,12 @@ public final class SocketStream: EventHandler, ByteStream {
   /// other connection of the loop may wait behind. Owners whose bytes cost more to decode
   /// set less (HTTP/2: `HTTP2SessionLimits.readBudgetBytes`).
   public var readBudgetBytes = SocketStream.defaultReadBudgetBytes
+  /// Served after the loop's other connections: its events only schedule its turn among
+  /// the loop's yielded work (`EventLoop.runOnNextIteration`), which runs after the next
+  /// iteration's events and within that iteration's time budget. Set for a peer that
+  /// abused the server (an address paying off a penalty, a connection whose streams were
+  /// refused), so that what it makes the loop do is what the loop has left over.
+  public var deprioritized = false
 
   /// A TLS connection over an accepted or connecting socket. Takes ownership of `fd`.
   /// - Parameter serverName: for clients, the name or IP the certificate must match.
@@ -227,12 +233,22 @@ public final class SocketStream: EventHandler, ByteStream {
       state = .handshaking
       handshake()
     case .handshaking:
+      if deprioritized || continuationScheduled {
+        yieldTurn()
+        return
+      }
       handshake()
     case .open:
       if readingHeld && !events.isDisjoint(with: [.hangup, .error, .readHangup]) {
         // The peer left while its request was served (input is not read while held,
         // and a dead socket would wake the loop for ever): closing cancels the request.
         finishClose(error: nil)
+        return
+      }
+      // A turn already yielded does this connection's work when it runs: reading here
+      // too would give the connection two budgets in one iteration.
+      if deprioritized || continuationScheduled {
+        yieldTurn()
         return
       }
       serviceOpen()
@@ -258,6 +274,7 @@ public final class SocketStream: EventHandler, ByteStream {
     loop.runOnNextIteration { [self] in
       continuationScheduled = false
       switch state {
+      case .handshaking: handshake()
       case .open: serviceOpen()
       case .closing:
         drainWhileClosing()

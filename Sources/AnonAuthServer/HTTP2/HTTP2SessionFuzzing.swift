@@ -49,6 +49,7 @@ import AnonAuthService
     var hasPendingOutput: Bool { false }
     var readingHeld = false
     var readBudgetBytes = 0
+    var deprioritized = false
     var readPaused: Bool { false }
 
     init(loop: EventLoop) { self.loop = loop }
