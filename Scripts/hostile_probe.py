@@ -236,6 +236,11 @@ def settle(pid, baseline):
         time.sleep(0.5)
 
 
+def _turns_since(now, before):
+    """Turns over 2.5 ms and over 10 ms between two `loop_turns` readings."""
+    return now[0] - before[0], now[1] - before[1]
+
+
 def _answered(counts):
     return sum(v for k, v in counts.items() if k.startswith(("answered", "RST_STREAM")))
 
@@ -251,7 +256,9 @@ def probe_h2(name):
         time.sleep(3)
         idle = (proc_cpu_seconds(pid) - c0) / (time.monotonic() - t0)
         baseline = abuse.rss_bytes(pid)
+        turns0 = loop_turns(daemon)
         quiet = bystander(daemon, BYSTANDER_SECONDS)
+        turns_quiet = _turns_since(loop_turns(daemon), turns0)
         log0 = log_size(daemon)
         peak = abuse.PeakRSS(pid)
         began = time.monotonic()
@@ -267,9 +274,11 @@ def probe_h2(name):
         # The attack is held for the bystander's seconds and then ends, whatever the
         # bystander's late answers do (under some attacks they take tens of seconds).
         measured = {}
+        turns0 = loop_turns(daemon)
         client = threading.Thread(target=lambda: measured.update(bystander(daemon, BYSTANDER_SECONDS)))
         client.start()
         client.join(BYSTANDER_SECONDS + 1)
+        turns_attacked = _turns_since(loop_turns(daemon), turns0)
         attack.stop()
         held_total = time.monotonic() - began
         client.join()
@@ -299,7 +308,7 @@ def probe_h2(name):
         per_block_ms=(cpu_rate - idle) * held / blocks * 1000 if isinstance(attack, abuse_h2.HpackBomb) and blocks
         else None,
         blocks_in_window=blocks, quiet=quiet, loaded=loaded, log_bytes=log_bytes, lines=lines, hits=hits,
-        alive=alive)
+        alive=alive, turns_quiet=turns_quiet, turns_attacked=turns_attacked)
     print_h2_detail(row)
     return row
 
@@ -333,6 +342,9 @@ def print_h2_detail(r):
               f"answered (goal < {BLOCK_CPU_GOAL_MS} ms){_mark(r['per_block_ms'] < BLOCK_CPU_GOAL_MS)}")
     print(f"  bystander p99      quiet {q['p99_ms']:.2f} ms, attacked {lo['p99_ms']:.2f} ms: {ratio:.2f}x "
           f"(goal <= {P99_GOAL:.0f}x){_mark(ratio <= P99_GOAL)}; failures {lo['failures']} of {lo['calls']}")
+    (q25, q10), (a25, a10) = r["turns_quiet"], r["turns_attacked"]
+    print(f"  loop turns         over 2.5 ms / over 10 ms while the bystander ran: quiet {q25:.0f} / {q10:.0f}, "
+          f"attacked {a25:.0f} / {a10:.0f}")
     print(f"  daemon stderr      {r['log_bytes'] / 1e6:.2f} MB, {r['lines']} lines "
           f"({r['hits']} naming {abuse_h2.UNKNOWN_PATH})" + ("" if r["alive"] else "; THE DAEMON DIED"), flush=True)
 

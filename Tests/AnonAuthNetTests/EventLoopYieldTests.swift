@@ -36,4 +36,33 @@ import Testing
     let other = try #require(seen.firstIndex(of: "other"))
     #expect(other < seen.count - 1, "the other task waited for all the busy work: \(seen)")
   }
+
+  /// Yielded work runs for at most `yieldedWorkNanosPerTurn` an iteration: pieces that
+  /// each take longer run one an iteration, and another thread's task gets in after the
+  /// first, however many are queued.
+  @Test func yieldedWorkIsCutAtItsTimeBudgetAndOthersGetIn() throws {
+    let loop = try EventLoop(name: "yield-budget-test")
+    loop.start()
+    defer { loop.stopAndWait() }
+    let done = DispatchSemaphore(value: 0)
+    let order = Mutex<[String]>([])
+    let pieces = 20
+    loop.execute {
+      for index in 0..<pieces {
+        loop.runOnNextIteration {
+          // Longer than the budget, on any machine: the iteration stops after it.
+          let until = MonotonicClock.now() + EventLoop.yieldedWorkNanosPerTurn
+          while MonotonicClock.now() < until {}
+          order.withLock { $0.append("piece \(index)") }
+          if index == 0 { loop.execute { order.withLock { $0.append("other") } } }
+          if index == pieces - 1 { done.signal() }
+        }
+      }
+    }
+    #expect(done.wait(timeout: .now() + 60) == .success)  // bounds a hang only
+    let seen = order.withLock { $0 }
+    #expect(
+      seen.filter { $0.hasPrefix("piece") } == (0..<pieces).map { "piece \($0)" }, "in order, each once")
+    #expect(seen.firstIndex(of: "other") == 1, "the other thread's task waited for the yielded work: \(seen)")
+  }
 }

@@ -62,6 +62,26 @@ import Testing
     #expect(limiter.admit("192.0.2.1") == nil)
   }
 
+  @Test func aPenalizedPeerIsDeprioritizedUntilItsDebtIsPaid() {
+    let clock = Clock()
+    let limiter = ConnectionLimiter(
+      maxConnections: 1000, maxPerIP: 5, ratePerIP: 10, exempt: [], now: clock.read)
+    openAndClose(limiter, "192.0.2.1", times: 1)
+    #expect(!limiter.isPenalized("192.0.2.1"))  // connecting is not abuse
+    limiter.penalize("192.0.2.1", connections: 8)
+    #expect(limiter.isPenalized("192.0.2.1"))
+    #expect(!limiter.isPenalized("192.0.2.2"))
+    // 9 connections at 10 a second: paid off after 900 ms, not before.
+    clock.advance(milliseconds: 899)
+    #expect(limiter.isPenalized("192.0.2.1"))
+    clock.advance(milliseconds: 1)
+    #expect(!limiter.isPenalized("192.0.2.1"))
+    // Without a pace there is no debt to pay off.
+    let unpaced = ConnectionLimiter(maxConnections: 1000, maxPerIP: 5, exempt: [], now: clock.read)
+    unpaced.penalize("192.0.2.1", connections: 8)
+    #expect(!unpaced.isPenalized("192.0.2.1"))
+  }
+
   @Test func aRefusalSpendsNeitherCreditNorAPlace() {
     let (clock, limiter) = Self.paced(maxPerIP: 2, ratePerIP: 1)
     #expect(limiter.admit("192.0.2.1") == nil)

@@ -420,11 +420,14 @@ import Testing
 
   @Test func aHeaderListOverTheLimitIsAnswered431() async throws {
     try await Harness.with { h in
+      #expect(await h.onLoop { $0.stream?.deprioritized } == false)
       let big = String(repeating: "b", count: 17 * 1024)
       let id = await h.onLoop { h in h.client.request(method: "GET", path: "/echo", headers: [("x-big", big)])
       }
       #expect(await h.eventually { $0.client.responses[id]?.closedWith != nil })
       #expect(await h.onLoop { $0.client.responses[id]?.headers[":status"] } == "431")
+      // A connection with a refused stream is served after the loop's others from now on.
+      #expect(await h.onLoop { $0.stream?.deprioritized } == true)
     }
   }
 

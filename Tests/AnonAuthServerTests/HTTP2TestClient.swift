@@ -14,6 +14,8 @@ final class FakeByteStream: ByteStream {
   var verifiedPeerName: String? { nil }
   var hasPendingOutput: Bool { false }
   var readingHeld = false
+  var readBudgetBytes = 0
+  var deprioritized = false
   var readPaused = false
   var sent: [UInt8] = []
   /// How many times `send` was called (each is one queued array on a real connection).

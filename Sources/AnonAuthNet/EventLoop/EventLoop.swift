@@ -164,7 +164,8 @@ public final class EventLoop: @unchecked Sendable {
   /// Runs `body` on the next iteration, after that iteration's events, without waiting
   /// for a new one: a connection that used up its work budget yields with it, so that
   /// one busy peer cannot hold the loop while others wait (OpenSSL may hold decrypted
-  /// bytes that no epoll event will announce).
+  /// bytes that no epoll event will announce). An iteration runs such work for at most
+  /// `yieldedWorkNanosPerTurn`; the rest waits for the next one.
   public func runOnNextIteration(_ body: @escaping () -> Void) {
     assertInLoop()
     nextIteration.append(body)
@@ -192,6 +193,10 @@ public final class EventLoop: @unchecked Sendable {
       let n = anonauth_epoll_wait(epfd, events, datas, maxEvents, timeout)
       if n < 0 && anonauth_errno() != EINTR { break }
       let turnStarted = MonotonicClock.now()
+      // What earlier iterations yielded, taken before this one's events can add to it:
+      // work yielded now waits for the next iteration, as its name says.
+      let yielded = nextIteration
+      nextIteration.removeAll(keepingCapacity: true)
       defer { turns.record(MonotonicClock.now() - turnStarted) }
       for i in 0..<max(0, Int(n)) {
         let id = datas[i]
@@ -202,11 +207,7 @@ public final class EventLoop: @unchecked Sendable {
         }
         handlers[id]?.handleEvents(IOEvents(rawValue: events[i]))
       }
-      if !nextIteration.isEmpty {
-        let yielded = nextIteration
-        nextIteration.removeAll(keepingCapacity: true)
-        for body in yielded { body() }
-      }
+      if !yielded.isEmpty { runYielded(yielded) }
       runPending()
       for callback in timers.popDue(now: MonotonicClock.now(), limit: Self.timersPerTurn) { callback() }
       while !endOfIteration.isEmpty {
@@ -217,6 +218,29 @@ public final class EventLoop: @unchecked Sendable {
     }
     runPending()
   }
+
+  /// Runs the work yielded on the last iteration for at most `yieldedWorkNanosPerTurn`
+  /// (at least one piece): the rest goes first on the next iteration, after that
+  /// iteration's events and the tasks of other threads. Yielded work is what a connection
+  /// had left past its budget, or everything a deprioritized one does: a peer that keeps
+  /// the loop busy gets what is left over, not a turn as long as it likes.
+  private func runYielded(_ yielded: [() -> Void]) {
+    let started = MonotonicClock.now()
+    var index = 0
+    while index < yielded.count {
+      yielded[index]()
+      index += 1
+      if MonotonicClock.now() - started >= Self.yieldedWorkNanosPerTurn { break }
+    }
+    if index < yielded.count {
+      nextIteration.insert(contentsOf: yielded[index...], at: 0)
+    }
+  }
+
+  /// How long one iteration runs yielded work (`runOnNextIteration`) before it takes new
+  /// events again: a bystander's request waits behind at most this much of it (and one
+  /// piece: a connection's read budget, or a handshake).
+  public static let yieldedWorkNanosPerTurn: UInt64 = 500_000
 
   private func runPending() {
     while true {

@@ -19,6 +19,12 @@ public protocol ByteStream: AnyObject {
   /// Whether reading stopped on its own because queued output is over the high watermark
   /// (the peer does not read): the peer's unfinished request is then not the peer's delay.
   var readPaused: Bool { get }
+  /// Bytes the stream reads in one turn of its loop before it yields to the loop's other
+  /// connections. Set by the owner once it knows what the bytes cost to decode.
+  var readBudgetBytes: Int { get set }
+  /// Served after the loop's other connections (an abusive peer's): see
+  /// `SocketStream.deprioritized`.
+  var deprioritized: Bool { get set }
   /// Queues bytes; they are written at the end of the loop's iteration.
   func send(bytes: [UInt8])
   /// Writes what is queued, ends the write side, and closes once the peer has closed

@@ -92,8 +92,19 @@ public final class SocketStream: EventHandler, ByteStream {
   public static let outputHighWater = 1 << 20
   /// Queued output under which a paused connection reads again.
   public static let outputLowWater = 256 * 1024
-  /// Bytes one connection may read in one turn of the loop before it yields.
-  public static let readBudgetBytes = 256 * 1024
+  /// Bytes one connection may read in one turn of the loop before it yields, unless its
+  /// owner sets a smaller `readBudgetBytes`.
+  public static let defaultReadBudgetBytes = 256 * 1024
+  /// Bytes this connection may read in one turn of the loop before it yields: what every
+  /// other connection of the loop may wait behind. Owners whose bytes cost more to decode
+  /// set less (HTTP/2: `HTTP2SessionLimits.readBudgetBytes`).
+  public var readBudgetBytes = SocketStream.defaultReadBudgetBytes
+  /// Served after the loop's other connections: its events only schedule its turn among
+  /// the loop's yielded work (`EventLoop.runOnNextIteration`), which runs after the next
+  /// iteration's events and within that iteration's time budget. Set for a peer that
+  /// abused the server (an address paying off a penalty, a connection whose streams were
+  /// refused), so that what it makes the loop do is what the loop has left over.
+  public var deprioritized = false
 
   /// A TLS connection over an accepted or connecting socket. Takes ownership of `fd`.
   /// - Parameter serverName: for clients, the name or IP the certificate must match.
@@ -222,12 +233,22 @@ public final class SocketStream: EventHandler, ByteStream {
       state = .handshaking
       handshake()
     case .handshaking:
+      if deprioritized || continuationScheduled {
+        yieldTurn()
+        return
+      }
       handshake()
     case .open:
       if readingHeld && !events.isDisjoint(with: [.hangup, .error, .readHangup]) {
         // The peer left while its request was served (input is not read while held,
         // and a dead socket would wake the loop for ever): closing cancels the request.
         finishClose(error: nil)
+        return
+      }
+      // A turn already yielded does this connection's work when it runs: reading here
+      // too would give the connection two budgets in one iteration.
+      if deprioritized || continuationScheduled {
+        yieldTurn()
         return
       }
       serviceOpen()
@@ -253,6 +274,7 @@ public final class SocketStream: EventHandler, ByteStream {
     loop.runOnNextIteration { [self] in
       continuationScheduled = false
       switch state {
+      case .handshaking: handshake()
       case .open: serviceOpen()
       case .closing:
         drainWhileClosing()
@@ -299,11 +321,13 @@ public final class SocketStream: EventHandler, ByteStream {
         if state == .open && !readPaused && !readingHeld { yieldTurn() }
         return
       }
-      if bytesRead >= Self.readBudgetBytes {
+      if bytesRead >= readBudgetBytes {
         yieldTurn()
         return
       }
-      switch records.read(into: buffer) {
+      // No read past the budget: a turn delivers at most `readBudgetBytes`.
+      let room = min(buffer.count, readBudgetBytes - bytesRead)
+      switch records.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<room])) {
       case .transferred(let n):
         bytesRead += n
         lastActivity = MonotonicClock.now()
@@ -440,7 +464,7 @@ public final class SocketStream: EventHandler, ByteStream {
         finishClose(error: nil)
         return
       }
-      if bytesRead >= Self.readBudgetBytes {
+      if bytesRead >= readBudgetBytes {
         yieldTurn()
         return
       }
@@ -461,7 +485,7 @@ public final class SocketStream: EventHandler, ByteStream {
   private func discardRawInput(then error: any Error) {
     let buffer = loop.scratch
     var bytesRead = 0
-    while bytesRead < Self.readBudgetBytes {
+    while bytesRead < readBudgetBytes {
       let n = Glibc.recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
       if n > 0 {
         bytesRead += n

@@ -61,6 +61,7 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
 
   init(stream: any ByteStream, core: ServerCore, registry: ConnectionRegistry?) {
     self.stream = stream
+    stream.readBudgetBytes = HTTP2SessionLimits.readBudgetBytes
     self.core = core
     self.registry = registry
     startedAt = MonotonicClock.now()
@@ -265,9 +266,12 @@ final class HTTP2ServerConnection: ByteStreamDelegate, ServedConnection, HTTP2St
     return Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
   }
 
-  /// Counts a stream refused at once; past the bucket, GOAWAY ENHANCE_YOUR_CALM (the
+  /// Counts a stream refused at once and deprioritizes the connection
+  /// (`ByteStream.deprioritized`); past the bucket, GOAWAY ENHANCE_YOUR_CALM (the
   /// connection closes once it is sent).
   private func noteRefusal() {
+    // From its first refused stream on, the connection is served after the loop's others.
+    stream.deprioritized = true
     guard !refusals.take(now: MonotonicClock.now()), let session, !calmed else { return }
     calmed = true
     core.metrics.http2ConnectionsCalmed.add(1, ordering: .relaxed)

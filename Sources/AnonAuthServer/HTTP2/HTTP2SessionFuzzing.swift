@@ -48,6 +48,8 @@ import AnonAuthService
     var verifiedPeerName: String? { nil }
     var hasPendingOutput: Bool { false }
     var readingHeld = false
+    var readBudgetBytes = 0
+    var deprioritized = false
     var readPaused: Bool { false }
 
     init(loop: EventLoop) { self.loop = loop }

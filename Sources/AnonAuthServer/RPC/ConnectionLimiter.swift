@@ -68,6 +68,14 @@ final class ConnectionLimiter: Sendable {
     state.withLock { $0.rate?.penalize(key, connections: connections, now: time) }
   }
 
+  /// Whether `peerIP` was penalized (`penalize`) and has not paid the debt off: its new
+  /// connections start deprioritized, handshake included.
+  func isPenalized(_ peerIP: String?) -> Bool {
+    guard let key = perIPKey(peerIP), ratePerIP > 0 else { return false }
+    let time = now()
+    return state.withLock { $0.rate?.isPenalized(key, now: time) ?? false }
+  }
+
   /// Counts out a connection `admit` let in.
   func release(_ peerIP: String?) {
     let key = perIPKey(peerIP)

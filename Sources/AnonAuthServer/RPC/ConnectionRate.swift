@@ -14,6 +14,8 @@ struct ConnectionRate {
   private let tolerance: UInt64
   /// Per peer: when its bucket is full again.
   private var fullAt: [String: UInt64] = [:]
+  /// Per penalized peer: when the penalty's debt is paid off.
+  private var penalizedUntil: [String: UInt64] = [:]
   private var pruneAtCount = Self.minimumPruneCount
   private static let minimumPruneCount = 1024
 
@@ -33,7 +35,17 @@ struct ConnectionRate {
   mutating func penalize(_ peer: String, connections: Int, now: UInt64) {
     let due = max(fullAt[peer] ?? now, now)
     let charged = due + UInt64(max(0, connections)) * interval
-    fullAt[peer] = min(charged, now + tolerance + Self.maxPenaltyNanos)
+    let until = min(charged, now + tolerance + Self.maxPenaltyNanos)
+    fullAt[peer] = until
+    penalizedUntil[peer] = until
+    if penalizedUntil.count >= pruneAtCount { prune(now: now) }
+  }
+
+  /// Whether `peer` was penalized and has not yet paid the debt off (its bucket is not
+  /// full again): its connections are served after those of peers that behave
+  /// (`ByteStream.deprioritized`).
+  func isPenalized(_ peer: String, now: UInt64) -> Bool {
+    (penalizedUntil[peer] ?? 0) > now
   }
 
   static let maxPenaltyNanos: UInt64 = 10_000_000_000
@@ -43,10 +55,14 @@ struct ConnectionRate {
     let due = max(fullAt[peer] ?? now, now)
     if due - now > tolerance { return false }
     fullAt[peer] = due + interval
-    if fullAt.count >= pruneAtCount {
-      fullAt = fullAt.filter { $0.value > now }
-      pruneAtCount = max(Self.minimumPruneCount, 2 * fullAt.count)
-    }
+    if fullAt.count >= pruneAtCount { prune(now: now) }
     return true
+  }
+
+  /// Forgets peers whose buckets are full again (and penalties paid off).
+  private mutating func prune(now: UInt64) {
+    fullAt = fullAt.filter { $0.value > now }
+    penalizedUntil = penalizedUntil.filter { $0.value > now }
+    pruneAtCount = max(Self.minimumPruneCount, 2 * max(fullAt.count, penalizedUntil.count))
   }
 }

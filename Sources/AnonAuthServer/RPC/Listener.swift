@@ -46,12 +46,16 @@ final class Listener {
       return
     }
     core.connectionOpened()
+    // An address still paying off a penalty is served after everyone else, from its
+    // handshake on.
+    let deprioritized = limiter.isPenalized(peer?.host)
     let target = registries[next % registries.count]
     next &+= 1
     let core = self.core
     guard let context = tls?.current else {
       target.execute { registry in
         let plain = PlainConnection(fd: fd, loop: registry.loop, peer: peer)
+        plain.deprioritized = deprioritized
         core.chargeQueuedOutput(of: plain)
         let connection = HTTPServerConnection(
           stream: plain, listener: .emulator, core: core, registry: registry)
@@ -66,6 +70,7 @@ final class Listener {
     target.execute { registry in
       do {
         let tls = try TLSConnection(fd: fd, context: context, loop: registry.loop, peer: peer)
+        tls.deprioritized = deprioritized
         core.chargeQueuedOutput(of: tls)
         // Native frames until the handshake's ALPN choice says otherwise (`TransportSwitch`).
         let connection = ServerConnection(connection: tls, core: core, registry: registry)
