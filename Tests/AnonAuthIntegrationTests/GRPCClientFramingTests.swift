@@ -56,6 +56,21 @@ import Testing
     #expect(read([0, 0, 0, 0, 65], max: 64) == .tooLarge(65))
   }
 
+  /// The server's rule for requests (docs/protocol.md §12), on the client's side too:
+  /// every message's length is judged from its prefix, before its flag and its bytes, so
+  /// a second message cannot make the client buffer past the limit.
+  @Test func everyPrefixIsJudgedByItsLengthFirst() {
+    var reader = GRPCMessageReader(maxMessageSize: 64)
+    ([0, 0, 0, 0, 1, 9] + [0, 0xff, 0xff, 0xff, 0xff] as [UInt8]).withUnsafeBytes { reader.append($0) }
+    #expect(throws: GRPCMessageReader.Failure.tooLarge(0xffff_ffff)) { try reader.message() }
+    var compressed = GRPCMessageReader(maxMessageSize: 64)
+    [UInt8]([1, 0, 0, 0, 65]).withUnsafeBytes { compressed.append($0) }
+    #expect(throws: GRPCMessageReader.Failure.tooLarge(65)) { try compressed.message() }
+    var tail = GRPCMessageReader(maxMessageSize: 64)
+    [UInt8]([0, 0, 0, 0, 1, 9, 0, 0]).withUnsafeBytes { tail.append($0) }
+    #expect(throws: GRPCMessageReader.Failure.extra) { try tail.message() }
+  }
+
   // MARK: Headers
 
   @Test func theTimeoutFitsEightDigits() {

@@ -5,11 +5,11 @@ import Synchronization
 
 /// A gRPC client of AnonAuth: HTTP/2 (ALPN `h2`) over one TLS connection on the shared
 /// client event loop, every call a stream of it, made on first use and made again after
-/// the server's GOAWAY or a lost connection. It conforms to `RPCTransport`, so the
+/// the server's GOAWAY or a lost connection. It is a `ByteCallTransport`, so the
 /// generated stubs call over it as over the native `RPCClient`:
 /// `AccountServiceClient(grpc).signUp(request, metadata: ["x-api-key": key])`.
 /// The bench compares the daemon's cost per call over both transports with it.
-public final class GRPCClient: Sendable {
+public final class GRPCClient: ByteCallTransport {
   private struct Handle: Sendable {
     let bound: LoopBound<GRPCConnection>
     let flags: ConnectionFlags
@@ -43,21 +43,6 @@ public final class GRPCClient: Sendable {
     signal(SIGPIPE, SIG_IGN)
   }
 
-  /// Calls `method` with a typed request and decodes the typed response.
-  public func call<Request: ProtoMessage, Response: ProtoMessage>(
-    _ method: String, _ request: Request, metadata: [String: String] = [:], timeoutMs: UInt32? = nil,
-    as: Response.Type = Response.self
-  ) async throws(RPCError) -> Response {
-    let payload = try await callRaw(
-      method, payload: request.serializedBytes(), metadata: metadata, timeoutMs: timeoutMs)
-    do {
-      return try Response(serializedBytes: payload)
-    } catch {
-      throw RPCError(
-        code: .internalError, reason: "INTERNAL", message: "the response is not a \(Response.self)")
-    }
-  }
-
   /// Calls with raw message bytes. A call the server never processed (refused stream,
   /// GOAWAY, a connection lost before the request left) is sent again on a new
   /// connection, three attempts in all, within the one deadline.
@@ -66,37 +51,22 @@ public final class GRPCClient: Sendable {
   public func callRaw(
     _ method: String, payload: [UInt8], metadata: [String: String] = [:], timeoutMs: UInt32? = nil
   ) async throws(RPCError) -> [UInt8] {
-    let timeout = timeoutMs ?? defaultTimeoutMs
-    let clock = ContinuousClock()
-    let deadline = clock.now + .milliseconds(Int(timeout))
-    var attempt = 0
-    while true {
-      attempt += 1
-      let left = deadline - clock.now
-      let leftMs = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
-      guard leftMs > 0 else { throw RPCError(.deadlineExceeded, "no reply within \(timeout) ms") }
-      let handle: Handle
-      do {
-        handle = try connection()
-      } catch {
-        if attempt < 3 { continue }
-        throw RPCError(code: .unavailable, reason: "UNAVAILABLE", message: "\(error)")
-      }
-      let result: Result<[UInt8], GRPCCallFailure> = await withCheckedContinuation { continuation in
+    try await CallAttempts.run(timeoutMs: timeoutMs ?? defaultTimeoutMs, maxAttempts: 3, connect: connection)
+    {
+      handle, leftMs, _ throws(RPCError) in
+      let result: Result<[UInt8], ClientCallFailure> = await withCheckedContinuation { continuation in
         handle.bound.execute { connection in
-          connection.start(
-            path: method, message: payload, metadata: metadata, timeoutMs: UInt32(clamping: leftMs)
-          ) {
+          connection.start(path: method, message: payload, metadata: metadata, timeoutMs: leftMs) {
             continuation.resume(returning: $0)
           }
         }
       }
       switch result {
-      case .success(let message): return message
+      case .success(let message): return .answered(message)
       case .failure(.failed(let error)): throw error
       case .failure(.notProcessed(let why)):
         forget(handle)
-        if attempt >= 3 { throw RPCError(code: .unavailable, reason: "UNAVAILABLE", message: why) }
+        return .again(why: why)
       }
     }
   }
@@ -141,15 +111,5 @@ public final class GRPCClient: Sendable {
       current = handle
       return handle
     }
-  }
-}
-
-/// The generated stubs call through the gRPC client as through the native one.
-extension GRPCClient: RPCTransport {
-  public func unary<Request: ProtoMessage, Response: ProtoMessage>(
-    _ method: MethodDescriptor<Request, Response>, _ request: Request, metadata: [String: String],
-    timeoutMs: UInt32?
-  ) async throws(RPCError) -> Response {
-    try await call(method.path, request, metadata: metadata, timeoutMs: timeoutMs, as: Response.self)
   }
 }

@@ -7,7 +7,7 @@ import CNghttp2
 /// so many calls share the connection as concurrent streams with no thread of their own.
 /// Loop-confined: every method runs on `tls.loop`.
 final class GRPCConnection: TLSHandshakeDelegate, ByteStreamDelegate {
-  typealias Completion = @Sendable (Result<[UInt8], GRPCCallFailure>) -> Void
+  typealias Completion = @Sendable (Result<[UInt8], ClientCallFailure>) -> Void
 
   /// One call in flight.
   private final class Stream {
@@ -168,7 +168,7 @@ final class GRPCConnection: TLSHandshakeDelegate, ByteStreamDelegate {
     }
   }
 
-  private func finish(_ id: Int32, _ result: Result<[UInt8], GRPCCallFailure>) {
+  private func finish(_ id: Int32, _ result: Result<[UInt8], ClientCallFailure>) {
     guard let stream = streams.removeValue(forKey: id) else { return }
     tls.loop.cancelTimer(stream.timer)
     stream.completion(result)
@@ -265,7 +265,7 @@ final class GRPCConnection: TLSHandshakeDelegate, ByteStreamDelegate {
 
   /// gRPC's PROTOCOL-HTTP2 mapping of a RST_STREAM code to a status; REFUSED_STREAM means
   /// the server did not process the stream, so the call may go again.
-  static func resetFailure(_ code: UInt32) -> GRPCCallFailure {
+  static func resetFailure(_ code: UInt32) -> ClientCallFailure {
     let name = String(cString: nghttp2_http2_strerror(code))
     switch code {
     case NGHTTP2_REFUSED_STREAM.rawValue: return .notProcessed("stream refused")

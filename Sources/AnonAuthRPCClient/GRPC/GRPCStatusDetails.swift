@@ -1,3 +1,5 @@
+import AnonAuthWire
+
 /// Reads `grpc-status-details-bin`: base64 (padded or not, as gRPC's binary headers may
 /// come) of a `google.rpc.Status` whose `details` carry a `google.rpc.ErrorInfo` with
 /// AnonAuth's reason and its details. A hand-written reader of the few fields needed, so
@@ -25,7 +27,7 @@ public enum GRPCStatusDetails {
   /// `google.rpc.Status`: 1 code (int32), 2 message (string), 3 details (repeated Any).
   static func decodeStatus(_ bytes: [UInt8]) -> Decoded? {
     var decoded = Decoded(code: 0, message: "", reason: nil, details: [:])
-    var reader = WireReader(bytes)
+    var reader = ProtoFieldReader(bytes)
     while let field = reader.next() {
       switch (field.number, field.value) {
       case (1, .varint(let value)): decoded.code = Int32(truncatingIfNeeded: value)
@@ -46,7 +48,7 @@ public enum GRPCStatusDetails {
   )? {
     var typeURL = ""
     var value: ArraySlice<UInt8> = []
-    var reader = WireReader(Array(bytes))
+    var reader = ProtoFieldReader(Array(bytes))
     while let field = reader.next() {
       switch (field.number, field.value) {
       case (1, .bytes(let text)): typeURL = String(decoding: text, as: UTF8.self)
@@ -58,14 +60,14 @@ public enum GRPCStatusDetails {
     // ErrorInfo: 1 reason, 2 domain, 3 metadata (map<string, string>: entries of 1 key, 2 value).
     var reason = ""
     var details: [String: String] = [:]
-    var info = WireReader(Array(value))
+    var info = ProtoFieldReader(Array(value))
     while let field = info.next() {
       switch (field.number, field.value) {
       case (1, .bytes(let text)): reason = String(decoding: text, as: UTF8.self)
       case (3, .bytes(let entry)):
         var key = ""
         var text = ""
-        var pair = WireReader(Array(entry))
+        var pair = ProtoFieldReader(Array(entry))
         while let part = pair.next() {
           switch (part.number, part.value) {
           case (1, .bytes(let k)): key = String(decoding: k, as: UTF8.self)
@@ -79,63 +81,6 @@ public enum GRPCStatusDetails {
       }
     }
     return info.failed ? nil : (reason, details)
-  }
-
-  /// The protobuf wire format, top-level fields of one message; bounds-checked, so no
-  /// input traps. Stops with `failed` at the first byte it cannot follow.
-  struct WireReader {
-    enum Value {
-      case varint(UInt64)
-      case bytes(ArraySlice<UInt8>)
-      case fixed
-    }
-
-    private let bytes: [UInt8]
-    private var position = 0
-    private(set) var failed = false
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    mutating func next() -> (number: UInt64, value: Value)? {
-      guard position < bytes.count, !failed else { return nil }
-      guard let key = varint() else { return fail() }
-      let number = key >> 3
-      switch key & 7 {
-      case 0:
-        guard let value = varint() else { return fail() }
-        return (number, .varint(value))
-      case 1, 5:
-        let size = key & 7 == 1 ? 8 : 4
-        guard bytes.count - position >= size else { return fail() }
-        position += size
-        return (number, .fixed)
-      case 2:
-        guard let length = varint(), length <= UInt64(bytes.count - position) else { return fail() }
-        let start = position
-        position += Int(length)
-        return (number, .bytes(bytes[start..<position]))
-      default:
-        return fail()
-      }
-    }
-
-    private mutating func fail() -> (number: UInt64, value: Value)? {
-      failed = true
-      return nil
-    }
-
-    private mutating func varint() -> UInt64? {
-      var value: UInt64 = 0
-      var shift: UInt64 = 0
-      while position < bytes.count, shift < 64 {
-        let byte = bytes[position]
-        position += 1
-        value |= UInt64(byte & 0x7f) << shift
-        if byte & 0x80 == 0 { return value }
-        shift += 7
-      }
-      return nil
-    }
   }
 }
 

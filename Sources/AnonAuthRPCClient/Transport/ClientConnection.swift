@@ -8,12 +8,7 @@ final class ClientConnection: TLSHandshakeDelegate, ByteStreamDelegate {
   typealias Completion = @Sendable (Result<Reply, CallFailure>) -> Void
 
   /// Why a call got no reply.
-  enum CallFailure: Error, Sendable {
-    /// The server never saw the call (sent after its `GoAway`, or the connection failed
-    /// before the call was written): safe to send again elsewhere.
-    case notProcessed(String)
-    case failed(RPCError)
-  }
+  typealias CallFailure = ClientCallFailure
 
   private struct Pending {
     let completion: Completion

@@ -10,7 +10,7 @@ import Synchronization
 /// time and moves to the next when a connection cannot be made or is lost before a call
 /// was processed; such a call is sent again there. Calls are `async`; each has a deadline,
 /// sent to the server as `timeout_ms` and also enforced here, across every attempt.
-public final class RPCClient: Sendable {
+public final class RPCClient: ByteCallTransport {
   /// The endpoints in order of preference; the first is where calls go while it answers.
   public let endpoints: [ClientEndpoint]
   private let context: TLSContext
@@ -53,23 +53,6 @@ public final class RPCClient: Sendable {
     signal(SIGPIPE, SIG_IGN)
   }
 
-  /// Calls `method` with a typed request and decodes the typed response.
-  /// - Throws: `RPCError` with the server's status, or a local one (`UNAVAILABLE`,
-  ///   `DEADLINE_EXCEEDED`, `MALFORMED_REQUEST` for a response that does not parse).
-  public func call<Request: ProtoMessage, Response: ProtoMessage>(
-    _ method: String, _ request: Request, metadata: [String: String] = [:], timeoutMs: UInt32? = nil,
-    as: Response.Type = Response.self
-  ) async throws(RPCError) -> Response {
-    let payload = try await callRaw(
-      method, payload: request.serializedBytes(), metadata: metadata, timeoutMs: timeoutMs)
-    do {
-      return try Response(serializedBytes: payload)
-    } catch {
-      throw RPCError(
-        code: .internalError, reason: "INTERNAL", message: "the response is not a \(Response.self)")
-    }
-  }
-
   /// Calls with raw payload bytes: for tools and tests that speak bytes.
   public func callRaw(
     _ method: String, payload: [UInt8], metadata: [String: String] = [:], timeoutMs: UInt32? = nil
@@ -88,45 +71,27 @@ public final class RPCClient: Sendable {
   public func send(
     _ method: String, payload: [UInt8], metadata: [String: String], timeoutMs: UInt32
   ) async throws(RPCError) -> Reply {
-    var attempt = 0
-    // One deadline for the call, however many connections it is tried on.
-    let clock = ContinuousClock()
-    let deadline = clock.now + .milliseconds(Int(timeoutMs))
-    while true {
-      attempt += 1
-      let left = deadline - clock.now
-      let leftMs = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
-      guard leftMs > 0 else {
-        throw RPCError(.deadlineExceeded, "no reply within \(timeoutMs) ms")
-      }
-      let attemptTimeoutMs = UInt32(clamping: leftMs)
-      let connection: ConnectionHandle
-      do {
-        connection = try connectionForCall()
-      } catch {
-        if attempt < maxAttempts { continue }
-        throw RPCError(code: .unavailable, reason: "UNAVAILABLE", message: "\(error)")
-      }
-      let result: Result<Reply, ClientConnection.CallFailure> = await withCheckedContinuation {
-        continuation in
+    try await CallAttempts.run(timeoutMs: timeoutMs, maxAttempts: maxAttempts, connect: connectionForCall) {
+      connection, leftMs, isLast throws(RPCError) in
+      let result: Result<Reply, ClientCallFailure> = await withCheckedContinuation { continuation in
         connection.execute { conn in
-          conn.start(method: method, payload: payload, metadata: metadata, timeoutMs: attemptTimeoutMs) {
+          conn.start(method: method, payload: payload, metadata: metadata, timeoutMs: leftMs) {
             continuation.resume(returning: $0)
           }
         }
       }
       switch result {
       case .success(let reply):
-        return reply
-      case .failure(.failed(let error))
-      where error.reason == Reason.shuttingDown.name && attempt < maxAttempts:
+        return .answered(reply)
+      case .failure(.failed(let error)) where error.reason == Reason.shuttingDown.name && !isLast:
         // Refused unprocessed by a draining daemon: another endpoint takes it.
         forget(connection)
+        return .again(why: error.message)
       case .failure(.failed(let error)):
         throw error
       case .failure(.notProcessed(let why)):
         forget(connection)
-        if attempt >= maxAttempts { throw RPCError(code: .unavailable, reason: "UNAVAILABLE", message: why) }
+        return .again(why: why)
       }
     }
   }

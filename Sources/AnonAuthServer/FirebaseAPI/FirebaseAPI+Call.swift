@@ -57,26 +57,23 @@ extension FirebaseAPI {
       return metadata
     }
 
-    /// Makes one native call through the router, exactly as a binary-transport call of
-    /// `method` would run (credential check, payload decode, handler).
+    /// Makes one native call through the router's typed entry (`Router.call`): the same
+    /// checks in the same order as a binary-transport call of `method` (method known,
+    /// credential, the decode bounds of a batch), then the handler with `message` as it
+    /// is, and its response as it is: no encoding on the way in or out.
     public func native<Request: ProtoMessage, Response: ProtoMessage>(
       _ method: MethodDescriptor<Request, Response>, _ message: Request,
       metadata extra: [String: String] = [:]
     ) async throws(FirebaseError) -> Response {
       nativeMethod.withLock { $0 = method.path }
       let context = CallContext(
-        method: method.path, metadata: metadata.merging(extra) { _, new in new }, peerIP: info.peerIP,
-        requestID: info.requestID, log: log, clientCertificateName: info.clientCertificateName)
-      let bytes: [UInt8]
+        method: method.path, metadata: extra.isEmpty ? metadata : metadata.merging(extra) { _, new in new },
+        peerIP: info.peerIP, requestID: info.requestID, log: log,
+        clientCertificateName: info.clientCertificateName)
       do throws(RPCError) {
-        bytes = try await router.handle(context, payload: message.serializedBytes())
+        return try await router.call(method, message, context: context)
       } catch {
         throw FirebaseError(error)
-      }
-      do {
-        return try Response(serializedBytes: bytes)
-      } catch {
-        throw FirebaseError(RPCError(.internalError, "the answer of \(method.path) did not decode"))
       }
     }
 

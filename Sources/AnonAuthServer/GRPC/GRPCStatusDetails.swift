@@ -36,7 +36,7 @@ enum GRPCStatusDetails {
     if error.code.rawValue != 0 {
       appendTag(1, wireType: 0, to: &status)
       // An int32 is sign-extended to 64 bits on the wire.
-      appendVarint(UInt64(bitPattern: Int64(error.code.rawValue)), to: &status)
+      ProtoVarint.append(UInt64(bitPattern: Int64(error.code.rawValue)), to: &status)
     }
     appendString(2, error.message, to: &status)
     appendBytes(3, any, to: &status)
@@ -58,20 +58,11 @@ enum GRPCStatusDetails {
 
   private static func appendBytes(_ field: UInt64, _ value: [UInt8], to bytes: inout [UInt8]) {
     appendTag(field, wireType: 2, to: &bytes)
-    appendVarint(UInt64(value.count), to: &bytes)
+    ProtoVarint.append(UInt64(value.count), to: &bytes)
     bytes.append(contentsOf: value)
   }
 
   private static func appendTag(_ field: UInt64, wireType: UInt64, to bytes: inout [UInt8]) {
-    appendVarint(field << 3 | wireType, to: &bytes)
-  }
-
-  private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
-    var rest = value
-    while rest >= 0x80 {
-      bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
-      rest >>= 7
-    }
-    bytes.append(UInt8(rest))
+    ProtoVarint.append(field << 3 | wireType, to: &bytes)
   }
 }

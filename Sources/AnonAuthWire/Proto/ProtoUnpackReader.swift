@@ -95,9 +95,9 @@ struct ProtoUnpackReader {
         return ProtoUnknownField(trusted: field.tag, wireType, Array(data))
       }
       // protobuf-c keeps the length prefix in the data; the Swift value does not.
-      guard let prefix = ProtoVarint.read(data), prefix.value == UInt64(data.count - prefix.length)
+      guard let prefix = ProtoVarint.read(data, at: 0), prefix.value == UInt64(data.count - prefix.end)
       else { throw .malformed }
-      return ProtoUnknownField(trusted: field.tag, wireType, Array(data[prefix.length...]))
+      return ProtoUnknownField(trusted: field.tag, wireType, Array(data[prefix.end...]))
     }
   }
 }

@@ -1,6 +1,8 @@
-/// Base-128 varints, for the length prefix that protobuf-c keeps inside an unknown
-/// length-delimited field (and that `ProtoUnknownField` keeps out).
-enum ProtoVarint {
+/// Base-128 varints: the one reader and the one writer of them in the code base. The
+/// wire walker (`ProtoWireReader`, and through it the pre-scan and `ProtoFieldReader`)
+/// and the length prefix that protobuf-c keeps inside an unknown length-delimited field
+/// (and that `ProtoUnknownField` keeps out) all read them here.
+public enum ProtoVarint {
   /// The longest varint: ten bytes carry 64 bits.
   static let maxLength = 10
 
@@ -13,7 +15,7 @@ enum ProtoVarint {
   }
 
   /// Appends `value` as a varint.
-  static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+  public static func append(_ value: UInt64, to bytes: inout [UInt8]) {
     var rest = value
     while rest >= 0x80 {
       bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
@@ -22,16 +24,22 @@ enum ProtoVarint {
     bytes.append(UInt8(rest))
   }
 
-  /// Reads a varint at the start of `bytes`: its value and how many bytes it took, or nil
-  /// when `bytes` does not start with a complete varint that fits in 64 bits.
-  static func read(_ bytes: UnsafeRawBufferPointer) -> (value: UInt64, length: Int)? {
+  /// Reads the varint that starts at `start`: its value and the index after it, or nil
+  /// when the bytes end first or it runs past ten bytes. Bits past the 64th are dropped,
+  /// as protobuf-c does, so that no reader here is stricter than the decoder.
+  @inlinable
+  public static func read<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at start: Int) -> (
+    value: UInt64, end: Int
+  )? where Bytes.Index == Int {
     var value: UInt64 = 0
-    for (index, byte) in bytes.prefix(maxLength).enumerated() {
-      let bits = UInt64(byte & 0x7f)
-      let shift = UInt64(7 * index)
-      guard index < maxLength - 1 || bits <= 1 else { return nil }
-      value |= bits << shift
-      if byte & 0x80 == 0 { return (value, index + 1) }
+    var shift: UInt64 = 0
+    var index = start
+    while index < bytes.endIndex, shift < 64 {
+      let byte = bytes[index]
+      value |= UInt64(byte & 0x7f) << shift
+      index += 1
+      if byte & 0x80 == 0 { return (value, index) }
+      shift += 7
     }
     return nil
   }
