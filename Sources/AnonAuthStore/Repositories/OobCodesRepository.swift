@@ -81,13 +81,14 @@ public enum MailOutboxRepository {
     return mail
   }
 
-  /// Queues a mail unless the outbox already holds `capacity` mails; false then.
+  /// Queues a mail unless the outbox already holds `capacity` mails; false then. The
+  /// size is one row kept by triggers (migration 14), not a count of the outbox.
   public static func enqueue(_ db: Database, _ mail: OutboxMail, capacity: Int64) throws -> Bool {
     try db.execute(
       """
       INSERT INTO mail_outbox (project_id, recipient, sender, subject, text_body, html_body, request_type, link,
         created_at_ms, next_attempt_at_ms)
-      SELECT ?,?,?,?,?,?,?,?,?,? WHERE (SELECT count(*) FROM mail_outbox) < ?
+      SELECT ?,?,?,?,?,?,?,?,?,? WHERE (SELECT count FROM mail_outbox_size WHERE id = 1) < ?
       """,
       [
         .text(mail.projectID), .text(mail.recipient), .text(mail.sender), .text(mail.subject),
@@ -122,7 +123,8 @@ public enum MailOutboxRepository {
       [.integer(nextAttemptAtMs), .text(String(error.prefix(500))), .integer(id)])
   }
 
+  /// Mails in the outbox (the size migration 14's triggers keep).
   public static func count(_ db: Database) throws -> Int64 {
-    try db.queryOne("SELECT count(*) FROM mail_outbox").map { try $0.int64(0) } ?? 0
+    try db.queryOne("SELECT count FROM mail_outbox_size WHERE id = 1").map { try $0.int64(0) } ?? 0
   }
 }
