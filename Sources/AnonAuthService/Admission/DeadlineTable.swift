@@ -52,6 +52,8 @@ struct DeadlineTable {
   /// The node the last lookup found, so that `RateTable.take` after `wait` for the same
   /// key does not hash it again.
   private var lastFound: Int32 = -1
+  /// The key the last lookup did not find, for the same reason (a new key's `take`).
+  private var lastMissing: String?
 
   /// How many keys are held.
   var count: Int { index.count }
@@ -96,6 +98,7 @@ struct DeadlineTable {
     if index.count >= maxKeys { evictOne() }
     let node = allocate(key, deadline: deadline)
     index[key] = node
+    lastMissing = nil
     link(node, slot: ringSlot(deadline))
     lastFound = node
   }
@@ -112,7 +115,11 @@ struct DeadlineTable {
     if lastFound >= 0, nodes[Int(lastFound)].slot != Self.unused, nodes[Int(lastFound)].key == key {
       return lastFound
     }
-    guard let node = index[key] else { return nil }
+    if let missing = lastMissing, missing == key { return nil }
+    guard let node = index[key] else {
+      lastMissing = key
+      return nil
+    }
     lastFound = node
     return node
   }
