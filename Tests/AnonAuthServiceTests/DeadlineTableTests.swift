@@ -16,15 +16,15 @@ import Testing
   @Test func theLeastOwedIsDroppedFirst() {
     var table = Self.table(maxKeys: 3)
     let now: Int64 = 1_000_000_000
-    table.set("far", deadline: now + 90_000, nowUs: now)
-    table.set("near", deadline: now + 5_000, nowUs: now)
-    table.set("middle", deadline: now + 40_000, nowUs: now)
-    table.set("new", deadline: now + 1, nowUs: now)
+    table.set("far", deadline: now + 90_000, now: now)
+    table.set("near", deadline: now + 5_000, now: now)
+    table.set("middle", deadline: now + 40_000, now: now)
+    table.set("new", deadline: now + 1, now: now)
     #expect(table.count == 3)
     #expect(table.deadline("near") == nil)
     #expect(table.deadline("far") == now + 90_000)
     #expect(table.deadline("middle") == now + 40_000)
-    table.set("newer", deadline: now + 60_000, nowUs: now)
+    table.set("newer", deadline: now + 60_000, now: now)
     #expect(table.deadline("new") == nil, "the new key owed least")
     #expect(table.deadline("middle") != nil && table.deadline("far") != nil)
   }
@@ -32,11 +32,11 @@ import Testing
   @Test func aKeyWhoseDeadlinePassedGoesBeforeAnyOwed() {
     var table = Self.table(maxKeys: 3)
     let start: Int64 = 5_000_000
-    table.set("passes", deadline: start + 2_000, nowUs: start)
-    table.set("owes", deadline: start + 95_000, nowUs: start)
-    table.set("owes-less", deadline: start + 60_000, nowUs: start)
+    table.set("passes", deadline: start + 2_000, now: start)
+    table.set("owes", deadline: start + 95_000, now: start)
+    table.set("owes-less", deadline: start + 60_000, now: start)
     let later = start + 50_000
-    table.set("new", deadline: later + 1, nowUs: later)
+    table.set("new", deadline: later + 1, now: later)
     #expect(table.deadline("passes") == nil)
     #expect(table.deadline("owes-less") == start + 60_000)
     #expect(table.deadline("owes") == start + 95_000)
@@ -47,10 +47,10 @@ import Testing
   @Test func passedKeysAreDroppedAsTimeGoes() {
     var table = Self.table(maxKeys: 1000)
     let start: Int64 = 7_000_000
-    for i in 0..<100 { table.set("k\(i)", deadline: start + 10_000, nowUs: start) }
+    for i in 0..<100 { table.set("k\(i)", deadline: start + 10_000, now: start) }
     #expect(table.count == 100)
     let later = start + 200_000
-    for i in 0..<60 { table.set("live\(i % 3)", deadline: later + 1_000, nowUs: later + Int64(i)) }
+    for i in 0..<60 { table.set("live\(i % 3)", deadline: later + 1_000, now: later + Int64(i)) }
     #expect(table.count == 3)
   }
 
@@ -59,11 +59,11 @@ import Testing
   @Test func movingAKeyKeepsTheOrder() {
     var table = Self.table(maxKeys: 3)
     let now: Int64 = 9_000_000
-    table.set("a", deadline: now + 1_000, nowUs: now)
-    table.set("b", deadline: now + 20_000, nowUs: now)
-    table.set("c", deadline: now + 30_000, nowUs: now)
-    table.set("a", deadline: now + 80_000, nowUs: now)
-    table.set("d", deadline: now + 50_000, nowUs: now)
+    table.set("a", deadline: now + 1_000, now: now)
+    table.set("b", deadline: now + 20_000, now: now)
+    table.set("c", deadline: now + 30_000, now: now)
+    table.set("a", deadline: now + 80_000, now: now)
+    table.set("d", deadline: now + 50_000, now: now)
     #expect(table.deadline("b") == nil)
     #expect(table.deadline("a") == now + 80_000)
     table.remove("a")
@@ -78,12 +78,12 @@ import Testing
     var now: Int64 = 100_000_000
     for i in 0..<200 {
       now += i % 7 == 0 ? -300_000 : 40_000
-      table.set("k\(i % 80)", deadline: now + Int64(i % 90) * 1_000 + 1, nowUs: now)
+      table.set("k\(i % 80)", deadline: now + Int64(i % 90) * 1_000 + 1, now: now)
       #expect(table.count <= 50)
       #expect(table.deadline("k\(i % 80)") == now + Int64(i % 90) * 1_000 + 1)
     }
     now += 10_000_000_000
-    table.set("after", deadline: now + 1, nowUs: now)
+    table.set("after", deadline: now + 1, now: now)
     #expect(table.deadline("after") == now + 1)
   }
 

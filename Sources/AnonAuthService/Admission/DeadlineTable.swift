@@ -1,8 +1,10 @@
-/// Keys with one deadline each (for `RateTable`: when the key's bucket is full again),
-/// bounded at `maxKeys`, where making room for a new key costs the same however many
-/// keys are held: no sort and no walk of the table, under a lock every admission takes.
+/// Keys with one deadline each (for `RateTable` and the server's `ConnectionRate`: when
+/// the key's bucket is full again, in the caller's clock's units), bounded at `maxKeys`,
+/// where making room for a new key, and forgetting keys whose deadline has passed, cost
+/// the same however many keys are held: no sort and no walk of the table, under a lock
+/// every admission takes.
 ///
-/// Keys are kept in lists by deadline, one list per slot of `quantum` microseconds on a
+/// Keys are kept in lists by deadline, one list per slot of `quantum` units on a
 /// ring of `slotCount` slots that spans more than the furthest a deadline may lie ahead
 /// of now (`horizon`), and one list of keys whose deadline has passed (their bucket is
 /// full again: dropping them forgives nothing). When the table is full, a new key takes
@@ -14,7 +16,7 @@
 /// Each key's entry is a node of a doubly linked list in one array (indices, no
 /// references), so moving a key between slots, dropping it and taking the first of a
 /// slot are O(1); finding the earliest slot walks at most `slotCount` list heads.
-struct DeadlineTable {
+package struct DeadlineTable {
   private struct Node {
     var key: String
     var deadline: Int64
@@ -33,8 +35,8 @@ struct DeadlineTable {
   private static let stale = Int32(slotCount)
   private static let unused = Int64.min
 
-  let maxKeys: Int
-  /// log2 of a slot's length in microseconds.
+  package let maxKeys: Int
+  /// log2 of a slot's length in the clock's units.
   private let shift: Int64
   /// Nodes 0 ..< slotCount are the ring slots' list heads and node `stale` the stale
   /// list's (circular lists: a head links to itself when its list is empty); the rest
@@ -56,15 +58,15 @@ struct DeadlineTable {
   private var lastMissing: String?
 
   /// How many keys are held.
-  var count: Int { index.count }
+  package var count: Int { index.count }
 
-  /// The length of one slot in microseconds (for tests).
-  var quantum: Int64 { 1 << shift }
+  /// The length of one slot in the clock's units (for tests).
+  package var quantum: Int64 { 1 << shift }
 
   /// - Parameters:
-  ///   - horizon: the furthest ahead of now (microseconds) a deadline set may lie.
+  ///   - horizon: the furthest ahead of now a deadline set may lie.
   ///   - maxKeys: the most keys held (at least 1).
-  init(horizon: Int64, maxKeys: Int) {
+  package init(horizon: Int64, maxKeys: Int) {
     self.maxKeys = max(1, maxKeys)
     // The ring must hold every slot from now's to now + horizon's, plus one.
     var shift: Int64 = 0
@@ -76,16 +78,16 @@ struct DeadlineTable {
   }
 
   /// The key's deadline, or nil when it has no entry.
-  mutating func deadline(_ key: String) -> Int64? {
+  package mutating func deadline(_ key: String) -> Int64? {
     guard let node = find(key) else { return nil }
     return nodes[Int(node)].deadline
   }
 
-  /// Sets the key's deadline (`nowUs < deadline <= nowUs + horizon`), making room when
+  /// Sets the key's deadline (`now < deadline <= now + horizon`), making room when
   /// a new key finds the table full.
-  mutating func set(_ key: String, deadline: Int64, nowUs: Int64) {
-    advance(nowUs: nowUs)
-    dropPassed(nowUs: nowUs, atMost: 2)
+  package mutating func set(_ key: String, deadline: Int64, now: Int64) {
+    advance(now: now)
+    dropPassed(now: now, atMost: 2)
     if let node = find(key) {
       nodes[Int(node)].deadline = deadline
       let slot = ringSlot(deadline)
@@ -104,7 +106,7 @@ struct DeadlineTable {
   }
 
   /// Drops the key's entry.
-  mutating func remove(_ key: String) {
+  package mutating func remove(_ key: String) {
     guard let node = find(key) else { return }
     drop(node)
   }
@@ -132,8 +134,8 @@ struct DeadlineTable {
 
   /// Moves the ring forward to now's slot: the lists of the slots it leaves (their
   /// deadlines have passed) join the stale list, each in O(1).
-  private mutating func advance(nowUs: Int64) {
-    let nowSlot = nowUs >> shift
+  private mutating func advance(now: Int64) {
+    let nowSlot = now >> shift
     guard nowSlot > base else { return }
     if base != .min {
       var slot = base
@@ -147,10 +149,10 @@ struct DeadlineTable {
   }
 
   /// Drops up to `atMost` keys whose deadline has passed.
-  private mutating func dropPassed(nowUs: Int64, atMost: Int) {
+  private mutating func dropPassed(now: Int64, atMost: Int) {
     for _ in 0..<atMost {
       let first = nodes[Int(Self.stale)].next
-      guard first != Self.stale, nodes[Int(first)].deadline <= nowUs else { return }
+      guard first != Self.stale, nodes[Int(first)].deadline <= now else { return }
       drop(first)
     }
   }

@@ -38,14 +38,14 @@ struct RateTable {
 
   /// Takes one unit from `key`'s bucket (call after `wait` said it may).
   mutating func take(_ key: String, nowUs: Int64) {
-    fullAt.set(key, deadline: max(owed(key, nowUs: nowUs), nowUs) + interval, nowUs: nowUs)
+    fullAt.set(key, deadline: max(owed(key, nowUs: nowUs), nowUs) + interval, now: nowUs)
   }
 
   /// Gives back one unit taken but not used.
   mutating func giveBack(_ key: String, nowUs: Int64) {
     guard let due = fullAt.deadline(key) else { return }
     if due - interval > nowUs {
-      fullAt.set(key, deadline: min(due, nowUs + tolerance + interval) - interval, nowUs: nowUs)
+      fullAt.set(key, deadline: min(due, nowUs + tolerance + interval) - interval, now: nowUs)
     } else {
       fullAt.remove(key)
     }
