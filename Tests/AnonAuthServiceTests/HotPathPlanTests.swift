@@ -59,7 +59,7 @@ struct HotPathPlanTests {
   }
 
   @Test(
-    "sign-up, sign-in, refresh, verify, account info, link, unlink, delete, the Firebase exchange, the quota")
+    "sign-up, sign-in, refresh, verify, account info, link, unlink, delete, Firebase exchange, quota, a mail")
   func hotPathPlans() async throws {
     let firebase = try FakeFirebase()
     try await LinkingHarness.with { h in
@@ -78,6 +78,8 @@ struct HotPathPlanTests {
         let linked = try await h.link(
           refreshed.idToken, LinkingHarness.password("plan@example.com", "secret-1"))
         _ = try await h.signIn(email: "plan@example.com", password: "secret-1")
+        // Queueing a mail checks the outbox's bound (its size row, migration 14).
+        _ = try await EmailActionCodeTests.Mailing(h).send("PASSWORD_RESET", email: "plan@example.com")
         let withGoogle = try await h.link(linked.idToken, try h.googleCredential(sub: "g-plan-linked"))
         _ = try await h.unlink(withGoogle.idToken, "google.com")
         _ = try await h.signUp(email: "plan-2@example.com", password: "secret-2")
@@ -95,6 +97,7 @@ struct HotPathPlanTests {
         throw error
       }
       #expect(recorded.contains { $0.contains("INSERT INTO sign_up_buckets") })
+      #expect(recorded.contains { $0.contains("INSERT INTO mail_outbox") })
       #expect(recorded.contains { $0.contains("FROM sign_up_buckets") && $0.hasPrefix("SELECT") })
       #expect(recorded.count >= 20, "\(recorded.count) statements recorded")
       let statements = recorded.sorted()

@@ -22,6 +22,30 @@ struct CleanupQueryTests {
     }
   }
 
+  /// A deletion's plan shows its foreign keys' cascades (the account's sessions and
+  /// identities) and the count's trigger runs one update: every step a search by key,
+  /// no scan and no range, so a deletion costs the same number of searches at any size.
+  @Test("a due account's deletion and its cascades search by key")
+  func deletionPlans() async throws {
+    try await withStore(migrations: AnonAuthSchema.migrations) { store, _ in
+      let (deletion, count) = try await store.read { db in
+        (
+          try db.queryPlan(CleanupRepository.deleteQuery, [.text("p"), .text("u")]),
+          try db.queryPlan(
+            "UPDATE account_counts SET count = count - 1 WHERE project_id = ? AND is_anonymous = 1",
+            [.text("p")])
+        )
+      }
+      let steps = deletion.split(separator: " | ").map(String.init)
+      #expect(steps.first == "SEARCH accounts USING PRIMARY KEY (project_id=? AND local_id=?)", "\(deletion)")
+      #expect(deletion.contains("refresh_sessions USING COVERING INDEX refresh_sessions_by_account"))
+      #expect(deletion.contains("provider_identities USING COVERING INDEX identities_by_account"))
+      #expect(
+        steps.allSatisfy { $0.hasPrefix("SEARCH ") && !$0.contains(">") && !$0.contains("<") }, "\(deletion)")
+      #expect(count == "SEARCH account_counts USING PRIMARY KEY (project_id=? AND is_anonymous=?)")
+    }
+  }
+
   @Test("a job stops once its time budget is spent, after one deletion at least")
   func budget() async throws {
     try await withStore(migrations: AnonAuthSchema.migrations) { store, _ in

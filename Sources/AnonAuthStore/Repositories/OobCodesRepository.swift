@@ -60,13 +60,15 @@ public enum MailOutboxRepository {
   static let table = OutboxMail.table
 
   /// A new mail: its id from SQLite, no attempt yet; only while the outbox has room
-  /// (the condition's `?` is the capacity).
+  /// (the condition's `?` is the capacity; the size is the row migration 14's triggers
+  /// keep, not a count of the outbox).
   static let enqueueStatement = table.insert(
-    omitting: ["id", "attempts"], where: "(SELECT count(*) FROM mail_outbox) < ?")
+    omitting: ["id", "attempts"], where: "(SELECT count FROM mail_outbox_size WHERE id = 1) < ?")
 
   static func decode(_ row: Row) throws -> OutboxMail { try table.decode(row) }
 
-  /// Queues a mail unless the outbox already holds `capacity` mails; false then.
+  /// Queues a mail unless the outbox already holds `capacity` mails; false then. The
+  /// size is one row kept by triggers (migration 14), not a count of the outbox.
   public static func enqueue(_ db: Database, _ mail: OutboxMail, capacity: Int64) throws -> Bool {
     try db.execute(
       enqueueStatement.sql, enqueueStatement.arguments(mail, trailing: [.integer(capacity)]))
@@ -98,7 +100,8 @@ public enum MailOutboxRepository {
       [.integer(nextAttemptAtMs), .text(String(error.prefix(500))), .integer(id)])
   }
 
+  /// Mails in the outbox (the size migration 14's triggers keep).
   public static func count(_ db: Database) throws -> Int64 {
-    try db.queryOne("SELECT count(*) FROM mail_outbox").map { try $0.int64(0) } ?? 0
+    try db.queryOne("SELECT count FROM mail_outbox_size WHERE id = 1").map { try $0.int64(0) } ?? 0
   }
 }

@@ -373,5 +373,23 @@ public enum AnonAuthSchema {
         -- The project's own mail texts (EmailTemplate messages as JSON); '[]': built-in.
         ALTER TABLE projects ADD COLUMN email_templates_json TEXT NOT NULL DEFAULT '[]';
         """),
+    Migration(
+      version: 14,
+      sql: """
+        -- The outbox's size, kept by triggers: queueing a mail checks the outbox's bound
+        -- (EmailSettings.outboxCapacity) by reading one row instead of counting up to
+        -- 10,000 rows inside the writer's transaction, which every write shares.
+        CREATE TABLE mail_outbox_size (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          count INTEGER NOT NULL
+        );
+        INSERT INTO mail_outbox_size (id, count) SELECT 1, count(*) FROM mail_outbox;
+        CREATE TRIGGER mail_outbox_size_insert AFTER INSERT ON mail_outbox BEGIN
+          UPDATE mail_outbox_size SET count = count + 1 WHERE id = 1;
+        END;
+        CREATE TRIGGER mail_outbox_size_delete AFTER DELETE ON mail_outbox BEGIN
+          UPDATE mail_outbox_size SET count = count - 1 WHERE id = 1;
+        END;
+        """),
   ]
 }
