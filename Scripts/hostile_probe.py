@@ -27,7 +27,8 @@ stderr. The issue's goals are printed beside each figure; a `!` marks one missed
     ANONAUTHD=/path/to/anonauthd .build-venv/bin/python Scripts/hostile_probe.py h2
         (another build; its `anonauth` CLI beside it is the bystander)
 
-PROBE_DAEMON_ARGS adds daemon flags (`PROBE_DAEMON_ARGS="--io-threads 2"`); name `all`
+H2_ATTACKER_NICE=N runs the HTTP/2 attackers' threads at nice N (a remote attacker's
+CPU is not the daemon's machine's). PROBE_DAEMON_ARGS adds daemon flags (`PROBE_DAEMON_ARGS="--io-threads 2"`); name `all`
 several times to see how much the ratio moves between runs. The abusers run under
 SCHED_IDLE; `ABUSE_SCHED=nice` runs them at nice 19 instead (see abuse._demoted). The
 HTTP/2 attackers run at normal priority: they need little CPU (their own is printed),
@@ -236,6 +237,20 @@ def settle(pid, baseline):
         time.sleep(0.5)
 
 
+def _renice_attack_threads():
+    """With `H2_ATTACKER_NICE=N`, every thread of this process but the main one (the
+    attack's; threads they start later inherit it) runs at nice N: on a machine of two
+    cores the attacker's own CPU otherwise competes with the daemon and the bystander,
+    which a remote attacker's does not."""
+    nice = os.environ.get("H2_ATTACKER_NICE")
+    if not nice:
+        return
+    main = threading.main_thread().native_id
+    for task in os.listdir("/proc/self/task"):
+        if int(task) != main:
+            os.setpriority(os.PRIO_PROCESS, int(task), int(nice))
+
+
 def _turns_since(now, before):
     """Turns over 2.5 ms and over 10 ms between two `loop_turns` readings."""
     return now[0] - before[0], now[1] - before[1]
@@ -263,6 +278,7 @@ def probe_h2(name):
         peak = abuse.PeakRSS(pid)
         began = time.monotonic()
         attack = spec.make(daemon).start()
+        _renice_attack_threads()
         setup = time.monotonic() - began
         counts0, _ = attack.snapshot()
         c0, t0, own0 = proc_cpu_seconds(pid), time.monotonic(), own_cpu_seconds()
