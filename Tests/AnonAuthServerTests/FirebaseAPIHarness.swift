@@ -1,5 +1,6 @@
 import AnonAuthCrypto
 import AnonAuthService
+import AnonAuthServiceTestSupport
 import AnonAuthStore
 import AnonAuthWire
 import Foundation
@@ -41,27 +42,11 @@ final class FirebaseAPIHarness: Sendable {
 
   /// Builds the stack, runs `body`, and closes the store and pools whatever happened.
   static func with<T>(_ body: (FirebaseAPIHarness) async throws -> T) async throws -> T {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("anonauth-fbapi-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let store = try Store.open(
-      options: StoreOptions(path: directory + "/anonauth.db", synchronous: .normal),
-      migrations: AnonAuthSchema.migrations)
-    let pool = CPUPool(threads: 2, name: "fbapi-test-cpu")
-    let passwordPool = CPUPool(threads: 2, name: "fbapi-test-scrypt", maxQueued: 64)
-    do {
-      let harness = try await make(store: store, pool: pool, passwordPool: passwordPool, directory: directory)
-      let result = try await body(harness)
-      await store.close()
-      pool.shutdown()
-      passwordPool.shutdown()
-      return result
-    } catch {
-      await store.close()
-      pool.shutdown()
-      passwordPool.shutdown()
-      throw error
+    try await TestStore.with("fbapi") { opened in
+      try await body(
+        make(
+          store: opened.store, pool: opened.pool, passwordPool: opened.passwordPool,
+          directory: opened.directory.path))
     }
   }
 

@@ -1,5 +1,6 @@
 import AnonAuthCrypto
 import AnonAuthService
+import AnonAuthServiceTestSupport
 import AnonAuthStore
 import AnonAuthWire
 import Foundation
@@ -41,27 +42,9 @@ final class AdmissionHarness: Sendable {
     limits: AdmissionLimits, passwordPool makePasswordPool: @Sendable () -> CPUPool,
     _ body: (AdmissionHarness) async throws -> T
   ) async throws -> T {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("anonauth-admission-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let store = try Store.open(
-      options: StoreOptions(path: directory + "/anonauth.db", synchronous: .normal),
-      migrations: AnonAuthSchema.migrations)
-    let pool = CPUPool(threads: 2, name: "anonauth-admission-sign")
-    let passwordPool = makePasswordPool()
-    defer {
-      pool.shutdown()
-      passwordPool.shutdown()
-    }
-    do {
-      let harness = try await make(store: store, pool: pool, passwordPool: passwordPool, limits: limits)
-      let result = try await body(harness)
-      await store.close()
-      return result
-    } catch {
-      await store.close()
-      throw error
+    try await TestStore.with("admission", passwordPool: makePasswordPool) { opened in
+      try await body(
+        make(store: opened.store, pool: opened.pool, passwordPool: opened.passwordPool, limits: limits))
     }
   }
 

@@ -1,5 +1,6 @@
 import AnonAuthCrypto
 import AnonAuthService
+import AnonAuthServiceTestSupport
 import AnonAuthStore
 import AnonAuthWire
 import Foundation
@@ -83,29 +84,11 @@ final class LinkingHarness: Sendable {
     throttle: SignInThrottle, scryptLn: Int, admission: AdmissionLimits,
     passwordPool makePasswordPool: @Sendable () -> CPUPool, _ body: (LinkingHarness) async throws -> T
   ) async throws -> T {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("anonauth-linking-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let store = try Store.open(
-      options: StoreOptions(path: directory + "/anonauth.db", synchronous: .normal),
-      migrations: AnonAuthSchema.migrations)
-    let pool = CPUPool(threads: 2, name: "anonauth-linking-test")
-    let passwordPool = makePasswordPool()
-    do {
-      let harness = try await make(
-        directory: directory, store: store, pool: pool, passwordPool: passwordPool, throttle: throttle,
-        scryptLn: scryptLn, admission: admission)
-      let result = try await body(harness)
-      await store.close()
-      pool.shutdown()
-      passwordPool.shutdown()
-      return result
-    } catch {
-      await store.close()
-      pool.shutdown()
-      passwordPool.shutdown()
-      throw error
+    try await TestStore.with("linking", passwordPool: makePasswordPool) { opened in
+      try await body(
+        make(
+          directory: opened.directory.path, store: opened.store, pool: opened.pool,
+          passwordPool: opened.passwordPool, throttle: throttle, scryptLn: scryptLn, admission: admission))
     }
   }
 

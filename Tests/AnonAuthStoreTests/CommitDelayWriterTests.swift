@@ -1,3 +1,4 @@
+import AnonAuthTestSupport
 import Dispatch
 import Foundation
 import Testing

@@ -1,23 +1,8 @@
 import AnonAuthDqlite
 import AnonAuthStore
+import AnonAuthTestSupport
 import Foundation
 import Testing
-
-/// A directory of its own for each test, removed when the test ends.
-struct TemporaryDirectory: Sendable {
-  let path: String
-
-  init() throws {
-    path =
-      FileManager.default.temporaryDirectory
-      .appendingPathComponent("anonauth-store-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  }
-
-  func file(_ name: String) -> String { path + "/" + name }
-
-  func remove() { try? FileManager.default.removeItem(atPath: path) }
-}
 
 /// The schema the tests write to.
 enum TestSchema {
