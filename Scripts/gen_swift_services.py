@@ -228,9 +228,19 @@ def emit_fields(w, info, names):
     w.line("}")
 
 
-def generate_wire(registry, f, services, settable):
+def started(f, *imports):
+    """A generated file's first lines: the header naming f's .proto, then `imports`."""
     w = Lines()
     w.extend(HEADER.format(proto=f.name).rstrip("\n").split("\n"))
+    if imports:
+        w.blank()
+    for module in imports:
+        w.line(f"import {module}")
+    return w
+
+
+def generate_wire(registry, f, services, settable):
+    w = started(f)
     for service in services:
         w.blank()
         w.line(f"// MARK: - {service.full_name}")
@@ -249,10 +259,7 @@ def generate_wire(registry, f, services, settable):
 
 
 def generate_handlers(f, services):
-    w = Lines()
-    w.extend(HEADER.format(proto=f.name).rstrip("\n").split("\n"))
-    w.blank()
-    w.line("import AnonAuthWire")
+    w = started(f, "AnonAuthWire")
     for service in services:
         w.blank()
         w.line(f"/// What serves `{service.full_name}`: one requirement per rpc of {f.name}, so")
@@ -273,11 +280,7 @@ def generate_handlers(f, services):
 
 
 def generate_routes(f, services):
-    w = Lines()
-    w.extend(HEADER.format(proto=f.name).rstrip("\n").split("\n"))
-    w.blank()
-    w.line("import AnonAuthService")
-    w.line("import AnonAuthWire")
+    w = started(f, "AnonAuthService", "AnonAuthWire")
     for service in services:
         credential = CREDENTIALS[service.credential]
         w.blank()
