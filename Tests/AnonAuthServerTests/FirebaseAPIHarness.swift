@@ -43,31 +43,22 @@ final class FirebaseAPIHarness: Sendable {
   /// Builds the stack, runs `body`, and closes the store and pools whatever happened.
   static func with<T>(_ body: (FirebaseAPIHarness) async throws -> T) async throws -> T {
     try await TestStore.with("fbapi") { opened in
-      try await body(
-        make(
-          store: opened.store, pool: opened.pool, passwordPool: opened.passwordPool,
-          directory: opened.directory.path))
+      try await body(make(opened))
     }
   }
 
-  private static func make(store: Store, pool: CPUPool, passwordPool: CPUPool, directory path: String)
-    async throws -> FirebaseAPIHarness
-  {
+  private static func make(_ opened: TestStore) async throws -> FirebaseAPIHarness {
     let clock = ManualClock()
-    let masterKey = try SecureRandom.bytes(32)
-    let directory = try await ProjectDirectory(store: store, clock: clock)
-    let minter = TokenMinter(
-      store: store, clock: clock, masterKey: masterKey, issuerPrefix: "https://securetoken.google.com/",
-      pool: pool)
-    try await minter.start()
+    let (masterKey, directory, minter) = try await opened.core(
+      clock: clock, issuerPrefix: "https://securetoken.google.com/")
     let env = ServiceEnvironment(
-      store: store, directory: directory, minter: minter, clock: clock,
+      store: opened.store, directory: directory, minter: minter, clock: clock,
       ipPolicy: EndUserIPPolicy(trustedProxies: []),
-      metrics: ServiceMetrics(), logger: .silent, masterKey: masterKey, passwordPool: passwordPool)
+      metrics: ServiceMetrics(), logger: .silent, masterKey: masterKey, passwordPool: opened.passwordPool)
     var router = Router()
     ServiceRoutes.register(
       in: &router, environment: env, health: HealthService(state: ServingState()),
-      cleanup: CleanupWorker(environment: env), backupDirectory: path + "/backups")
+      cleanup: CleanupWorker(environment: env), backupDirectory: opened.directory.file("backups"))
     let adminKey = try await directory.createAdminKey(label: "test")
     let admin = ["authorization": "Bearer \(adminKey)"]
     let context = { (method: String) in

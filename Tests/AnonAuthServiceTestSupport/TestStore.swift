@@ -1,3 +1,4 @@
+import AnonAuthCrypto
 import AnonAuthService
 import AnonAuthStore
 import AnonAuthTestSupport
@@ -43,6 +44,19 @@ public struct TestStore: Sendable {
       await opened.close()
       throw error
     }
+  }
+
+  /// What every test environment is built on besides the store: a master key of its
+  /// own, the project directory and a started token minter, all on `clock`.
+  public func core(clock: ManualClock, issuerPrefix: String) async throws -> (
+    masterKey: [UInt8], directory: ProjectDirectory, minter: TokenMinter
+  ) {
+    let masterKey = try SecureRandom.bytes(32)
+    let directory = try await ProjectDirectory(store: store, clock: clock)
+    let minter = TokenMinter(
+      store: store, clock: clock, masterKey: masterKey, issuerPrefix: issuerPrefix, pool: pool)
+    try await minter.start()
+    return (masterKey, directory, minter)
   }
 
   private func close() async {

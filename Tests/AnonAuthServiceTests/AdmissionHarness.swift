@@ -43,26 +43,20 @@ final class AdmissionHarness: Sendable {
     _ body: (AdmissionHarness) async throws -> T
   ) async throws -> T {
     try await TestStore.with("admission", passwordPool: makePasswordPool) { opened in
-      try await body(
-        make(store: opened.store, pool: opened.pool, passwordPool: opened.passwordPool, limits: limits))
+      try await body(make(opened, limits: limits))
     }
   }
 
-  private static func make(store: Store, pool: CPUPool, passwordPool: CPUPool, limits: AdmissionLimits)
-    async throws -> AdmissionHarness
-  {
+  private static func make(_ opened: TestStore, limits: AdmissionLimits) async throws -> AdmissionHarness {
     let clock = ManualClock()
-    let masterKey = try SecureRandom.bytes(32)
-    let directory = try await ProjectDirectory(store: store, clock: clock)
-    let minter = TokenMinter(
-      store: store, clock: clock, masterKey: masterKey, issuerPrefix: "https://anonauth.test/", pool: pool)
-    try await minter.start()
+    let (masterKey, directory, minter) = try await opened.core(
+      clock: clock, issuerPrefix: "https://anonauth.test/")
     let env = ServiceEnvironment(
-      store: store, directory: directory, minter: minter, clock: clock,
+      store: opened.store, directory: directory, minter: minter, clock: clock,
       ipPolicy: EndUserIPPolicy(trustedProxies: []), metrics: ServiceMetrics(), logger: .silent,
       masterKey: masterKey,
       passwordHasher: PasswordHasher(parameters: try ScryptParameters(ln: 10, r: 8, p: 1)),
-      passwordPool: passwordPool, admissionLimits: limits)
+      passwordPool: opened.passwordPool, admissionLimits: limits)
     let adminKey = try await directory.createAdminKey(label: "admission-test")
     let admin = AdminService(
       environment: env, cleanup: CleanupWorker(environment: env), backupDirectory: NSTemporaryDirectory())

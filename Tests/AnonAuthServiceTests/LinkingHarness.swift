@@ -85,30 +85,24 @@ final class LinkingHarness: Sendable {
     passwordPool makePasswordPool: @Sendable () -> CPUPool, _ body: (LinkingHarness) async throws -> T
   ) async throws -> T {
     try await TestStore.with("linking", passwordPool: makePasswordPool) { opened in
-      try await body(
-        make(
-          directory: opened.directory.path, store: opened.store, pool: opened.pool,
-          passwordPool: opened.passwordPool, throttle: throttle, scryptLn: scryptLn, admission: admission))
+      try await body(make(opened, throttle: throttle, scryptLn: scryptLn, admission: admission))
     }
   }
 
   private static func make(
-    directory: String, store: Store, pool: CPUPool, passwordPool: CPUPool, throttle: SignInThrottle,
-    scryptLn: Int, admission: AdmissionLimits
+    _ opened: TestStore, throttle: SignInThrottle, scryptLn: Int, admission: AdmissionLimits
   ) async throws -> LinkingHarness {
     let clock = ManualClock()
-    let masterKey = try SecureRandom.bytes(32)
-    let projects = try await ProjectDirectory(store: store, clock: clock)
-    let minter = TokenMinter(
-      store: store, clock: clock, masterKey: masterKey, issuerPrefix: "https://anonauth.test/", pool: pool)
-    try await minter.start()
+    let (masterKey, projects, minter) = try await opened.core(
+      clock: clock, issuerPrefix: "https://anonauth.test/")
+    let (directory, store, pool) = (opened.directory.path, opened.store, opened.pool)
     let outbound = FakeOutbound()
     let env = ServiceEnvironment(
       store: store, directory: projects, minter: minter, clock: clock,
       ipPolicy: EndUserIPPolicy(trustedProxies: []), metrics: ServiceMetrics(), logger: .silent,
       masterKey: masterKey, outbound: outbound,
       passwordHasher: PasswordHasher(parameters: try ScryptParameters(ln: scryptLn, r: 8, p: 1)),
-      signInThrottle: throttle, passwordPool: passwordPool, admissionLimits: admission)
+      signInThrottle: throttle, passwordPool: opened.passwordPool, admissionLimits: admission)
     let graph = FakeGraphAPI(appID: "fb-app", appSecret: "fb-secret")
     graph.install(on: outbound)
     let google = try FakeIssuer(issuer: "https://accounts.google.com", clientID: "google-client")
