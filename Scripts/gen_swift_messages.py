@@ -902,13 +902,22 @@ def output_name(f, taken):
     return f"{name}.pb.swift"
 
 
-def main(argv):
-    if len(argv) != 3:
-        sys.stderr.write(__doc__)
-        return 2
+def read_descriptor_set(argv, words, usage):
+    """The FileDescriptorSet in the file argv[1]; None, with `usage` written to stderr,
+    when the command line is not `words` words long."""
+    if len(argv) != words:
+        sys.stderr.write(usage)
+        return None
     descriptor_set = descriptor_pb2.FileDescriptorSet()
     with open(argv[1], "rb") as handle:
         descriptor_set.ParseFromString(handle.read())
+    return descriptor_set
+
+
+def main(argv):
+    descriptor_set = read_descriptor_set(argv, 3, __doc__)
+    if descriptor_set is None:
+        return 2
     try:
         registry = Registry(descriptor_set)
         check_recursion(registry)

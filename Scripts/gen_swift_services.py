@@ -31,8 +31,6 @@ import os
 import re
 import sys
 
-from google.protobuf import descriptor_pb2
-
 import gen_swift_messages as messages
 from gen_swift_messages import GeneratorError, Writer, doc_lines, lower_camel
 
@@ -320,12 +318,9 @@ def write_outputs(out_dir, suffix, outputs):
 
 
 def main(argv):
-    if len(argv) != 5:
-        sys.stderr.write(__doc__)
+    descriptor_set = messages.read_descriptor_set(argv, 5, __doc__)
+    if descriptor_set is None:
         return 2
-    descriptor_set = descriptor_pb2.FileDescriptorSet()
-    with open(argv[1], "rb") as handle:
-        descriptor_set.ParseFromString(handle.read())
     wire, handlers, routes = {}, {}, {}
     try:
         registry = messages.Registry(descriptor_set)
