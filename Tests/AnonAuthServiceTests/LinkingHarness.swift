@@ -18,7 +18,7 @@ import Testing
 /// | oidc.remote | jwks_url https://remote.test/jwks (the fake network) |
 /// | oidc.off | configured but disabled |
 /// | facebook.com | Graph API at https://graph.test (the fake network) |
-final class LinkingHarness: Sendable {
+struct LinkingHarness: Sendable {
   static let projectID = "link-project"
   static let peer = "198.51.100.7"
   static let remoteJWKS = "https://remote.test/jwks"
@@ -43,25 +43,6 @@ final class LinkingHarness: Sendable {
       environment: env, cleanup: CleanupWorker(environment: env), backupDirectory: directory + "/backups")
   }
   var nowSeconds: Int64 { clock.nowSeconds() }
-
-  private init(
-    directory: String, clock: ManualClock, store: Store, pool: CPUPool, env: ServiceEnvironment,
-    outbound: FakeOutbound, graph: FakeGraphAPI, google: FakeIssuer, oidc: FakeIssuer, remote: FakeIssuer,
-    apiKey: String, adminKey: String
-  ) {
-    self.directory = directory
-    self.clock = clock
-    self.store = store
-    self.pool = pool
-    self.env = env
-    self.outbound = outbound
-    self.graph = graph
-    self.google = google
-    self.oidc = oidc
-    self.remote = remote
-    self.apiKey = apiKey
-    self.adminKey = adminKey
-  }
 
   /// Builds a harness, runs `body`, and always closes the store and removes the files;
   /// waits for one of `HarnessSlots` first.
