@@ -131,3 +131,29 @@ func withUpgradedStore(
   }
   await store.close()
 }
+
+/// `store`'s writer held busy by a job that waits for `release()`: the writes sent
+/// meanwhile wait in its queue, and go together once it is released.
+struct HeldWriter: Sendable {
+  private let gate: DispatchSemaphore
+  private let job: Task<Void, any Error>
+
+  /// Returns once the writer runs the holding job.
+  static func hold(_ store: Store) async throws -> HeldWriter {
+    let gate = DispatchSemaphore(value: 0)
+    let running = Flag()
+    let job = Task {
+      try await store.write { _ in
+        running.set()
+        gate.wait()
+      }
+    }
+    while !running.isSet { try await Task.sleep(for: .milliseconds(1)) }
+    return HeldWriter(gate: gate, job: job)
+  }
+
+  func release() { gate.signal() }
+
+  /// Waits for the holding job's commit (after `release()`).
+  func finished() async throws { try await job.value }
+}
