@@ -60,11 +60,7 @@ final class AdmissionHarness: Sendable {
     let adminKey = try await directory.createAdminKey(label: "admission-test")
     let admin = AdminService(
       environment: env, cleanup: CleanupWorker(environment: env), backupDirectory: NSTemporaryDirectory())
-    let context = { (method: String) in
-      CallContext(
-        method: "/\(AdminService.name)/\(method)", metadata: ["authorization": "Bearer \(adminKey)"],
-        peerIP: "127.0.0.1", requestID: "setup")
-    }
+    let context = { (method: String) in CallContext.adminSetup(method, adminKey: adminKey) }
     var apiKeys: [String: String] = [:]
     for projectID in projects {
       _ = try await admin.createProject(

@@ -96,10 +96,7 @@ struct LinkingHarness: Sendable {
     let adminKey = try await projects.createAdminKey(label: "linking-test")
     let admin = AdminService(
       environment: env, cleanup: CleanupWorker(environment: env), backupDirectory: directory + "/backups")
-    let adminContext = { (method: String) in
-      CallContext(
-        method: "/\(AdminService.name)/\(method)", metadata: ["authorization": "Bearer \(adminKey)"],
-        peerIP: peer, requestID: "setup")
+    let adminContext = { (method: String) in CallContext.adminSetup(method, adminKey: adminKey, peerIP: peer)
     }
     _ = try await admin.createProject(
       CreateProjectRequest(projectId: projectID), context: adminContext("CreateProject"))

@@ -45,6 +45,16 @@ private func judgeRPCOutcome<T>(
   }
 }
 
+extension CallContext {
+  /// A call of AdminService's `method` (its short name) with `adminKey`, as the harnesses
+  /// make to set a project up before the test runs.
+  static func adminSetup(_ method: String, adminKey: String, peerIP: String = "127.0.0.1") -> CallContext {
+    CallContext(
+      method: "/\(AdminService.name)/\(method)", metadata: ["authorization": "Bearer \(adminKey)"],
+      peerIP: peerIP, requestID: "setup")
+  }
+}
+
 /// Parses a JSON text into an object.
 func jsonObject(_ text: String) throws -> [String: JSONValue] {
   try #require(JSONValue(jsonBytes: Array(text.utf8))?.objectValue)
