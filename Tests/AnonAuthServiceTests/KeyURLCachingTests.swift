@@ -60,7 +60,8 @@ final class KeyServerKnobs: Sendable {
         url = "https://certs.test/x509/securetoken"
         let firebase = try FakeFirebase()
         let verifier = FirebaseTokenVerifier(
-          project: FirebaseCertificateURLTests.project(url: url), cache: JWKSCache(outbound: outbound, clock: clock))
+          project: FirebaseCertificateURLTests.project(url: url),
+          cache: JWKSCache(outbound: outbound, clock: clock))
         knobs.serve(firebase.certsJSON, at: url, on: outbound)
         verify = { kid in
           let now = clock.nowSeconds()
@@ -104,7 +105,8 @@ final class KeyServerKnobs: Sendable {
     #expect(f.fetches == 3)
   }
 
-  @Test(arguments: Source.allCases) func unknownKidRefetchesAtMostEveryThirtySeconds(_ source: Source) async throws {
+  @Test(arguments: Source.allCases)
+  func unknownKidRefetchesAtMostEveryThirtySeconds(_ source: Source) async throws {
     let f = try Fixture(source)
     try await f.verify(nil)
     await expectLinkError(.invalidIdpResponse) { try await f.verify("rotated") }
