@@ -533,10 +533,7 @@ class MessageEmitter:
     def emit_struct(self, w, indent):
         info = self.info
         short = info.swift_name.split(".")[-1]
-        w.extend(doc_lines(info.comment, indent))
-        if info.comment:
-            w.line(f"{indent}///")
-        w.line(f"{indent}/// `{info.full_name}` in `{info.file.name}`.")
+        emit_type_docs(w, info, indent, ".")
         w.line(f"{indent}public struct {short}: Sendable, Hashable {{")
         inner = indent + "  "
         for name, enum_name, prop, comment, members in self.oneofs:
@@ -815,12 +812,18 @@ class MessageEmitter:
         w.line("  }")
 
 
-def emit_enum(w, info, indent):
-    short = info.swift_name.split(".")[-1]
+def emit_type_docs(w, info, indent, rest):
+    """A generated type's doc comment: its .proto comment, then where it is declared,
+    the line ending with `rest`."""
     w.extend(doc_lines(info.comment, indent))
     if info.comment:
         w.line(f"{indent}///")
-    w.line(f"{indent}/// `{info.full_name}` in `{info.file.name}`. A struct rather than a Swift enum:")
+    w.line(f"{indent}/// `{info.full_name}` in `{info.file.name}`{rest}")
+
+
+def emit_enum(w, info, indent):
+    short = info.swift_name.split(".")[-1]
+    emit_type_docs(w, info, indent, ". A struct rather than a Swift enum:")
     w.line(f"{indent}/// proto3 enums are open, and a value this build does not know must survive.")
     w.line(f"{indent}public struct {short}: RawRepresentable, Sendable, Hashable {{")
     inner = indent + "  "
