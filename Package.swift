@@ -125,6 +125,12 @@ let package = Package(
     .target(
       name: "AnonAuthTestSupport", dependencies: ["CShims"], path: "Tests/AnonAuthTestSupport",
       swiftSettings: swiftSettings),
+    // What the in-process harnesses of the service and server tests share: a store of the
+    // daemon's schema in a temporary directory with the service's CPU pools.
+    .target(
+      name: "AnonAuthServiceTestSupport",
+      dependencies: ["AnonAuthService", "AnonAuthStore", "AnonAuthCrypto", "AnonAuthTestSupport"],
+      path: "Tests/AnonAuthServiceTestSupport", swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthWireTests", dependencies: ["AnonAuthWire"],
       swiftSettings: swiftSettings),
@@ -142,13 +148,16 @@ let package = Package(
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthServiceTests",
-      dependencies: ["AnonAuthService", "AnonAuthStore", "AnonAuthCrypto", "AnonAuthWire"],
+      dependencies: [
+        "AnonAuthService", "AnonAuthStore", "AnonAuthCrypto", "AnonAuthWire", "AnonAuthTestSupport",
+        "AnonAuthServiceTestSupport",
+      ],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthServerTests",
       dependencies: [
         "AnonAuthServer", "AnonAuthNet", "AnonAuthService", "AnonAuthWire", "AnonAuthTestSupport",
-        "AnonAuthStore", "AnonAuthCrypto",
+        "AnonAuthServiceTestSupport", "AnonAuthStore", "AnonAuthCrypto",
       ],
       swiftSettings: swiftSettings),
     // The seed's flow with AnonAuthClient against a real daemon over HTTPS, run by

@@ -156,6 +156,16 @@ def main():
         mark = "" if met is None else ("  met" if met else "  NOT MET")
         print(f"  {figure:48} {value:>22}   goal {goal}{mark}", flush=True)
 
+    def ratio_row(what, result, protocol, own_cost, limit, command):
+        """`protocol`'s server CPU per call over native's, measured in one run of
+        alternating rounds (`result`), with `own_cost` of `protocol`'s own figures."""
+        ratio = result.get(f"cpu_ratio_{protocol}_native", 0)
+        row(f"{what}: server CPU per call / native", f"{ratio:.2f} x ({own_cost(result[protocol])})",
+            f"<= {limit}", 0 < ratio <= limit, command)
+
+    def signs(figures):
+        return f"{figures.get('server_cpu_per_call_rsa2048_signs', 0):.2f} RSA signs"
+
     daemon = Daemon()
     try:
         written = daemon.written_bytes()
@@ -172,24 +182,17 @@ def main():
         # keep-alive) against the native transport, in alternating rounds of one run.
         both = bench(daemon, rsa, "signup", "--protocol", "both", "--rounds", "3", "--connections", "64",
                      "--concurrency", "4", "--seconds", s)
-        ratio = both.get("cpu_ratio_http_native", 0)
-        row("sign-up over HTTPS/JSON: server CPU per call / native", f"{ratio:.2f} x "
-            f"({both['http'].get('server_cpu_per_call_rsa2048_signs', 0):.2f} RSA signs)", "<= 1.15", 0 < ratio <= 1.15,
-            "anonauth bench signup --protocol both --rounds 3")
+        ratio_row("sign-up over HTTPS/JSON", both, "http", signs, 1.15, "anonauth bench signup --protocol both --rounds 3")
         # The same sign-up over gRPC (HTTP/2, ALPN h2, the Swift GRPCClient: 4 streams in
         # flight on each of 64 connections, as native multiplexes 4 calls on each).
         grpc = bench(daemon, rsa, "signup", "--protocol", "native,grpc", "--rounds", "3", "--connections", "64",
                      "--concurrency", "4", "--seconds", s)
-        ratio = grpc.get("cpu_ratio_grpc_native", 0)
-        row("sign-up over gRPC: server CPU per call / native", f"{ratio:.2f} x "
-            f"({grpc['grpc'].get('server_cpu_per_call_rsa2048_signs', 0):.2f} RSA signs)", "<= 1.15",
-            0 < ratio <= 1.15, "anonauth bench signup --protocol native,grpc --rounds 3")
+        ratio_row("sign-up over gRPC", grpc, "grpc", signs, 1.15, "anonauth bench signup --protocol native,grpc --rounds 3")
         health = bench(daemon, rsa, "health", "--protocol", "native,grpc", "--rounds", "3", "--connections", "64",
                        "--concurrency", "8", "--seconds", s)
-        ratio = health.get("cpu_ratio_grpc_native", 0)
-        row("health check over gRPC: server CPU per call / native", f"{ratio:.2f} x "
-            f"({health['grpc'].get('server_cpu_us_per_call', 0):.1f} us)", "<= 1.5", 0 < ratio <= 1.5,
-            "anonauth bench health --protocol native,grpc --rounds 3")
+        ratio_row("health check over gRPC", health, "grpc",
+                  lambda figures: f"{figures.get('server_cpu_us_per_call', 0):.1f} us", 1.5,
+                  "anonauth bench health --protocol native,grpc --rounds 3")
         # A second, independent load generator: h2load sends gRPC sign-ups and health
         # checks. Its sign-ups all count against one address's quota window (it cannot
         # vary a header), which costs the daemon more per call than the bench's do.

@@ -533,10 +533,7 @@ class MessageEmitter:
     def emit_struct(self, w, indent):
         info = self.info
         short = info.swift_name.split(".")[-1]
-        w.extend(doc_lines(info.comment, indent))
-        if info.comment:
-            w.line(f"{indent}///")
-        w.line(f"{indent}/// `{info.full_name}` in `{info.file.name}`.")
+        emit_type_docs(w, info, indent, ".")
         w.line(f"{indent}public struct {short}: Sendable, Hashable {{")
         inner = indent + "  "
         for name, enum_name, prop, comment, members in self.oneofs:
@@ -815,12 +812,18 @@ class MessageEmitter:
         w.line("  }")
 
 
-def emit_enum(w, info, indent):
-    short = info.swift_name.split(".")[-1]
+def emit_type_docs(w, info, indent, rest):
+    """A generated type's doc comment: its .proto comment, then where it is declared,
+    the line ending with `rest`."""
     w.extend(doc_lines(info.comment, indent))
     if info.comment:
         w.line(f"{indent}///")
-    w.line(f"{indent}/// `{info.full_name}` in `{info.file.name}`. A struct rather than a Swift enum:")
+    w.line(f"{indent}/// `{info.full_name}` in `{info.file.name}`{rest}")
+
+
+def emit_enum(w, info, indent):
+    short = info.swift_name.split(".")[-1]
+    emit_type_docs(w, info, indent, ". A struct rather than a Swift enum:")
     w.line(f"{indent}/// proto3 enums are open, and a value this build does not know must survive.")
     w.line(f"{indent}public struct {short}: RawRepresentable, Sendable, Hashable {{")
     inner = indent + "  "
@@ -902,13 +905,22 @@ def output_name(f, taken):
     return f"{name}.pb.swift"
 
 
-def main(argv):
-    if len(argv) != 3:
-        sys.stderr.write(__doc__)
-        return 2
+def read_descriptor_set(argv, words, usage):
+    """The FileDescriptorSet in the file argv[1]; None, with `usage` written to stderr,
+    when the command line is not `words` words long."""
+    if len(argv) != words:
+        sys.stderr.write(usage)
+        return None
     descriptor_set = descriptor_pb2.FileDescriptorSet()
     with open(argv[1], "rb") as handle:
         descriptor_set.ParseFromString(handle.read())
+    return descriptor_set
+
+
+def main(argv):
+    descriptor_set = read_descriptor_set(argv, 3, __doc__)
+    if descriptor_set is None:
+        return 2
     try:
         registry = Registry(descriptor_set)
         check_recursion(registry)

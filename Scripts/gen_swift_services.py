@@ -31,8 +31,6 @@ import os
 import re
 import sys
 
-from google.protobuf import descriptor_pb2
-
 import gen_swift_messages as messages
 from gen_swift_messages import GeneratorError, Writer, doc_lines, lower_camel
 
@@ -228,9 +226,19 @@ def emit_fields(w, info, names):
     w.line("}")
 
 
-def generate_wire(registry, f, services, settable):
+def started(f, *imports):
+    """A generated file's first lines: the header naming f's .proto, then `imports`."""
     w = Lines()
     w.extend(HEADER.format(proto=f.name).rstrip("\n").split("\n"))
+    if imports:
+        w.blank()
+    for module in imports:
+        w.line(f"import {module}")
+    return w
+
+
+def generate_wire(registry, f, services, settable):
+    w = started(f)
     for service in services:
         w.blank()
         w.line(f"// MARK: - {service.full_name}")
@@ -249,10 +257,7 @@ def generate_wire(registry, f, services, settable):
 
 
 def generate_handlers(f, services):
-    w = Lines()
-    w.extend(HEADER.format(proto=f.name).rstrip("\n").split("\n"))
-    w.blank()
-    w.line("import AnonAuthWire")
+    w = started(f, "AnonAuthWire")
     for service in services:
         w.blank()
         w.line(f"/// What serves `{service.full_name}`: one requirement per rpc of {f.name}, so")
@@ -273,11 +278,7 @@ def generate_handlers(f, services):
 
 
 def generate_routes(f, services):
-    w = Lines()
-    w.extend(HEADER.format(proto=f.name).rstrip("\n").split("\n"))
-    w.blank()
-    w.line("import AnonAuthService")
-    w.line("import AnonAuthWire")
+    w = started(f, "AnonAuthService", "AnonAuthWire")
     for service in services:
         credential = CREDENTIALS[service.credential]
         w.blank()
@@ -317,12 +318,9 @@ def write_outputs(out_dir, suffix, outputs):
 
 
 def main(argv):
-    if len(argv) != 5:
-        sys.stderr.write(__doc__)
+    descriptor_set = messages.read_descriptor_set(argv, 5, __doc__)
+    if descriptor_set is None:
         return 2
-    descriptor_set = descriptor_pb2.FileDescriptorSet()
-    with open(argv[1], "rb") as handle:
-        descriptor_set.ParseFromString(handle.read())
     wire, handlers, routes = {}, {}, {}
     try:
         registry = messages.Registry(descriptor_set)

@@ -1,5 +1,6 @@
 import AnonAuthCrypto
 import AnonAuthService
+import AnonAuthServiceTestSupport
 import AnonAuthStore
 import AnonAuthWire
 import Foundation
@@ -41,48 +42,23 @@ final class FirebaseAPIHarness: Sendable {
 
   /// Builds the stack, runs `body`, and closes the store and pools whatever happened.
   static func with<T>(_ body: (FirebaseAPIHarness) async throws -> T) async throws -> T {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("anonauth-fbapi-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let store = try Store.open(
-      options: StoreOptions(path: directory + "/anonauth.db", synchronous: .normal),
-      migrations: AnonAuthSchema.migrations)
-    let pool = CPUPool(threads: 2, name: "fbapi-test-cpu")
-    let passwordPool = CPUPool(threads: 2, name: "fbapi-test-scrypt", maxQueued: 64)
-    do {
-      let harness = try await make(store: store, pool: pool, passwordPool: passwordPool, directory: directory)
-      let result = try await body(harness)
-      await store.close()
-      pool.shutdown()
-      passwordPool.shutdown()
-      return result
-    } catch {
-      await store.close()
-      pool.shutdown()
-      passwordPool.shutdown()
-      throw error
+    try await TestStore.with("fbapi") { opened in
+      try await body(make(opened))
     }
   }
 
-  private static func make(store: Store, pool: CPUPool, passwordPool: CPUPool, directory path: String)
-    async throws -> FirebaseAPIHarness
-  {
+  private static func make(_ opened: TestStore) async throws -> FirebaseAPIHarness {
     let clock = ManualClock()
-    let masterKey = try SecureRandom.bytes(32)
-    let directory = try await ProjectDirectory(store: store, clock: clock)
-    let minter = TokenMinter(
-      store: store, clock: clock, masterKey: masterKey, issuerPrefix: "https://securetoken.google.com/",
-      pool: pool)
-    try await minter.start()
+    let (masterKey, directory, minter) = try await opened.core(
+      clock: clock, issuerPrefix: "https://securetoken.google.com/")
     let env = ServiceEnvironment(
-      store: store, directory: directory, minter: minter, clock: clock,
+      store: opened.store, directory: directory, minter: minter, clock: clock,
       ipPolicy: EndUserIPPolicy(trustedProxies: []),
-      metrics: ServiceMetrics(), logger: .silent, masterKey: masterKey, passwordPool: passwordPool)
+      metrics: ServiceMetrics(), logger: .silent, masterKey: masterKey, passwordPool: opened.passwordPool)
     var router = Router()
     ServiceRoutes.register(
       in: &router, environment: env, health: HealthService(state: ServingState()),
-      cleanup: CleanupWorker(environment: env), backupDirectory: path + "/backups")
+      cleanup: CleanupWorker(environment: env), backupDirectory: opened.directory.file("backups"))
     let adminKey = try await directory.createAdminKey(label: "test")
     let admin = ["authorization": "Bearer \(adminKey)"]
     let context = { (method: String) in

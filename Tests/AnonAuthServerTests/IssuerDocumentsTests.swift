@@ -1,6 +1,7 @@
 import AnonAuthCrypto
 import AnonAuthNet
 import AnonAuthService
+import AnonAuthServiceTestSupport
 import AnonAuthStore
 import Foundation
 import Testing
@@ -19,26 +20,13 @@ import Testing
   }
 
   static func with(_ body: (TokenMinter, IssuerDocuments) async throws -> Void) async throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("anonauth-issuer-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let store = try Store.open(
-      options: StoreOptions(path: directory + "/anonauth.db", synchronous: .normal),
-      migrations: AnonAuthSchema.migrations)
-    let pool = CPUPool(threads: 1, name: "issuer-test-cpu")
-    defer { pool.shutdown() }
-    let minter = TokenMinter(
-      store: store, clock: ManualClock(), masterKey: try SecureRandom.bytes(32),
-      issuerPrefix: "https://anonauth.local/", pool: pool)
-    do {
+    try await TestStore.with("issuer", signingThreads: 1) { opened in
+      let minter = TokenMinter(
+        store: opened.store, clock: ManualClock(), masterKey: try SecureRandom.bytes(32),
+        issuerPrefix: "https://anonauth.local/", pool: opened.pool)
       try await minter.start()
       try await body(minter, IssuerDocuments(api: Behind(), minter: minter, projectExists: { $0 == "p1" }))
-    } catch {
-      await store.close()
-      throw error
     }
-    await store.close()
   }
 
   func get(

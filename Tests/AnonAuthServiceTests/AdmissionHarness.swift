@@ -1,5 +1,6 @@
 import AnonAuthCrypto
 import AnonAuthService
+import AnonAuthServiceTestSupport
 import AnonAuthStore
 import AnonAuthWire
 import Foundation
@@ -41,53 +42,25 @@ final class AdmissionHarness: Sendable {
     limits: AdmissionLimits, passwordPool makePasswordPool: @Sendable () -> CPUPool,
     _ body: (AdmissionHarness) async throws -> T
   ) async throws -> T {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("anonauth-admission-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let store = try Store.open(
-      options: StoreOptions(path: directory + "/anonauth.db", synchronous: .normal),
-      migrations: AnonAuthSchema.migrations)
-    let pool = CPUPool(threads: 2, name: "anonauth-admission-sign")
-    let passwordPool = makePasswordPool()
-    defer {
-      pool.shutdown()
-      passwordPool.shutdown()
-    }
-    do {
-      let harness = try await make(store: store, pool: pool, passwordPool: passwordPool, limits: limits)
-      let result = try await body(harness)
-      await store.close()
-      return result
-    } catch {
-      await store.close()
-      throw error
+    try await TestStore.with("admission", passwordPool: makePasswordPool) { opened in
+      try await body(make(opened, limits: limits))
     }
   }
 
-  private static func make(store: Store, pool: CPUPool, passwordPool: CPUPool, limits: AdmissionLimits)
-    async throws -> AdmissionHarness
-  {
+  private static func make(_ opened: TestStore, limits: AdmissionLimits) async throws -> AdmissionHarness {
     let clock = ManualClock()
-    let masterKey = try SecureRandom.bytes(32)
-    let directory = try await ProjectDirectory(store: store, clock: clock)
-    let minter = TokenMinter(
-      store: store, clock: clock, masterKey: masterKey, issuerPrefix: "https://anonauth.test/", pool: pool)
-    try await minter.start()
+    let (masterKey, directory, minter) = try await opened.core(
+      clock: clock, issuerPrefix: "https://anonauth.test/")
     let env = ServiceEnvironment(
-      store: store, directory: directory, minter: minter, clock: clock,
+      store: opened.store, directory: directory, minter: minter, clock: clock,
       ipPolicy: EndUserIPPolicy(trustedProxies: []), metrics: ServiceMetrics(), logger: .silent,
       masterKey: masterKey,
       passwordHasher: PasswordHasher(parameters: try ScryptParameters(ln: 10, r: 8, p: 1)),
-      passwordPool: passwordPool, admissionLimits: limits)
+      passwordPool: opened.passwordPool, admissionLimits: limits)
     let adminKey = try await directory.createAdminKey(label: "admission-test")
     let admin = AdminService(
       environment: env, cleanup: CleanupWorker(environment: env), backupDirectory: NSTemporaryDirectory())
-    let context = { (method: String) in
-      CallContext(
-        method: "/\(AdminService.name)/\(method)", metadata: ["authorization": "Bearer \(adminKey)"],
-        peerIP: "127.0.0.1", requestID: "setup")
-    }
+    let context = { (method: String) in CallContext.adminSetup(method, adminKey: adminKey) }
     var apiKeys: [String: String] = [:]
     for projectID in projects {
       _ = try await admin.createProject(

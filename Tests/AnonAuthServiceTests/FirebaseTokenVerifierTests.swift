@@ -2,7 +2,6 @@ import AnonAuthCrypto
 import AnonAuthStore
 import AnonAuthWire
 import Foundation
-import Synchronization
 import Testing
 
 @testable import AnonAuthService
@@ -178,32 +177,21 @@ import Testing
   }
 }
 
-/// Google's certificate map fetched from a URL: cached per Cache-Control, refetched on
-/// an unknown kid, kept apart from a JWKS at the same URL.
+/// Google's certificate map fetched from a URL: where it is fetched from, and kept apart
+/// from a JWKS at the same URL (the caching rules it shares with a `jwks_url` are
+/// `KeyURLCachingTests`').
 @Suite struct FirebaseCertificateURLTests {
   static let url = "https://certs.test/x509/securetoken"
-
-  /// What the fake certificate server answers, changed by the tests.
-  final class Knobs: Sendable {
-    let freshness = Mutex<Int?>(600)
-    let failing = Atomic<Bool>(false)
-  }
 
   let firebase: FakeFirebase
   let clock = ManualClock()
   let outbound = FakeOutbound()
-  let knobs = Knobs()
   let cache: JWKSCache
   let verifier: FirebaseTokenVerifier
 
   init() throws {
     firebase = try FakeFirebase()
-    let certs = firebase.certsJSON
-    outbound.route(Self.url) { [knobs] _ in
-      if knobs.failing.load(ordering: .relaxed) { return OutboundResponse(status: 503, body: []) }
-      return OutboundResponse(
-        status: 200, body: Array(certs.utf8), freshnessSeconds: knobs.freshness.withLock { $0 })
-    }
+    KeyServerKnobs().serve(firebase.certsJSON, at: Self.url, on: outbound)
     cache = JWKSCache(outbound: outbound, clock: clock)
     verifier = FirebaseTokenVerifier(project: Self.project(url: Self.url), cache: cache)
   }
@@ -215,59 +203,10 @@ import Testing
     return project
   }
 
-  func verify(kid: String = FakeFirebase.kid, with verifier: FirebaseTokenVerifier? = nil) async throws {
+  func verify(with verifier: FirebaseTokenVerifier? = nil) async throws {
     let now = clock.nowSeconds()
     _ = try await (verifier ?? self.verifier).verify(
-      idToken: try firebase.sign(firebase.claims(uid: "u", now: now), kid: kid), nowSeconds: now)
-  }
-
-  @Test func cachedForMaxAge() async throws {
-    try await verify()
-    try await verify()
-    #expect(outbound.count(Self.url) == 1)
-    clock.advance(seconds: 599)
-    try await verify()
-    #expect(outbound.count(Self.url) == 1)
-    clock.advance(seconds: 2)
-    try await verify()
-    #expect(outbound.count(Self.url) == 2)
-  }
-
-  @Test func withoutMaxAgeFiveMinutesAndNoStoreThirtySeconds() async throws {
-    knobs.freshness.withLock { $0 = nil }
-    try await verify()
-    clock.advance(seconds: 299)
-    try await verify()
-    #expect(outbound.count(Self.url) == 1)
-    clock.advance(seconds: 2)
-    knobs.freshness.withLock { $0 = 0 }
-    try await verify()
-    try await verify()
-    #expect(outbound.count(Self.url) == 2)
-    clock.advance(seconds: 31)
-    try await verify()
-    #expect(outbound.count(Self.url) == 3)
-  }
-
-  @Test func unknownKidRefetchesAtMostEveryThirtySeconds() async throws {
-    try await verify()
-    await expectLinkError(.invalidIdpResponse) { try await verify(kid: "rotated") }
-    #expect(outbound.count(Self.url) == 1)
-    clock.advance(seconds: 31)
-    await expectLinkError(.invalidIdpResponse) { try await verify(kid: "rotated") }
-    #expect(outbound.count(Self.url) == 2)
-  }
-
-  @Test func failuresAndStaleIfError() async throws {
-    knobs.failing.store(true, ordering: .relaxed)
-    await expectLinkError(.invalidIdpResponse) { try await verify() }
-    knobs.failing.store(false, ordering: .relaxed)
-    try await verify()
-    knobs.failing.store(true, ordering: .relaxed)
-    clock.advance(seconds: 601 + 3000)
-    try await verify()
-    clock.advance(seconds: 700)
-    await expectLinkError(.invalidIdpResponse) { try await verify() }
+      idToken: try firebase.sign(firebase.claims(uid: "u", now: now)), nowSeconds: now)
   }
 
   @Test func googlesURLByDefault() async throws {

@@ -1,5 +1,6 @@
 import AnonAuthCrypto
 import AnonAuthService
+import AnonAuthServiceTestSupport
 import AnonAuthStore
 import AnonAuthWire
 import Foundation
@@ -17,7 +18,7 @@ import Testing
 /// | oidc.remote | jwks_url https://remote.test/jwks (the fake network) |
 /// | oidc.off | configured but disabled |
 /// | facebook.com | Graph API at https://graph.test (the fake network) |
-final class LinkingHarness: Sendable {
+struct LinkingHarness: Sendable {
   static let projectID = "link-project"
   static let peer = "198.51.100.7"
   static let remoteJWKS = "https://remote.test/jwks"
@@ -43,25 +44,6 @@ final class LinkingHarness: Sendable {
   }
   var nowSeconds: Int64 { clock.nowSeconds() }
 
-  private init(
-    directory: String, clock: ManualClock, store: Store, pool: CPUPool, env: ServiceEnvironment,
-    outbound: FakeOutbound, graph: FakeGraphAPI, google: FakeIssuer, oidc: FakeIssuer, remote: FakeIssuer,
-    apiKey: String, adminKey: String
-  ) {
-    self.directory = directory
-    self.clock = clock
-    self.store = store
-    self.pool = pool
-    self.env = env
-    self.outbound = outbound
-    self.graph = graph
-    self.google = google
-    self.oidc = oidc
-    self.remote = remote
-    self.apiKey = apiKey
-    self.adminKey = adminKey
-  }
-
   /// Builds a harness, runs `body`, and always closes the store and removes the files;
   /// waits for one of `HarnessSlots` first.
   /// - Parameter scryptLn: log2 N of new password hashes (cheap by default).
@@ -83,49 +65,25 @@ final class LinkingHarness: Sendable {
     throttle: SignInThrottle, scryptLn: Int, admission: AdmissionLimits,
     passwordPool makePasswordPool: @Sendable () -> CPUPool, _ body: (LinkingHarness) async throws -> T
   ) async throws -> T {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("anonauth-linking-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let store = try Store.open(
-      options: StoreOptions(path: directory + "/anonauth.db", synchronous: .normal),
-      migrations: AnonAuthSchema.migrations)
-    let pool = CPUPool(threads: 2, name: "anonauth-linking-test")
-    let passwordPool = makePasswordPool()
-    do {
-      let harness = try await make(
-        directory: directory, store: store, pool: pool, passwordPool: passwordPool, throttle: throttle,
-        scryptLn: scryptLn, admission: admission)
-      let result = try await body(harness)
-      await store.close()
-      pool.shutdown()
-      passwordPool.shutdown()
-      return result
-    } catch {
-      await store.close()
-      pool.shutdown()
-      passwordPool.shutdown()
-      throw error
+    try await TestStore.with("linking", passwordPool: makePasswordPool) { opened in
+      try await body(make(opened, throttle: throttle, scryptLn: scryptLn, admission: admission))
     }
   }
 
   private static func make(
-    directory: String, store: Store, pool: CPUPool, passwordPool: CPUPool, throttle: SignInThrottle,
-    scryptLn: Int, admission: AdmissionLimits
+    _ opened: TestStore, throttle: SignInThrottle, scryptLn: Int, admission: AdmissionLimits
   ) async throws -> LinkingHarness {
     let clock = ManualClock()
-    let masterKey = try SecureRandom.bytes(32)
-    let projects = try await ProjectDirectory(store: store, clock: clock)
-    let minter = TokenMinter(
-      store: store, clock: clock, masterKey: masterKey, issuerPrefix: "https://anonauth.test/", pool: pool)
-    try await minter.start()
+    let (masterKey, projects, minter) = try await opened.core(
+      clock: clock, issuerPrefix: "https://anonauth.test/")
+    let (directory, store, pool) = (opened.directory.path, opened.store, opened.pool)
     let outbound = FakeOutbound()
     let env = ServiceEnvironment(
       store: store, directory: projects, minter: minter, clock: clock,
       ipPolicy: EndUserIPPolicy(trustedProxies: []), metrics: ServiceMetrics(), logger: .silent,
       masterKey: masterKey, outbound: outbound,
       passwordHasher: PasswordHasher(parameters: try ScryptParameters(ln: scryptLn, r: 8, p: 1)),
-      signInThrottle: throttle, passwordPool: passwordPool, admissionLimits: admission)
+      signInThrottle: throttle, passwordPool: opened.passwordPool, admissionLimits: admission)
     let graph = FakeGraphAPI(appID: "fb-app", appSecret: "fb-secret")
     graph.install(on: outbound)
     let google = try FakeIssuer(issuer: "https://accounts.google.com", clientID: "google-client")
@@ -138,10 +96,7 @@ final class LinkingHarness: Sendable {
     let adminKey = try await projects.createAdminKey(label: "linking-test")
     let admin = AdminService(
       environment: env, cleanup: CleanupWorker(environment: env), backupDirectory: directory + "/backups")
-    let adminContext = { (method: String) in
-      CallContext(
-        method: "/\(AdminService.name)/\(method)", metadata: ["authorization": "Bearer \(adminKey)"],
-        peerIP: peer, requestID: "setup")
+    let adminContext = { (method: String) in CallContext.adminSetup(method, adminKey: adminKey, peerIP: peer)
     }
     _ = try await admin.createProject(
       CreateProjectRequest(projectId: projectID), context: adminContext("CreateProject"))

@@ -7,6 +7,14 @@ import Testing
 
 /// SignUp with email_password and SignInWithPassword.
 @Suite struct PasswordAccountTests {
+  /// A sign-in throttle over one minute: `perAccount` failures for an account from one
+  /// address, `perIP` from one address in all.
+  static func throttle(perAccount: Int, perIP: Int) -> SignInThrottle {
+    SignInThrottle(
+      accountLimit: .init(maxFailures: perAccount, windowMs: 60_000),
+      ipLimit: .init(maxFailures: perIP, windowMs: 60_000))
+  }
+
   @Test func signUpMakesAPermanentPasswordAccount() async throws {
     try await LinkingHarness.with { h in
       let response = try await h.signUp(email: "  Ann@Example.COM ", password: "secret-1")
@@ -204,10 +212,7 @@ import Testing
   }
 
   @Test func failedSignInsAreThrottledPerAccountAndIP() async throws {
-    let throttle = SignInThrottle(
-      accountLimit: .init(maxFailures: 3, windowMs: 60_000),
-      ipLimit: .init(maxFailures: 100, windowMs: 60_000))
-    try await LinkingHarness.with(throttle: throttle) { h in
+    try await LinkingHarness.with(throttle: Self.throttle(perAccount: 3, perIP: 100)) { h in
       _ = try await h.signUp(email: "t@example.com", password: "secret-1")
       for i in 0..<3 {
         await expectLinkError(.invalidLoginCredentials) {
@@ -239,10 +244,7 @@ import Testing
   /// Guesses sent in parallel are counted before their hashes are checked, so a burst
   /// cannot pass the check all at once: exactly the limit gets through.
   @Test func parallelGuessesAreThrottledToo() async throws {
-    let throttle = SignInThrottle(
-      accountLimit: .init(maxFailures: 3, windowMs: 60_000),
-      ipLimit: .init(maxFailures: 100, windowMs: 60_000))
-    try await LinkingHarness.with(throttle: throttle) { h in
+    try await LinkingHarness.with(throttle: Self.throttle(perAccount: 3, perIP: 100)) { h in
       _ = try await h.signUp(email: "p@example.com", password: "secret-1")
       let reasons = await withTaskGroup(of: String.self) { group in
         for i in 0..<12 {
@@ -265,10 +267,7 @@ import Testing
   }
 
   @Test func failedSignInsAreThrottledPerIP() async throws {
-    let throttle = SignInThrottle(
-      accountLimit: .init(maxFailures: 100, windowMs: 60_000),
-      ipLimit: .init(maxFailures: 4, windowMs: 60_000))
-    try await LinkingHarness.with(throttle: throttle) { h in
+    try await LinkingHarness.with(throttle: Self.throttle(perAccount: 100, perIP: 4)) { h in
       _ = try await h.signUp(email: "v@example.com", password: "secret-1")
       for i in 0..<4 {
         await expectLinkError(.invalidLoginCredentials) {

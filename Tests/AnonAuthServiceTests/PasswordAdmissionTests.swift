@@ -112,24 +112,9 @@ import Testing
     try await LinkingHarness.with(passwordPool: {
       CPUPool(threads: 1, name: "anonauth-test-busy", maxQueued: 1)
     }) { h in
-      let pool = h.env.passwordPool
-      let blocker = Task {
-        try await pool.submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() }
-      }
       defer { gate.open() }
-      try await waitUntil { gate.waiting }
-      let queued = Task { try await pool.submit(.internalWork(.standalone)) { () throws(Never) in 1 } }
-      try await waitUntil { pool.jobsQueued == 1 }
-      let answered = await withTaskGroup(of: Bool.self) { group in
-        group.addTask { (try? await h.anonymous(ip: "192.0.2.77")) != nil }
-        group.addTask {
-          try? await Task.sleep(for: .seconds(20))
-          return false
-        }
-        let first = await group.next() ?? false
-        group.cancelAll()
-        return first
-      }
+      let (blocker, queued) = try await h.env.passwordPool.blockAndFill(on: gate)
+      let answered = await answersPromptly { (try? await h.anonymous(ip: "192.0.2.77")) != nil }
       #expect(answered, "an anonymous sign-up waited behind password hashing")
       let refused = await expectLinkError(.tooManyAttempts) {
         try await h.signUp(email: "busy@example.com", password: "secret-1", ip: "192.0.2.78")
@@ -153,14 +138,8 @@ extension PasswordAdmissionTests {
       throttle: throttle, passwordPool: { CPUPool(threads: 1, name: "anonauth-test-full", maxQueued: 1) }
     ) { h in
       _ = try await h.signUp(email: "full@example.com", password: "secret-1")
-      let pool = h.env.passwordPool
-      let blocker = Task {
-        try await pool.submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() }
-      }
       defer { gate.open() }
-      try await waitUntil { gate.waiting }
-      let queued = Task { try await pool.submit(.internalWork(.standalone)) { () throws(Never) in 1 } }
-      try await waitUntil { pool.jobsQueued == 1 }
+      let (blocker, queued) = try await h.env.passwordPool.blockAndFill(on: gate)
       let refused = await expectLinkError(.tooManyAttempts) {
         try await h.signIn(email: "full@example.com", password: "secret-1")
       }
@@ -182,14 +161,8 @@ extension PasswordAdmissionTests {
       CPUPool(threads: 1, name: "anonauth-test-refund", maxQueued: 1)
     }) { h in
       try await h.updateConfig({ $0.signUpQuotaPerHour = 1 }, mask: ["sign_up_quota_per_hour"])
-      let pool = h.env.passwordPool
-      let blocker = Task {
-        try await pool.submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() }
-      }
       defer { gate.open() }
-      try await waitUntil { gate.waiting }
-      let queued = Task { try await pool.submit(.internalWork(.standalone)) { () throws(Never) in 1 } }
-      try await waitUntil { pool.jobsQueued == 1 }
+      let (blocker, queued) = try await h.env.passwordPool.blockAndFill(on: gate)
       await expectLinkError(.tooManyAttempts) {
         try await h.signUp(email: "retry@example.com", password: "secret-1", ip: "192.0.2.90")
       }
@@ -251,4 +224,34 @@ func waitUntil(
     try await Task.sleep(for: .milliseconds(5))
   }
   Issue.record("condition not met within \(seconds) s", sourceLocation: sourceLocation)
+}
+
+/// Whether `call` succeeds before 20 s have passed: a call that must not queue behind work
+/// held elsewhere answers long before, one that waits loses the race (and the test fails
+/// at once instead of hanging).
+func answersPromptly(_ call: @escaping @Sendable () async -> Bool) async -> Bool {
+  await withTaskGroup(of: Bool.self) { group in
+    group.addTask { await call() }
+    group.addTask {
+      try? await Task.sleep(for: .seconds(20))
+      return false
+    }
+    let first = await group.next() ?? false
+    group.cancelAll()
+    return first
+  }
+}
+
+extension CPUPool {
+  /// Holds this pool's one thread on `gate` and fills its one queue slot, as a pool busy
+  /// with password hashing; returns both jobs, to be awaited once the test opens the gate.
+  func blockAndFill(
+    on gate: Gate, sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws -> (blocker: Task<Void, any Error>, queued: Task<Int, any Error>) {
+    let blocker = Task { try await submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() } }
+    try await waitUntil({ gate.waiting }, sourceLocation: sourceLocation)
+    let queued = Task { try await submit(.internalWork(.standalone)) { () throws(Never) in 1 } }
+    try await waitUntil({ jobsQueued == 1 }, sourceLocation: sourceLocation)
+    return (blocker, queued)
+  }
 }

@@ -35,19 +35,10 @@ import Testing
       #expect(outcomes.all.allSatisfy { $0 == Reason.tooManyAttempts.name })
       #expect(gate.entered == 4)
       #expect(h.env.metrics.providerBusyRefusals.load(ordering: .relaxed) == 4)
-      let answered = await withTaskGroup(of: Bool.self) { group in
-        group.addTask {
-          let credential = LinkingHarness.idToken(
-            "oidc.remote", (try? h.remote.token(sub: "r-1", now: h.nowSeconds)) ?? "")
-          return (try? await h.signIn(credential, ip: "198.51.100.200")) != nil
-        }
-        group.addTask {
-          try? await Task.sleep(for: .seconds(20))
-          return false
-        }
-        let first = await group.next() ?? false
-        group.cancelAll()
-        return first
+      let answered = await answersPromptly {
+        let credential = LinkingHarness.idToken(
+          "oidc.remote", (try? h.remote.token(sub: "r-1", now: h.nowSeconds)) ?? "")
+        return (try? await h.signIn(credential, ip: "198.51.100.200")) != nil
       }
       #expect(answered, "a jwks_url sign-in waited behind Facebook's calls")
       gate.open()

@@ -10,16 +10,13 @@ func expectRPCError<T>(
   _ reason: Reason, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
   _ body: () async throws(RPCError) -> T
 ) async -> RPCError? {
+  let outcome: Result<T, RPCError>
   do {
-    _ = try await body()
-    Issue.record(
-      "expected \(reason), the call succeeded. \(comment?.rawValue ?? "")", sourceLocation: sourceLocation)
-    return nil
+    outcome = .success(try await body())
   } catch {
-    #expect(error.reason == reason.name, comment, sourceLocation: sourceLocation)
-    #expect(error.code == reason.code, comment, sourceLocation: sourceLocation)
-    return error
+    outcome = .failure(error)
   }
+  return judgeRPCOutcome(outcome, reason, comment, sourceLocation: sourceLocation)
 }
 
 /// The same, for a check that does not suspend.
@@ -28,15 +25,33 @@ func expectRPCError<T>(
   _ reason: Reason, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
   sync body: () throws(RPCError) -> T
 ) -> RPCError? {
-  do {
-    _ = try body()
+  judgeRPCOutcome(
+    Result { () throws(RPCError) -> T in try body() }, reason, comment, sourceLocation: sourceLocation)
+}
+
+/// Judges either call's outcome.
+private func judgeRPCOutcome<T>(
+  _ outcome: Result<T, RPCError>, _ reason: Reason, _ comment: Comment?, sourceLocation: SourceLocation
+) -> RPCError? {
+  switch outcome {
+  case .success:
     Issue.record(
       "expected \(reason), the call succeeded. \(comment?.rawValue ?? "")", sourceLocation: sourceLocation)
     return nil
-  } catch {
+  case .failure(let error):
     #expect(error.reason == reason.name, comment, sourceLocation: sourceLocation)
     #expect(error.code == reason.code, comment, sourceLocation: sourceLocation)
     return error
+  }
+}
+
+extension CallContext {
+  /// A call of AdminService's `method` (its short name) with `adminKey`, as the harnesses
+  /// make to set a project up before the test runs.
+  static func adminSetup(_ method: String, adminKey: String, peerIP: String = "127.0.0.1") -> CallContext {
+    CallContext(
+      method: "/\(AdminService.name)/\(method)", metadata: ["authorization": "Bearer \(adminKey)"],
+      peerIP: peerIP, requestID: "setup")
   }
 }
 

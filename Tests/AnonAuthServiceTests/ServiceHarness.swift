@@ -1,25 +1,10 @@
 import AnonAuthCrypto
 import AnonAuthService
 import AnonAuthStore
+import AnonAuthTestSupport
 import AnonAuthWire
 import Foundation
 import Synchronization
-
-/// A directory of its own for each test, removed when the test ends.
-struct TemporaryDirectory: Sendable {
-  let path: String
-
-  init() throws {
-    path =
-      FileManager.default.temporaryDirectory
-      .appendingPathComponent("anonauth-service-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  }
-
-  func file(_ name: String) -> String { path + "/" + name }
-
-  func remove() { try? FileManager.default.removeItem(atPath: path) }
-}
 
 /// The service layer built on one store file, wired as the daemon wires it.
 struct ServiceStack: Sendable {

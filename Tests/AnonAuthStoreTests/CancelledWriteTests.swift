@@ -11,14 +11,8 @@ struct CancelledWriteTests {
   @Test("a write cancelled while queued never runs, changes nothing and is counted")
   func droppedWhileQueued() async throws {
     try await withStore { store, _ in
-      let release = DispatchSemaphore(value: 0)
-      let blocking = Flag()
       // Holds the writer so that the next job waits in its queue.
-      async let blocker: Void = store.write { _ in
-        blocking.set()
-        release.wait()
-      }
-      try await waitUntil { blocking.isSet }
+      let writer = try await HeldWriter.hold(store)
       let ran = Flag()
       let queued = Task {
         try await store.write { database in
@@ -28,8 +22,8 @@ struct CancelledWriteTests {
       }
       try await waitUntil { store.metrics.queuedWrites == 1 }
       queued.cancel()
-      release.signal()
-      try await blocker
+      writer.release()
+      try await writer.finished()
       await #expect(throws: CancellationError.self) { try await queued.value }
       #expect(!ran.isSet)
       #expect(try await store.itemNames().isEmpty)

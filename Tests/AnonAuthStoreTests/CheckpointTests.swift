@@ -1,3 +1,4 @@
+import AnonAuthTestSupport
 import Foundation
 import Testing
 

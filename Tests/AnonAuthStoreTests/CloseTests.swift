@@ -1,4 +1,5 @@
 import AnonAuthStore
+import AnonAuthTestSupport
 import Dispatch
 import Testing
 
@@ -42,13 +43,7 @@ struct CloseTests {
     defer { directory.remove() }
     let options = StoreOptions(path: directory.file("store.sqlite"), maxBatch: 4)
     let store = try Store.open(options: options, migrations: TestSchema.all)
-    let blocking = Flag()
-    let release = DispatchSemaphore(value: 0)
-    async let first: Void = store.write { _ in
-      blocking.set()
-      release.wait()
-    }
-    while !blocking.isSet { try await Task.sleep(for: .milliseconds(5)) }
+    let first = try await HeldWriter.hold(store)
     let writes = Task {
       try await withThrowingTaskGroup(of: Void.self) { group in
         for index in 0..<50 { group.addTask { try await store.insertItem("q\(index)") } }
@@ -57,8 +52,8 @@ struct CloseTests {
     }
     while store.metrics.queuedWrites < 50 { try await Task.sleep(for: .milliseconds(5)) }
     async let closing: Void = store.close()
-    release.signal()
-    try await first
+    first.release()
+    try await first.finished()
     try await writes.value
     await closing
     #expect(store.metrics.writesCommitted == 51)

@@ -1,3 +1,4 @@
+import AnonAuthTestSupport
 import Dispatch
 import Foundation
 import Testing
@@ -37,20 +38,14 @@ struct CommitDelayWriterTests {
   /// writes (a multiple of `maxBatch`) queue while a first write keeps the writer busy,
   /// then go in full batches.
   static func prime(_ store: Store, count: Int) async throws {
-    let release = DispatchSemaphore(value: 0)
-    let blocking = Flag()
-    async let blocker: Void = store.write { _ in
-      blocking.set()
-      release.wait()
-    }
-    while !blocking.isSet { try await Task.sleep(for: .milliseconds(1)) }
+    let writer = try await HeldWriter.hold(store)
     try await withThrowingTaskGroup(of: Void.self) { group in
       for index in 0..<count { group.addTask { try await store.insertItem("priming-\(index)") } }
       while store.metrics.queuedWrites < count { try await Task.sleep(for: .milliseconds(1)) }
-      release.signal()
+      writer.release()
       try await group.waitForAll()
     }
-    try await blocker
+    try await writer.finished()
     #expect(store.metrics.heldBatches == 0)
   }
 

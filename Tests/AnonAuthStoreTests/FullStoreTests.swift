@@ -1,4 +1,5 @@
 import AnonAuthStore
+import AnonAuthTestSupport
 import Foundation
 import Testing
 

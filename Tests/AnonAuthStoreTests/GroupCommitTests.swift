@@ -121,13 +121,7 @@ struct GroupCommitTests {
   func runAsOneBatch(
     _ store: Store, _ jobs: [@Sendable (Database) throws -> Void]
   ) async throws -> BatchResult {
-    let release = DispatchSemaphore(value: 0)
-    let blocking = Flag()
-    async let blocker: Void = store.write { _ in
-      blocking.set()
-      release.wait()
-    }
-    try await waitUntil { blocking.isSet }
+    let writer = try await HeldWriter.hold(store)
     let outcomes = await withTaskGroup(of: (Int, (any Error)?).self) { group in
       for (index, job) in jobs.enumerated() {
         group.addTask {
@@ -140,12 +134,12 @@ struct GroupCommitTests {
         }
       }
       try? await waitUntil { store.metrics.queuedWrites == jobs.count }
-      release.signal()
+      writer.release()
       var outcomes = [(any Error)?](repeating: nil, count: jobs.count)
       for await (index, error) in group { outcomes[index] = error }
       return outcomes
     }
-    try await blocker
+    try await writer.finished()
     return BatchResult(outcomes: outcomes, size: store.metrics.lastBatchSize)
   }
 

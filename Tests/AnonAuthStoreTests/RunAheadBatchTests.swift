@@ -154,13 +154,7 @@ extension RunAheadBatchTests {
     try await withStore(engine: engine) { store, _ in
       try await store.insertItem("taken")
       let seen = Mutex<Set<String>?>(nil)
-      let release = DispatchSemaphore(value: 0)
-      let blocking = Flag()
-      async let blocker: Void = store.write { _ in
-        blocking.set()
-        release.wait()
-      }
-      try await GroupCommitTests().waitUntil { blocking.isSet }
+      let writer = try await HeldWriter.hold(store)
       async let first: Void = store.write { database in
         try database.executePipelined(Self.insert, [.text("a")])
       }
@@ -176,8 +170,8 @@ extension RunAheadBatchTests {
         }
       }()
       try await GroupCommitTests().waitUntil { store.metrics.queuedWrites == 2 }
-      release.signal()
-      try await blocker
+      writer.release()
+      try await writer.finished()
       try await first
       try await second
       #expect(store.metrics.lastBatchSize == 2)

@@ -1,23 +1,8 @@
 import AnonAuthDqlite
 import AnonAuthStore
+import AnonAuthTestSupport
 import Foundation
 import Testing
-
-/// A directory of its own for each test, removed when the test ends.
-struct TemporaryDirectory: Sendable {
-  let path: String
-
-  init() throws {
-    path =
-      FileManager.default.temporaryDirectory
-      .appendingPathComponent("anonauth-store-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  }
-
-  func file(_ name: String) -> String { path + "/" + name }
-
-  func remove() { try? FileManager.default.removeItem(atPath: path) }
-}
 
 /// The schema the tests write to.
 enum TestSchema {
@@ -145,4 +130,30 @@ func withUpgradedStore(
     throw error
   }
   await store.close()
+}
+
+/// `store`'s writer held busy by a job that waits for `release()`: the writes sent
+/// meanwhile wait in its queue, and go together once it is released.
+struct HeldWriter: Sendable {
+  private let gate: DispatchSemaphore
+  private let job: Task<Void, any Error>
+
+  /// Returns once the writer runs the holding job.
+  static func hold(_ store: Store) async throws -> HeldWriter {
+    let gate = DispatchSemaphore(value: 0)
+    let running = Flag()
+    let job = Task {
+      try await store.write { _ in
+        running.set()
+        gate.wait()
+      }
+    }
+    while !running.isSet { try await Task.sleep(for: .milliseconds(1)) }
+    return HeldWriter(gate: gate, job: job)
+  }
+
+  func release() { gate.signal() }
+
+  /// Waits for the holding job's commit (after `release()`).
+  func finished() async throws { try await job.value }
 }

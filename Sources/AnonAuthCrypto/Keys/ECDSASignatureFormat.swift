@@ -23,14 +23,7 @@ enum ECDSASignatureFormat {
       BN_free(s)
       return nil
     }
-    let length = i2d_ECDSA_SIG(sig, nil)
-    guard length > 0 else { return nil }
-    var out = [UInt8](repeating: 0, count: Int(length))
-    let written = out.withUnsafeMutableBufferPointer { buffer in
-      var cursor = buffer.baseAddress
-      return i2d_ECDSA_SIG(sig, &cursor)
-    }
-    return written == length ? out : nil
+    return encodedDER { i2d_ECDSA_SIG(sig, $0) }
   }
 
   /// The 64-byte raw form of a DER signature; nil when it does not parse completely or a

@@ -37,15 +37,8 @@ final class PKeyHandle: @unchecked Sendable {
   /// The SubjectPublicKeyInfo DER of the key.
   func publicKeyDER() throws(CryptoError) -> [UInt8] {
     ERR_clear_error()
-    let length = i2d_PUBKEY(pointer, nil)
-    guard length > 0 else { throw CryptoError("i2d_PUBKEY") }
-    var out = [UInt8](repeating: 0, count: Int(length))
-    let written = out.withUnsafeMutableBufferPointer { buffer in
-      var cursor = buffer.baseAddress
-      return i2d_PUBKEY(pointer, &cursor)
-    }
-    guard written == length else { throw CryptoError("i2d_PUBKEY") }
-    return out
+    guard let der = encodedDER({ i2d_PUBKEY(pointer, $0) }) else { throw CryptoError("i2d_PUBKEY") }
+    return der
   }
 
   /// A key read from SubjectPublicKeyInfo DER; all bytes must be used.

@@ -58,15 +58,10 @@ public final class RSASigningKey: Sendable {
     ERR_clear_error()
     guard let info = EVP_PKEY2PKCS8(key.pointer) else { throw CryptoError("EVP_PKEY2PKCS8") }
     defer { PKCS8_PRIV_KEY_INFO_free(info) }
-    let length = i2d_PKCS8_PRIV_KEY_INFO(info, nil)
-    guard length > 0 else { throw CryptoError("i2d_PKCS8_PRIV_KEY_INFO") }
-    var out = [UInt8](repeating: 0, count: Int(length))
-    let written = out.withUnsafeMutableBufferPointer { buffer in
-      var cursor = buffer.baseAddress
-      return i2d_PKCS8_PRIV_KEY_INFO(info, &cursor)
+    guard let der = encodedDER({ i2d_PKCS8_PRIV_KEY_INFO(info, $0) }) else {
+      throw CryptoError("i2d_PKCS8_PRIV_KEY_INFO")
     }
-    guard written == length else { throw CryptoError("i2d_PKCS8_PRIV_KEY_INFO") }
-    return out
+    return der
   }
 
   /// The RS256 signature of `message` (for a JWS, the ASCII of `header.payload`).

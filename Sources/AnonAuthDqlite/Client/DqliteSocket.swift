@@ -132,6 +132,20 @@ final class DqliteSocket {
     _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_QUICKACK, &one, socklen_t(MemoryLayout<Int32>.size))
   }
 
+  /// `host` and `port` resolved for a listening TCP socket (passive, either family):
+  /// getaddrinfo's return code and, on success, the list to free with `freeaddrinfo`.
+  static func resolvePassive(_ host: String, _ port: String) -> (
+    rc: Int32, list: UnsafeMutablePointer<addrinfo>?
+  ) {
+    var hints = addrinfo()
+    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    hints.ai_family = AF_UNSPEC
+    hints.ai_flags = AI_PASSIVE
+    var list: UnsafeMutablePointer<addrinfo>?
+    let rc = getaddrinfo(host, port, &hints, &list)
+    return (rc, list)
+  }
+
   /// "host:port" or "[v6 literal]:port" as getaddrinfo's two arguments.
   static func split(_ address: String) throws(DqliteError) -> (host: String, port: String) {
     guard let colon = address.lastIndex(of: ":") else { throw .io("address \(address) has no port") }

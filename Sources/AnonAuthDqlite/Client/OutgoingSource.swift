@@ -52,28 +52,26 @@ public enum OutgoingSource {
 
   /// `text` as a socket address with port 0 (any), and its family; nil if not numeric.
   private static func numeric(_ text: String) -> (Int32, sockaddr_storage)? {
-    var storage = sockaddr_storage()
     var v4 = in_addr()
     if inet_pton(AF_INET, text, &v4) == 1 {
-      withUnsafeMutablePointer(to: &storage) {
-        $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
-          $0.pointee.sin_family = sa_family_t(AF_INET)
-          $0.pointee.sin_addr = v4
-        }
-      }
-      return (AF_INET, storage)
+      return (AF_INET, storage(AF_INET) { (address: inout sockaddr_in) in address.sin_addr = v4 })
     }
     var v6 = in6_addr()
     if inet_pton(AF_INET6, text, &v6) == 1 {
-      withUnsafeMutablePointer(to: &storage) {
-        $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
-          $0.pointee.sin6_family = sa_family_t(AF_INET6)
-          $0.pointee.sin6_addr = v6
-        }
-      }
-      return (AF_INET6, storage)
+      return (AF_INET6, storage(AF_INET6) { (address: inout sockaddr_in6) in address.sin6_addr = v6 })
     }
     return nil
+  }
+
+  /// A zeroed `sockaddr_storage` of `family` holding an `Address` (`sockaddr_in` or
+  /// `sockaddr_in6`) whose address `fill` sets.
+  private static func storage<Address>(_ family: Int32, _ fill: (inout Address) -> Void) -> sockaddr_storage {
+    var storage = sockaddr_storage()
+    withUnsafeMutablePointer(to: &storage) {
+      $0.withMemoryRebound(to: Address.self, capacity: 1) { fill(&$0.pointee) }
+    }
+    storage.ss_family = sa_family_t(family)
+    return storage
   }
 
   private static func isWildcard(_ storage: sockaddr_storage) -> Bool {

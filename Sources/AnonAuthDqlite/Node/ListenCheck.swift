@@ -17,12 +17,7 @@ public enum ListenCheck {
   public static func check(_ address: String) throws(DqliteError) {
     guard !address.hasPrefix("@") else { return }
     let (host, port) = try DqliteSocket.split(address)
-    var hints = addrinfo()
-    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-    hints.ai_family = AF_UNSPEC
-    hints.ai_flags = AI_PASSIVE
-    var list: UnsafeMutablePointer<addrinfo>?
-    let rc = getaddrinfo(host, port, &hints, &list)
+    let (rc, list) = DqliteSocket.resolvePassive(host, port)
     guard rc == 0, let first = list else {
       throw .io("cannot listen on \(address): \(String(cString: gai_strerror(rc)))")
     }

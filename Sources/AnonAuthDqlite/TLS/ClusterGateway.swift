@@ -45,13 +45,10 @@ public final class ClusterGateway: Sendable {
     onRefused: @escaping @Sendable (String) -> Void = { _ in }
   ) throws(DqliteError) {
     let (host, portText) = try DqliteSocket.split(listen)
-    var hints = addrinfo()
-    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-    hints.ai_family = AF_UNSPEC
-    hints.ai_flags = AI_PASSIVE
-    var list: UnsafeMutablePointer<addrinfo>?
-    let rc = getaddrinfo(host, portText, &hints, &list)
-    guard rc == 0, let list else { throw .io("resolve \(listen): \(String(cString: gai_strerror(rc)))") }
+    let (rc, resolved) = DqliteSocket.resolvePassive(host, portText)
+    guard rc == 0, let list = resolved else {
+      throw .io("resolve \(listen): \(String(cString: gai_strerror(rc)))")
+    }
     defer { freeaddrinfo(list) }
     let fd = socket(list.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw .io("socket: \(String(cString: strerror(errno)))") }

@@ -10,29 +10,30 @@ struct WireDecoder {
   var remaining: Int { body.count - offset }
   var isAtEnd: Bool { offset >= body.count }
 
-  mutating func uint64(_ field: String) throws(DqliteError) -> UInt64 {
-    guard remaining >= 8 else { throw .malformed("\(field): body ends early") }
-    var value: UInt64 = 0
-    for index in 0..<8 { value |= UInt64(body[offset + index]) << (8 * UInt64(index)) }
-    offset += 8
+  mutating func uint64(_ field: String) throws(DqliteError) -> UInt64 { try littleEndian(field) }
+
+  mutating func uint32(_ field: String) throws(DqliteError) -> UInt32 { try littleEndian(field) }
+
+  /// The next `Value.bitWidth / 8` bytes as a little-endian integer, consumed.
+  private mutating func littleEndian<Value: FixedWidthInteger & UnsignedInteger>(
+    _ field: String
+  ) throws(DqliteError) -> Value {
+    guard let value: Value = peek() else { throw .malformed("\(field): body ends early") }
+    offset += Value.bitWidth / 8
     return value
   }
 
-  mutating func uint32(_ field: String) throws(DqliteError) -> UInt32 {
-    guard remaining >= 4 else { throw .malformed("\(field): body ends early") }
-    var value: UInt32 = 0
-    for index in 0..<4 { value |= UInt32(body[offset + index]) << (8 * UInt32(index)) }
-    offset += 4
+  /// The next little-endian integer without consuming it; nil when the body ends first.
+  private func peek<Value: FixedWidthInteger & UnsignedInteger>() -> Value? {
+    let size = Value.bitWidth / 8
+    guard remaining >= size else { return nil }
+    var value: Value = 0
+    for index in 0..<size { value |= Value(body[offset + index]) << (8 * index) }
     return value
   }
 
   /// The next word without consuming it: row markers are told from row headers this way.
-  func peekWord() -> UInt64? {
-    guard remaining >= 8 else { return nil }
-    var value: UInt64 = 0
-    for index in 0..<8 { value |= UInt64(body[offset + index]) << (8 * UInt64(index)) }
-    return value
-  }
+  func peekWord() -> UInt64? { peek() }
 
   mutating func bytes(_ count: Int, _ field: String) throws(DqliteError) -> ArraySlice<UInt8> {
     guard count >= 0, remaining >= count else { throw .malformed("\(field): body ends early") }

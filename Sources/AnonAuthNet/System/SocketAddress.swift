@@ -104,19 +104,23 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
       sa.sin6_family = sa_family_t(AF_INET6)
       sa.sin6_port = port.bigEndian
       _ = inet_pton(AF_INET6, host, &sa.sin6_addr)
-      return try withUnsafePointer(to: &sa) {
-        try $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          try body($0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-        }
-      }
+      return try Self.asSockAddr(&sa, body)
     }
     var sa = sockaddr_in()
     sa.sin_family = sa_family_t(AF_INET)
     sa.sin_port = port.bigEndian
     _ = inet_pton(AF_INET, host, &sa.sin_addr)
-    return try withUnsafePointer(to: &sa) {
+    return try Self.asSockAddr(&sa, body)
+  }
+
+  /// Calls `body` with `address` (a `sockaddr_in` or `sockaddr_in6`) seen as the generic
+  /// `sockaddr` the socket calls take, and its length.
+  private static func asSockAddr<Address, R>(
+    _ address: inout Address, _ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R
+  ) rethrows -> R {
+    try withUnsafePointer(to: &address) {
       try $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        try body($0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        try body($0, socklen_t(MemoryLayout<Address>.size))
       }
     }
   }

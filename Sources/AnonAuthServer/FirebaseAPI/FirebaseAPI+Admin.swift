@@ -91,21 +91,16 @@ extension FirebaseAPI {
     var request = UpdateAccountRequest()
     request.projectId = adminProject(call)
     request.localId = try call.required("MISSING_LOCAL_ID", "localId")
-    if let email = try call.string("email") {
-      request.email = email
-      request.updateMask.append("email")
-    }
-    if let password = try call.string("password") {
-      request.password = password
-      request.updateMask.append("password")
-    }
-    if let name = try call.string("displayName") {
-      request.displayName = name
-      request.updateMask.append("display_name")
-    }
-    if let photo = try call.string("photoUrl") {
-      request.photoUrl = photo
-      request.updateMask.append("photo_url")
+    // Each string member present sets its field and enters the mask, in this order.
+    let strings: [(member: String, field: WritableKeyPath<UpdateAccountRequest, String>, mask: String)] = [
+      ("email", \.email, "email"), ("password", \.password, "password"),
+      ("displayName", \.displayName, "display_name"), ("photoUrl", \.photoUrl, "photo_url"),
+    ]
+    for (member, field, mask) in strings {
+      if let value = try call.string(member) {
+        request[keyPath: field] = value
+        request.updateMask.append(mask)
+      }
     }
     for attribute in try call.strings("deleteAttribute") {
       switch attribute {

@@ -89,14 +89,8 @@ struct AccountChange: Sendable {
     let projectID = account.projectID
     let localID = account.localID
     for providerID in request.deleteProviders where fields.contains(.deleteProviders) {
-      _ = try AccountsRepository.deleteIdentity(
-        db, projectID: projectID, localID: localID, providerID: providerID)
-      if providerID == ProviderSettings.password {
-        // As unlinking does: the email goes with the password.
-        account.passwordHash = nil
-        account.email = nil
-        account.emailVerified = false
-      }
+      // As unlinking does: the email goes with the password.
+      try AccountLinker.removeProvider(providerID, from: &account, db)
     }
     var credentialChanged = false
     if let email, email != account.email {

@@ -11,21 +11,26 @@ enum OutboxSeal {
   static let prefix = "sealed:v1:"
 
   static func seal(_ mail: OutboxMail, key: [UInt8]) throws(CryptoError) -> OutboxMail {
-    var sealed = mail
-    let context = associatedData(mail)
-    sealed.textBody = try seal(mail.textBody, key: key, context: context)
-    sealed.htmlBody = try seal(mail.htmlBody, key: key, context: context)
-    sealed.link = try seal(mail.link, key: key, context: context)
-    return sealed
+    try mapCodeParts(mail) { (text, context) throws(CryptoError) in try seal(text, key: key, context: context)
+    }
   }
 
   static func open(_ mail: OutboxMail, key: [UInt8]) throws(CryptoError) -> OutboxMail {
-    var opened = mail
+    try mapCodeParts(mail) { (text, context) throws(CryptoError) in try open(text, key: key, context: context)
+    }
+  }
+
+  /// `mail` with the parts that carry its code (text, HTML, link) passed through
+  /// `transform`, each bound to the mail's project and recipient.
+  private static func mapCodeParts(
+    _ mail: OutboxMail, _ transform: (String, [UInt8]) throws(CryptoError) -> String
+  ) throws(CryptoError) -> OutboxMail {
+    var changed = mail
     let context = associatedData(mail)
-    opened.textBody = try open(mail.textBody, key: key, context: context)
-    opened.htmlBody = try open(mail.htmlBody, key: key, context: context)
-    opened.link = try open(mail.link, key: key, context: context)
-    return opened
+    changed.textBody = try transform(mail.textBody, context)
+    changed.htmlBody = try transform(mail.htmlBody, context)
+    changed.link = try transform(mail.link, context)
+    return changed
   }
 
   private static func associatedData(_ mail: OutboxMail) -> [UInt8] {

@@ -421,17 +421,26 @@ struct AccountLinker {
           .lastSignInMethod,
           "\(providerID.prefix(64)) is the account's only sign-in method; link another one first")
       }
-      _ = try AccountsRepository.deleteIdentity(
-        db, projectID: projectID, localID: localID, providerID: providerID)
-      if providerID == ProviderSettings.password {
-        account.passwordHash = nil
-        account.email = nil
-        account.emailVerified = false
-        try AccountsRepository.update(db, account)
-      }
+      try Self.removeProvider(providerID, from: &account, db)
+      if providerID == ProviderSettings.password { try AccountsRepository.update(db, account) }
       return Linked(
         account: account,
         identities: try AccountsRepository.identities(db, projectID: projectID, localID: localID))
+    }
+  }
+}
+
+extension AccountLinker {
+  /// Deletes `providerID`'s identity of `account`. The password provider takes the email
+  /// with it: the hash, the email and its verification are cleared in `account`, which
+  /// the caller writes. Unlinking and the admin's `delete_providers` both remove so.
+  static func removeProvider(_ providerID: String, from account: inout AccountRecord, _ db: Database) throws {
+    _ = try AccountsRepository.deleteIdentity(
+      db, projectID: account.projectID, localID: account.localID, providerID: providerID)
+    if providerID == ProviderSettings.password {
+      account.passwordHash = nil
+      account.email = nil
+      account.emailVerified = false
     }
   }
 }

@@ -148,11 +148,7 @@ public enum FrameEncoder {
   public static func frame(_ body: [UInt8]) -> [UInt8] {
     var out = [UInt8]()
     out.reserveCapacity(body.count + 4)
-    let n = UInt32(truncatingIfNeeded: body.count)
-    out.append(UInt8(truncatingIfNeeded: n >> 24))
-    out.append(UInt8(truncatingIfNeeded: n >> 16))
-    out.append(UInt8(truncatingIfNeeded: n >> 8))
-    out.append(UInt8(truncatingIfNeeded: n))
+    out.appendBigEndianLength(UInt32(truncatingIfNeeded: body.count))
     out.append(contentsOf: body)
     return out
   }

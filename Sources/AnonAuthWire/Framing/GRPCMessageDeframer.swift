@@ -111,12 +111,8 @@ public struct GRPCMessageDeframer: Sendable {
   public static func frame(_ payload: [UInt8]) -> [UInt8] {
     var framed: [UInt8] = []
     framed.reserveCapacity(payload.count + 5)
-    let length = UInt32(clamping: payload.count)
     framed.append(0)
-    framed.append(UInt8(truncatingIfNeeded: length >> 24))
-    framed.append(UInt8(truncatingIfNeeded: length >> 16))
-    framed.append(UInt8(truncatingIfNeeded: length >> 8))
-    framed.append(UInt8(truncatingIfNeeded: length))
+    framed.appendBigEndianLength(UInt32(clamping: payload.count))
     framed.append(contentsOf: payload)
     return framed
   }
