@@ -27,8 +27,9 @@ stderr. The issue's goals are printed beside each figure; a `!` marks one missed
     ANONAUTHD=/path/to/anonauthd .build-venv/bin/python Scripts/hostile_probe.py h2
         (another build; its `anonauth` CLI beside it is the bystander)
 
-H2_ATTACKER_NICE=N runs the HTTP/2 attackers' threads at nice N (a remote attacker's
-CPU is not the daemon's machine's). PROBE_DAEMON_ARGS adds daemon flags (`PROBE_DAEMON_ARGS="--io-threads 2"`); name `all`
+H2_ATTACKER_NICE=N runs the HTTP/2 attackers' threads at nice N, and
+H2_ISOLATE_ATTACKER=1 on the last core, the daemon and its bystander on the others (a
+remote attacker's CPU is not the daemon's machine's). PROBE_DAEMON_ARGS adds daemon flags (`PROBE_DAEMON_ARGS="--io-threads 2"`); name `all`
 several times to see how much the ratio moves between runs. The abusers run under
 SCHED_IDLE; `ABUSE_SCHED=nice` runs them at nice 19 instead (see abuse._demoted). The
 HTTP/2 attackers run at normal priority: they need little CPU (their own is printed),
@@ -194,7 +195,8 @@ def bystander(daemon, seconds):
     result = subprocess.run(
         [CLI, "bench", "health", "--rate", "200", "--connections", "2", "--seconds", str(seconds), "--json",
          "--allow-failures", "--data-dir", daemon.dir, "--rsa-signs-per-second", "1"],
-        capture_output=True, text=True, timeout=120)
+        capture_output=True, text=True, timeout=120,
+        preexec_fn=(lambda: os.sched_setaffinity(0, _serving_cpus())) if _isolating() else None)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -238,17 +240,33 @@ def settle(pid, baseline):
 
 
 def _renice_attack_threads():
-    """With `H2_ATTACKER_NICE=N`, every thread of this process but the main one (the
-    attack's; threads they start later inherit it) runs at nice N: on a machine of two
-    cores the attacker's own CPU otherwise competes with the daemon and the bystander,
-    which a remote attacker's does not."""
+    """Every thread of this process but the main one (the attack's; threads they start
+    later inherit it) runs at nice N with `H2_ATTACKER_NICE=N`, and on the last core
+    with `H2_ISOLATE_ATTACKER=1` (the daemon and the bystander then run on the others):
+    on a machine of two cores the attacker's own CPU otherwise competes with the daemon
+    and the bystander, which a remote attacker's does not."""
     nice = os.environ.get("H2_ATTACKER_NICE")
-    if not nice:
-        return
     main = threading.main_thread().native_id
     for task in os.listdir("/proc/self/task"):
-        if int(task) != main:
+        if int(task) == main:
+            continue
+        if nice:
             os.setpriority(os.PRIO_PROCESS, int(task), int(nice))
+        if _isolating():
+            os.sched_setaffinity(int(task), {_attacker_cpu()})
+
+
+def _isolating():
+    return os.environ.get("H2_ISOLATE_ATTACKER") == "1" and len(os.sched_getaffinity(0)) > 1
+
+
+def _attacker_cpu():
+    return max(os.sched_getaffinity(0))
+
+
+def _serving_cpus():
+    """Where the daemon and the bystander run when the attacker is isolated."""
+    return os.sched_getaffinity(0) - {_attacker_cpu()}
 
 
 def _turns_since(now, before):
@@ -264,6 +282,9 @@ def probe_h2(name):
     """One HTTP/2 scenario against a fresh daemon with its default flags; returns its row."""
     spec = H2_SCENARIOS[name]
     daemon = Daemon(extra=os.environ.get("PROBE_DAEMON_ARGS", "").split())
+    if _isolating():
+        for task in os.listdir(f"/proc/{daemon.proc.pid}/task"):
+            os.sched_setaffinity(int(task), _serving_cpus())
     pid = daemon.proc.pid
     try:
         bystander(daemon, 2)  # warm-up
