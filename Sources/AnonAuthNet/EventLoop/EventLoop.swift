@@ -21,6 +21,11 @@ public final class EventLoop: @unchecked Sendable {
   /// Work that yielded its turn (a connection over its read budget): run on the next
   /// iteration, which then polls epoll without waiting.
   private var nextIteration: [() -> Void] = []
+  /// Where the work not yet run starts in `nextIteration`: what an iteration's time
+  /// budget left over stays in place, ahead of what was yielded after it, and is not
+  /// moved (a queue of thousands of deprioritized connections costs each iteration only
+  /// the pieces it runs).
+  private var nextIterationHead = 0
   private let pending = Mutex<[@Sendable () -> Void]>([])
   private let threadID = Mutex<pthread_t?>(nil)
   private let finished = DispatchSemaphore(value: 0)
@@ -183,7 +188,7 @@ public final class EventLoop: @unchecked Sendable {
     }
     while !stopped {
       var timeout: Int32 = -1
-      if !nextIteration.isEmpty {
+      if nextIterationHead < nextIteration.count {
         timeout = 0
       } else if let deadline = timers.nextDeadline() {
         let now = MonotonicClock.now()
@@ -193,10 +198,9 @@ public final class EventLoop: @unchecked Sendable {
       let n = anonauth_epoll_wait(epfd, events, datas, maxEvents, timeout)
       if n < 0 && anonauth_errno() != EINTR { break }
       let turnStarted = MonotonicClock.now()
-      // What earlier iterations yielded, taken before this one's events can add to it:
-      // work yielded now waits for the next iteration, as its name says.
-      let yielded = nextIteration
-      nextIteration.removeAll(keepingCapacity: true)
+      // What earlier iterations yielded ends here, before this one's events can add to
+      // it: work yielded now waits for the next iteration, as its name says.
+      let yieldedEnd = nextIteration.count
       defer { turns.record(MonotonicClock.now() - turnStarted) }
       for i in 0..<max(0, Int(n)) {
         let id = datas[i]
@@ -207,7 +211,7 @@ public final class EventLoop: @unchecked Sendable {
         }
         handlers[id]?.handleEvents(IOEvents(rawValue: events[i]))
       }
-      if !yielded.isEmpty { runYielded(yielded) }
+      if nextIterationHead < yieldedEnd { runYielded(until: yieldedEnd) }
       runPending()
       for callback in timers.popDue(now: MonotonicClock.now(), limit: Self.timersPerTurn) { callback() }
       while !endOfIteration.isEmpty {
@@ -224,16 +228,21 @@ public final class EventLoop: @unchecked Sendable {
   /// iteration's events and the tasks of other threads. Yielded work is what a connection
   /// had left past its budget, or everything a deprioritized one does: a peer that keeps
   /// the loop busy gets what is left over, not a turn as long as it likes.
-  private func runYielded(_ yielded: [() -> Void]) {
+  private func runYielded(until end: Int) {
     let started = MonotonicClock.now()
-    var index = 0
-    while index < yielded.count {
-      yielded[index]()
-      index += 1
+    while nextIterationHead < end {
+      let body = nextIteration[nextIterationHead]
+      nextIterationHead += 1
+      body()
       if MonotonicClock.now() - started >= Self.yieldedWorkNanosPerTurn { break }
     }
-    if index < yielded.count {
-      nextIteration.insert(contentsOf: yielded[index...], at: 0)
+    // Run pieces are dropped once they are half the array (amortized constant time).
+    if nextIterationHead == nextIteration.count {
+      nextIteration.removeAll(keepingCapacity: true)
+      nextIterationHead = 0
+    } else if nextIterationHead >= nextIteration.count / 2 {
+      nextIteration.removeFirst(nextIterationHead)
+      nextIterationHead = 0
     }
   }
 
