@@ -76,6 +76,16 @@ import Testing
     #expect(limiter.isPenalized("192.0.2.1"))
     clock.advance(milliseconds: 1)
     #expect(!limiter.isPenalized("192.0.2.1"))
+    // Paid-off penalties are forgotten as later connections are admitted.
+    for n in 0..<100 { limiter.penalize("198.51.100.\(n)", connections: 1) }
+    #expect(limiter.penalizedPeers >= 100)
+    clock.advance(milliseconds: 20_000)
+    openAndClose(limiter, "192.0.2.9", times: 5)
+    clock.advance(milliseconds: 20_000)
+    openAndClose(limiter, "192.0.2.8", times: 5)
+    clock.advance(milliseconds: 20_000)
+    for n in 0..<50 { openAndClose(limiter, "203.0.113.\(n)", times: 1) }
+    #expect(limiter.penalizedPeers == 0)
     // Without a pace there is no debt to pay off.
     let unpaced = ConnectionLimiter(maxConnections: 1000, maxPerIP: 5, exempt: [], now: clock.read)
     unpaced.penalize("192.0.2.1", connections: 8)

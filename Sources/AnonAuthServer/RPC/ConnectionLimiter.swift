@@ -42,6 +42,8 @@ final class ConnectionLimiter: Sendable {
 
   /// Peers the pacing remembers now (for tests: the table must not grow without bound).
   var pacedPeers: Int { state.withLock { $0.rate?.trackedPeers ?? 0 } }
+  /// Penalized peers the pacing remembers now (for tests: forgotten once paid off).
+  var penalizedPeers: Int { state.withLock { $0.rate?.penalizedPeers ?? 0 } }
 
   /// Counts the connection in, or says which limit it is over (and counts nothing).
   func admit(_ peerIP: String?) -> Refusal? {

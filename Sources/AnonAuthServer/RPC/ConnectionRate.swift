@@ -23,6 +23,8 @@ struct ConnectionRate {
 
   /// How many peers have an entry now (for tests).
   var trackedPeers: Int { fullAt.count }
+  /// How many penalized peers have an entry now (for tests).
+  var penalizedPeers: Int { penalizedUntil.count }
 
   init(perSecond: Int, burst: Int) {
     interval = 1_000_000_000 / UInt64(max(1, perSecond))
@@ -61,6 +63,8 @@ struct ConnectionRate {
     let due = max(deadline(peer) ?? now, now)
     if due - now > tolerance { return false }
     fullAt.set(peer, deadline: Int64(clamping: due + interval), now: Int64(clamping: now))
+    // Penalties are set rarely: paid-off ones are forgotten as connections are admitted.
+    penalizedUntil.forgetPassed(now: Int64(clamping: now))
     return true
   }
 

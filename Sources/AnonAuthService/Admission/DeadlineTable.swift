@@ -105,6 +105,13 @@ package struct DeadlineTable {
     lastFound = node
   }
 
+  /// Forgets up to `atMost` keys whose deadline has passed, as `set` does: a table set
+  /// rarely (penalties) shrinks with the calls that read it.
+  package mutating func forgetPassed(now: Int64, atMost: Int = 2) {
+    advance(now: now)
+    dropPassed(now: now, atMost: atMost)
+  }
+
   /// Drops the key's entry.
   package mutating func remove(_ key: String) {
     guard let node = find(key) else { return }
