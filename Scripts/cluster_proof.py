@@ -14,6 +14,11 @@
    rejoined, its own copy holding every account.
 4. A rolling restart of all three: zero failed calls for the retrying clients.
 
+`--election-timeout-ms A,B,...` measures only the kill rounds, once per value in turn
+(a fresh cluster started with `--cluster-election-timeout-ms` each time, `--blocks`
+times over, 3 rounds each), and prints each value's failover times: the comparison in
+docs/replicated-store.md ("Failover, as a client sees it").
+
 Run with the interop venv's Python (make cluster-proof does): it reuses
 Tests/Interop/cluster.py. ANONAUTHD/ANONAUTH_CLI pick the binaries (make: release).
 """
@@ -94,10 +99,15 @@ def main():
     parser.add_argument("--seconds", type=int, default=int(os.environ.get("BENCH_SECONDS", "10")))
     parser.add_argument("--skip-bench", action="store_true", help="only the kill rounds and the rolling restart")
     parser.add_argument("--bench-only", action="store_true", help="only the figures")
+    parser.add_argument("--election-timeout-ms", help="comma-separated values: compare their failovers")
+    parser.add_argument("--blocks", type=int, default=3, help="with --election-timeout-ms: clusters per value")
     args = parser.parse_args()
     pb = load_pb()
     seconds = str(args.seconds)
     print(f"binaries: {os.environ.get('ANONAUTHD', 'debug')}; {os.cpu_count()} cores", flush=True)
+    if args.election_timeout_ms:
+        compare_election_timeouts(pb, [int(v) for v in args.election_timeout_ms.split(",")], args.blocks)
+        return
 
     if not args.skip_bench:
         figures(pb, seconds)
@@ -158,7 +168,41 @@ def figures(pb, seconds):
         shutil.rmtree(cluster.root, ignore_errors=True)
 
 
+def compare_election_timeouts(pb, timeouts, blocks, per_block=3):
+    """Kill rounds on clusters started with each election timeout in turn (alternating, so
+    the machine's other load falls on every value alike)."""
+    failovers = {t: [] for t in timeouts}
+    for _ in range(blocks):
+        for timeout in timeouts:
+            cluster = Cluster(extra=DAEMON_FLAGS + ["--cluster-election-timeout-ms", str(timeout)])
+            try:
+                raise_quota(cluster, pb)
+                failovers[timeout] += kill_rounds(cluster, pb, per_block, label=f"{timeout} ms: ")
+            finally:
+                for i in list(cluster.daemons):
+                    cluster.kill(i)
+                shutil.rmtree(cluster.root, ignore_errors=True)
+    for timeout, times in failovers.items():
+        print(f"election timeout {timeout} ms: failover over {len(times)} rounds: median "
+              f"{statistics.median(times):.2f} s, max {max(times):.2f} s "
+              f"({', '.join(f'{t:.2f}' for t in sorted(times))})", flush=True)
+
+
 def rounds(cluster, pb, count):
+    failovers = kill_rounds(cluster, pb, count)
+    if failovers:
+        print(f"failover over {len(failovers)} rounds: median {statistics.median(failovers):.2f} s, "
+              f"max {max(failovers):.2f} s (goal: calls resume within 10 s: "
+              f"{'met' if max(failovers) < 10 else 'NOT MET'})", flush=True)
+
+    load = rolling_restart(cluster, pb)
+    print(f"rolling restart of all three: {len(load.anonymous)} sign-ups, {len(load.email)} links, "
+          f"0 failed calls (retrying clients)", flush=True)
+
+
+def kill_rounds(cluster, pb, count, label=""):
+    """`count` rounds of kill -9 of the leader's daemon under load; each round's failover
+    (kill -> first acknowledged write), every acknowledged write checked."""
     failovers = []
     for round_number in range(1, count + 1):
         # Each node leads (and is killed) in turn.
@@ -180,18 +224,11 @@ def rounds(cluster, pb, count):
         own = cluster.accounts_on(victim)
         assert own >= len(load.anonymous), (own, len(load.anonymous))
         failovers.append(failover)
-        print(f"round {round_number}: killed node {victim} (leader); first acknowledged write after "
+        print(f"{label}round {round_number}: killed node {victim} (leader); first acknowledged write after "
               f"{failover:.2f} s; {len(load.anonymous)} sign-ups and {len(load.email)} links acknowledged, "
               f"all present ({total} accounts); node {victim} back with its copy of {own} accounts",
               flush=True)
-    if failovers:
-        print(f"failover over {len(failovers)} rounds: median {statistics.median(failovers):.2f} s, "
-              f"max {max(failovers):.2f} s (goal: calls resume within 10 s: "
-              f"{'met' if max(failovers) < 10 else 'NOT MET'})", flush=True)
-
-    load = rolling_restart(cluster, pb)
-    print(f"rolling restart of all three: {len(load.anonymous)} sign-ups, {len(load.email)} links, "
-          f"0 failed calls (retrying clients)", flush=True)
+    return failovers
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """Three real daemons on loopback ports, each with its own data dir and dqlite node, one
-replicated store: the harness of test_cluster.py and Scripts/cluster_failover.py. Their
+replicated store: the harness of test_cluster.py and Scripts/cluster_proof.py. Their
 clients retry a call that failed for want of a leader or a node, on the next node, as the
 docs/replicated-store.md asks of clients of a cluster."""
 

@@ -5,7 +5,7 @@ survivors, writes resume within 10 s, and the killed node rejoins and catches up
 copy, read through the Python dqlite client after leadership is handed to it, holds every
 account). Then a rolling restart of all three with zero failed calls.
 
-Scripts/cluster_failover.py runs the kill rounds many times and reports each."""
+Scripts/cluster_proof.py (`make cluster-proof`) runs the kill rounds many times and reports each."""
 
 import json
 import os

@@ -68,7 +68,8 @@ public final class ClusterNode: Sendable {
         let refusals = LogBudget()
         let socket = "@anonauth-dqlite-\(getpid())-\(config.id)-\(UInt32.random(in: 0...UInt32.max))"
         node = try DqliteNode(
-          id: config.id, address: config.advertise, bindAddress: socket, directory: directory)
+          id: config.id, address: config.advertise, bindAddress: socket, directory: directory,
+          networkLatencyMs: config.networkLatencyMs)
         let started = try ClusterGateway(
           listen: config.listen, nodeSocket: socket, tls: slot,
           onRefused: { reason in
@@ -82,7 +83,8 @@ public final class ClusterNode: Sendable {
         gateway = started
       } else {
         node = try DqliteNode(
-          id: config.id, address: config.advertise, bindAddress: config.listen, directory: directory)
+          id: config.id, address: config.advertise, bindAddress: config.listen, directory: directory,
+          networkLatencyMs: config.networkLatencyMs)
       }
       try node.start()
     } catch {

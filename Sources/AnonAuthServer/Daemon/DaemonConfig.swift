@@ -248,7 +248,10 @@ public struct DaemonConfig: Sendable {
     admission.projectSharePercent = try int(.admissionProjectSharePercent)
     self.admission = admission
 
+    // Checked even unclustered: a bad value is refused wherever it is given.
+    let electionTimeoutMs = try int(.clusterElectionTimeoutMs)
     cluster = try Self.cluster(values)
+    cluster?.electionTimeoutMs = electionTimeoutMs
     let clusterTLS = try Self.clusterTLS(values, dev: dev, clustered: cluster != nil)
     if let clusterTLS { cluster?.tls = clusterTLS }
     if let text = values["cluster-recover"], !text.isEmpty {

@@ -96,6 +96,13 @@ extension NumberSetting {
     "smtp-timeout-ms", 30_000, .milliseconds, 1_000...600_000,
     "the deadline of one SMTP exchange (connect, TLS, AUTH, the mail)", section: .email)
 
+  static let clusterElectionTimeoutMs = NumberSetting(
+    "cluster-election-timeout-ms", UInt64(ClusterConfig.defaultElectionTimeoutMs), .milliseconds,
+    150...60_000,
+    "replicated store: how long a follower hears nothing from the leader before it stands for election "
+      + "(each waits a random time between this and twice this; the leader's heartbeat is a tenth of it); "
+      + "the same on every node", section: .cluster)
+
   // Clean-up (CleanupWorker) and the store's writer (StoreOptions).
   static let cleanupIntervalMs = NumberSetting(
     "cleanup-interval-ms", UInt64(CleanupWorker.defaultIntervalMs), .milliseconds, 100...86_400_000,

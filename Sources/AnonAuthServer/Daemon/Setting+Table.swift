@@ -93,6 +93,7 @@ extension Setting {
     Setting(
       "cluster-join", "", "replicated store: comma-separated HOST:PORT of nodes already in the cluster",
       section: .cluster),
+    NumberSetting.clusterElectionTimeoutMs.setting,
     Setting(
       "cluster-ca-file", nil,
       "replicated store: PEM cluster CA(s); a peer whose certificate chains to one is a member (mutual TLS "
