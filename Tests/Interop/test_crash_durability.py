@@ -46,6 +46,17 @@ class Acked:
         # grace window, and would end the family).
         self.busy = set()
         self.cleaned = 0  # accounts RunCleanup said it deleted
+        # Families whose refresh was sent and not answered when the daemon died: the
+        # rotation may have committed, so their last acknowledged token may be the
+        # previous one, which refreshes only within 10 s of the rotation (protocol.md,
+        # section 8); on a busy machine the restart alone can take longer.
+        self.in_flight = set()
+        self.refreshed = 0  # refreshes answered OK
+
+    def count(self):
+        """Every acknowledged write so far: a round waits for its load to start."""
+        with self.lock:
+            return len(self.anonymous) + len(self.email) + self.refreshed + self.cleaned
 
 
 class Client:
@@ -98,15 +109,20 @@ def worker(kind, daemon, pb, acked, stop, serial):
                     name = random.choice(sorted(set(acked.families) - acked.busy))
                     acked.busy.add(name)
                     token = acked.families[name]
+                answered = False
                 try:
                     status, reply = client.account(
                         "RefreshToken", pb.account.RefreshTokenRequest(refresh_token=token))
+                    answered = True
                     assert status.code == 0, status
                     with acked.lock:
                         acked.families[name] = reply.refresh_token
+                        acked.refreshed += 1
                 finally:
                     with acked.lock:
                         acked.busy.discard(name)
+                        if not answered:
+                            acked.in_flight.add(name)
             elif kind == "link":
                 status, reply = client.account("SignUp", anonymous(pb))
                 assert status.code == 0, status
@@ -186,6 +202,14 @@ def verify(daemon, pb, acked, due):
         assert left <= len(due) - cleaned, f"{cleaned} clean-up deletions acknowledged, {len(due) - left} done"
         for name, token in families.items():
             status, reply = client.account("RefreshToken", pb.account.RefreshTokenRequest(refresh_token=token))
+            with acked.lock:
+                uncertain = name in acked.in_flight
+                acked.in_flight.discard(name)
+                if uncertain and status.reason == "INVALID_REFRESH_TOKEN":
+                    # Its rotation committed unanswered and the 10 s were over: reuse, as
+                    # documented. The family is done; the next round starts new ones.
+                    del acked.families[name]
+                    continue
             assert status.code == 0, f"family {name}: its last acknowledged refresh token fails: {status}"
             with acked.lock:
                 acked.families[name] = reply.refresh_token
@@ -225,20 +249,26 @@ def test_kill_9_during_mixed_load_loses_no_acknowledged_write(pb):
     for round_number in range(ROUNDS):
         daemon = Daemon(data_dir=data_dir, env=LATER, extra=ONE_SOURCE_FLAGS)
         try:
-            if not acked.families:
+            verify(daemon, pb, acked, due)
+            if len(acked.families) < 8:  # the first round, or families ended by reuse
                 client = Client(daemon, pb)
-                for i in range(8):
+                for i in range(8 - len(acked.families)):
                     status, reply = client.account("SignUp", anonymous(pb))
                     assert status.code == 0, status
                     acked.anonymous.append(reply.local_id)
-                    acked.families[f"f{i}"] = reply.refresh_token
+                    acked.families[f"f{round_number}-{i}"] = reply.refresh_token
                 client.close()
-            verify(daemon, pb, acked, due)
             stop = threading.Event()
             threads = [threading.Thread(target=worker, args=(k, daemon, pb, acked, stop, serial)) for k in kinds]
+            started = acked.count()
             for t in threads:
                 t.start()
-            time.sleep(random.uniform(0.3, 1.2))
+            # The kill lands at a random moment once the load runs: on a busy machine the
+            # workers' TLS handshakes alone can take longer than a fixed delay.
+            deadline = time.monotonic() + 30
+            while acked.count() == started and time.monotonic() < deadline:
+                time.sleep(0.02)
+            time.sleep(random.uniform(0.1, 1.0))
             daemon.proc.kill()  # SIGKILL: no drain, no checkpoint, no clean close
             daemon.proc.wait(timeout=10)
             stop.set()
@@ -260,5 +290,7 @@ def test_kill_9_during_mixed_load_loses_no_acknowledged_write(pb):
     print(f"\n{ROUNDS} kill -9 rounds: {len(acked.anonymous)} anonymous sign-ups, {len(acked.email)} email "
           f"sign-ups and links, {len(acked.families)} refresh families, {acked.cleaned} accounts cleaned up "
           "acknowledged; all present after every restart")
-    # The load really ran: writes of every kind were acknowledged across the rounds.
-    assert len(acked.anonymous) > 150 and len(acked.email) > ROUNDS and acked.cleaned > 0
+    # The load really ran: writes of every kind were acknowledged across the rounds (how
+    # many depends on the machine: the email kinds hash a password each).
+    assert len(acked.anonymous) > ROUNDS and acked.email and acked.refreshed and acked.cleaned > 0, (
+        len(acked.anonymous), len(acked.email), acked.refreshed, acked.cleaned)
