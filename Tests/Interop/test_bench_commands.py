@@ -153,3 +153,27 @@ def test_admission_tables_tracks_every_address_it_is_asked_for():
     bad = subprocess.run([CLI, "bench", "admission-tables", "--addresses", "10,x"], capture_output=True, text=True,
                          timeout=60)
     assert bad.returncode != 0 and "--addresses" in bad.stdout + bad.stderr
+
+
+def test_admission_calls_times_real_calls_with_the_tables_filled():
+    """`bench admission-calls` needs no daemon: the daemon's serving stack in the CLI's
+    own process, its admission tables filled with each size's addresses before every
+    batch (both lanes a call uses, one key per address in each), then RefreshToken and
+    SignUp calls from addresses the tables hold and from new ones. A call that fails
+    fails the bench."""
+    result = subprocess.run([CLI, "bench", "admission-calls", "--addresses", "10,300", "--calls", "8",
+                             "--concurrency", "2", "--json"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["bench"] == "admission-calls" and report["rounds"] == 3 and report["calls"] == 8, report
+    rows = report["rows"]
+    assert [(row["kind"], row["shape"], row["addresses"]) for row in rows] == [
+        (kind, shape, size) for kind in ("refresh", "signup") for shape in ("tracked", "new") for size in (10, 300)]
+    for row in rows:
+        # The write and the signing lanes' rate tables hold each filled address.
+        assert row["keys_after_fill"] >= 2 * row["addresses"], row
+        assert row["cpu_us_per_call"] > 0 and row["slowest_round_us_per_call"] >= row["cpu_us_per_call"], row
+    assert [row["ratio"] for row in rows[::2]] == [1.0] * 4
+    too_few = subprocess.run([CLI, "bench", "admission-calls", "--rounds", "2"], capture_output=True, text=True,
+                             timeout=60)
+    assert too_few.returncode != 0 and "--rounds" in too_few.stdout + too_few.stderr
