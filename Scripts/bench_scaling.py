@@ -26,8 +26,8 @@ Measured so far:
     from addresses the tables hold and from new ones; a daemon would first need a
     million admitted calls from a million addresses), at the default rates per address
     and at 1 a second (`--rate-per-ip 1`: the large tables stand at their key cap), and
-    the CPU per admission of the `Admission` type alone (`anonauth bench
-    admission-tables`).
+    the CPU per admission of the `Admission` type alone and per attempt of the
+    failed-sign-in throttle (`anonauth bench admission-tables`).
 
     python3 Scripts/bench_scaling.py [--seconds 10] [--window 950000] [--accounts 1000000]
         [--cleanup-accounts 5000000] [--cleanup-due 1000000] [--parts signup,reads,...]
@@ -263,7 +263,12 @@ def main():
                                  f"1,000 addresses ({small['keys_after_fill']:,} keys)",
                                  f"1,000,000 addresses ({large['keys_after_fill']:,} keys)",
                                  small["cpu_us_per_call"], large["cpu_us_per_call"]))
-        measured = admission_tables(1_000, 1_000_000)["rows"]
+        tables = admission_tables(1_000, 1_000_000)
+        measured = tables["rows"]
+        small, large = tables["throttle"]
+        rows.append(("failed-sign-in throttle (in process, default bound), per attempt", "1,000 addresses",
+                     f"1,000,000 addresses ({large['tracked_keys']:,} keys tracked)",
+                     small["cpu_ns_per_attempt"] / 1000, large["cpu_ns_per_attempt"] / 1000))
         for capped in (False, True):
             small, large = [row for row in measured if row["default_cap"] == capped]
             cap = f"key cap {small['max_keys']:,}" if capped else "every address tracked"

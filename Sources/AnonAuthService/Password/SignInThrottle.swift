@@ -132,7 +132,8 @@ public final class SignInThrottle: Sendable {
   /// - Parameter account: nil for attempts counted per IP only.
   /// - Returns: seconds until another attempt is allowed (1 or more), or nil when this
   ///   one is allowed (and now counted).
-  func reserve(account: String?, ip: String?, nowMs: Int64) -> Int64? {
+  /// (`package`: `anonauth bench admission-tables` times it.)
+  package func reserve(account: String?, ip: String?, nowMs: Int64) -> Int64? {
     state.withLock { state in
       var limited: [(String, Limit)] = []
       if let account { limited.append((Self.pairKey(account, ip), accountLimit)) }
@@ -188,7 +189,7 @@ public final class SignInThrottle: Sendable {
 
   /// The attempt reserved at `reservedAtMs` was never judged (the password pool was
   /// full, or the call ended first): it is given back everywhere, nothing else changes.
-  func release(account: String?, ip: String?, reservedAtMs: Int64) {
+  package func release(account: String?, ip: String?, reservedAtMs: Int64) {
     state.withLock { state in
       giveBack(&state, account: account, ip: ip, reservedAtMs: reservedAtMs)
       if let account {

@@ -46,7 +46,8 @@ enum BenchCommand {
                     no daemon: admitting work (Admission, per-address rate tables)
                     with --addresses 1000,1000000 addresses tracked, --admits 200000
                     per round: CPU per admission at each size and its ratio to the
-                    first, with a key cap above the size and with the daemon's default
+                    first, with a key cap above the size and with the daemon's default;
+                    then the failed-sign-in throttle's CPU per attempt the same way
       admission-calls
                     no daemon: the daemon's serving stack in this process (a store in a
                     temporary dir, signing pool, router; no socket), its admission tables
