@@ -175,8 +175,10 @@ bench-large: deps build-release
 	python3 Scripts/bench_large.py
 
 # A hot path's CPU per call at small and at large data in one run, as a ratio (goal 1.2x):
-# so far sign-ups from one address at its window as it stands and with 950,000 more, and
-# verify, account info and ListAccounts pages at 10,000 and with 1,000,000 more accounts.
+# sign-ups from one address at its window as it stands and with 950,000 more; verify,
+# account info and ListAccounts pages at 10,000 and with 1,000,000 more accounts; refresh
+# with 1 and 100 sessions; a clean-up pass; refresh and sign-up calls with the admission
+# tables holding 1,000 and 1,000,000 addresses (the script's --parts picks some).
 bench-scaling: deps build-release
 	python3 Scripts/bench_scaling.py
 

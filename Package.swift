@@ -102,8 +102,9 @@ let package = Package(
       name: "anonauth",
       dependencies: [
         "AnonAuthRPCClient", "AnonAuthWire", "AnonAuthCrypto", "AnonAuthNet", "CBuildInfo",
-        // `anonauth bench admission-tables` drives the daemon's Admission in process.
-        "AnonAuthService",
+        // `anonauth bench admission-tables` drives the daemon's Admission in process, and
+        // `admission-calls` the daemon's serving stack (`InProcessDaemon`).
+        "AnonAuthService", "AnonAuthServer",
       ],
       swiftSettings: swiftSettings),
 

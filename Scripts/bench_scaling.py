@@ -20,9 +20,14 @@ Measured so far:
     --cleanup-small accounts (default 50,000, a fifth due) and one of --cleanup-accounts
     (default 5,000,000) with --cleanup-due of them due (default 1,000,000), both loaded
     by load_accounts.py: wall time and daemon CPU (/proc/PID/stat) per deleted account;
-  - the admission tables with 1,000 and 1,000,000 addresses tracked, in process
-    (`anonauth bench admission-tables`: a daemon would first need a million sign-ups
-    from a million addresses), CPU per admission.
+  - the admission tables with 1,000 and 1,000,000 addresses, in process: the CPU per
+    real call (`anonauth bench admission-calls`: RefreshToken and anonymous SignUp
+    through the daemon's serving stack, its tables filled before each batch, the calls
+    from addresses the tables hold and from new ones; a daemon would first need a
+    million admitted calls from a million addresses), at the default rates per address
+    and at 1 a second (`--rate-per-ip 1`: the large tables stand at their key cap), and
+    the CPU per admission of the `Admission` type alone and per attempt of the
+    failed-sign-in throttle (`anonauth bench admission-tables`).
 
     python3 Scripts/bench_scaling.py [--seconds 10] [--window 950000] [--accounts 1000000]
         [--cleanup-accounts 5000000] [--cleanup-due 1000000] [--parts signup,reads,...]
@@ -185,6 +190,19 @@ def cleanup_pass(accounts, due, settle):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def admission_calls(small, large, rate_per_ip=None):
+    """`anonauth bench admission-calls`: real calls through the daemon's serving stack in
+    the CLI's own process (JSON: CPU us per call for each kind, shape and size); with
+    `rate_per_ip` 1 each filled address owes a second, so the large tables stand at
+    their key cap."""
+    rate = ["--rate-per-ip", str(rate_per_ip)] if rate_per_ip else []
+    result = subprocess.run([str(BIN / "anonauth"), "bench", "admission-calls", "--addresses",
+                             f"{small},{large}", *rate, "--json"], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit("bench admission-calls failed: " + result.stdout + result.stderr)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 def admission_tables(small, large):
     """`anonauth bench admission-tables`: the Admission type in the CLI's own process
     (JSON: CPU ns per admit at each size)."""
@@ -233,7 +251,24 @@ def main():
         rows.append(("clean-up pass, CPU per deleted account", small_name, large_name, small_cpu, large_cpu))
         rows.append(("clean-up pass, wall time per deleted account", small_name, large_name, small_wall, large_wall))
     if "admission" in parts:
-        measured = admission_tables(1_000, 1_000_000)["rows"]
+        names = {"refresh": "RefreshToken", "signup": "anonymous SignUp"}
+        shapes = {"tracked": "from addresses the tables hold", "new": "from new addresses"}
+        for rate in (None, 1):
+            calls = admission_calls(1_000, 1_000_000, rate)["rows"]
+            rates = "default rates" if rate is None else f"rates {rate}/s per address"
+            for kind in ("refresh", "signup"):
+                for shape in ("tracked", "new"):
+                    small, large = [row for row in calls if row["kind"] == kind and row["shape"] == shape]
+                    rows.append((f"{names[kind]} {shapes[shape]} (in process, {rates}), CPU per call",
+                                 f"1,000 addresses ({small['keys_after_fill']:,} keys)",
+                                 f"1,000,000 addresses ({large['keys_after_fill']:,} keys)",
+                                 small["cpu_us_per_call"], large["cpu_us_per_call"]))
+        tables = admission_tables(1_000, 1_000_000)
+        measured = tables["rows"]
+        small, large = tables["throttle"]
+        rows.append(("failed-sign-in throttle (in process, default bound), per attempt", "1,000 addresses",
+                     f"1,000,000 addresses ({large['tracked_keys']:,} keys tracked)",
+                     small["cpu_ns_per_attempt"] / 1000, large["cpu_ns_per_attempt"] / 1000))
         for capped in (False, True):
             small, large = [row for row in measured if row["default_cap"] == capped]
             cap = f"key cap {small['max_keys']:,}" if capped else "every address tracked"

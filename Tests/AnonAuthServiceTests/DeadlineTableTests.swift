@@ -115,3 +115,40 @@ import Testing
     #expect(rates.trackedKeys == 0)
   }
 }
+
+/// A table made with `reportsDrops` names the keys it dropped on its own (a new key's
+/// room, keys whose deadline passed), so a caller keeping data per key drops it too;
+/// `remove` and a key set again are not reported.
+@Suite struct DeadlineTableDropReportTests {
+  @Test func theKeysDroppedToMakeRoomAreReported() {
+    var table = DeadlineTable(horizon: 100_000, maxKeys: 2, reportsDrops: true)
+    let now: Int64 = 1_000_000_000
+    table.set("near", deadline: now + 5_000, now: now)
+    table.set("far", deadline: now + 90_000, now: now)
+    #expect(table.takeDropped().isEmpty)
+    table.set("new", deadline: now + 60_000, now: now)
+    #expect(table.takeDropped() == ["near"])
+    #expect(table.takeDropped().isEmpty, "taken once")
+    table.remove("far")
+    #expect(table.takeDropped().isEmpty)
+  }
+
+  @Test func keysWhoseDeadlinePassedAreReportedAsTheyGo() {
+    var table = DeadlineTable(horizon: 100_000, maxKeys: 100, reportsDrops: true)
+    let start: Int64 = 7_000_000
+    for i in 0..<3 { table.set("k\(i)", deadline: start + 10_000, now: start) }
+    let later = start + 200_000
+    table.set("live", deadline: later + 1_000, now: later)
+    table.set("live", deadline: later + 2_000, now: later)
+    #expect(Set(table.takeDropped()) == ["k0", "k1", "k2"])
+    #expect(table.count == 1)
+  }
+
+  @Test func aTableThatDoesNotReportKeepsNoList() {
+    var table = DeadlineTable(horizon: 100_000, maxKeys: 1)
+    let now: Int64 = 1_000_000_000
+    table.set("a", deadline: now + 5_000, now: now)
+    table.set("b", deadline: now + 6_000, now: now)
+    #expect(table.takeDropped().isEmpty)
+  }
+}

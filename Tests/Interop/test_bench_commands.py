@@ -140,16 +140,45 @@ def test_h2load_sends_grpc_calls_the_daemon_counts(daemon, method):
 
 def test_admission_tables_tracks_every_address_it_is_asked_for():
     """`bench admission-tables` needs no daemon: at each size every address is tracked
-    (the cap above the size), and with the daemon's default cap no more than it."""
+    (the cap above the size), and with the daemon's default cap no more than it; then
+    the sign-in throttle's attempts at each size."""
     result = subprocess.run([CLI, "bench", "admission-tables", "--addresses", "10,300", "--admits", "1000", "--json"],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
-    rows = json.loads(result.stdout.strip().splitlines()[-1])["rows"]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    rows = report["rows"]
     assert [(row["addresses"], row["default_cap"]) for row in rows] == [
         (10, False), (300, False), (10, True), (300, True)]
     # The signing lane's rate table holds one key per address, the project's none.
     assert [row["tracked_keys"] for row in rows] == [10, 300, 10, 300]
     assert all(row["cpu_ns_per_admit"] > 0 for row in rows)
+    # The failed-sign-in throttle: one failure counter per address, each attempt given back.
+    assert [(row["addresses"], row["tracked_keys"]) for row in report["throttle"]] == [(10, 10), (300, 300)]
+    assert all(row["cpu_ns_per_attempt"] > 0 for row in report["throttle"])
     bad = subprocess.run([CLI, "bench", "admission-tables", "--addresses", "10,x"], capture_output=True, text=True,
                          timeout=60)
     assert bad.returncode != 0 and "--addresses" in bad.stdout + bad.stderr
+
+
+def test_admission_calls_times_real_calls_with_the_tables_filled():
+    """`bench admission-calls` needs no daemon: the daemon's serving stack in the CLI's
+    own process, its admission tables filled with each size's addresses before every
+    batch (both lanes a call uses, one key per address in each), then RefreshToken and
+    SignUp calls from addresses the tables hold and from new ones. A call that fails
+    fails the bench."""
+    result = subprocess.run([CLI, "bench", "admission-calls", "--addresses", "10,300", "--calls", "8",
+                             "--concurrency", "2", "--json"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["bench"] == "admission-calls" and report["rounds"] == 3 and report["calls"] == 8, report
+    rows = report["rows"]
+    assert [(row["kind"], row["shape"], row["addresses"]) for row in rows] == [
+        (kind, shape, size) for kind in ("refresh", "signup") for shape in ("tracked", "new") for size in (10, 300)]
+    for row in rows:
+        # The write and the signing lanes' rate tables hold each filled address.
+        assert row["keys_after_fill"] >= 2 * row["addresses"], row
+        assert row["cpu_us_per_call"] > 0 and row["slowest_round_us_per_call"] >= row["cpu_us_per_call"], row
+    assert [row["ratio"] for row in rows[::2]] == [1.0] * 4
+    too_few = subprocess.run([CLI, "bench", "admission-calls", "--rounds", "2"], capture_output=True, text=True,
+                             timeout=60)
+    assert too_few.returncode != 0 and "--rounds" in too_few.stdout + too_few.stderr

@@ -81,8 +81,8 @@ public enum Daemon {
       let outbound = try await group.start(DaemonServices.outboundHTTPS(config))
       // Not a service: the directory, the signing keys, the router and the two servers.
       let stack = try await ServingStack.make(
-        config: config, host: host, ipPolicy: ipPolicy, clusterNode: node, store: store, pool: pool,
-        outbound: outbound)
+        config: config, logger: logger, dataDir: host.dataDir, secrets: host.secrets, ipPolicy: ipPolicy,
+        clusterNode: node, store: store, pool: pool, outbound: outbound)
       // The workers before the listeners: they stop after them, so a clean-up pass or a
       // mail under way never holds up the RPC port's drain.
       for worker in DaemonServices.workers(stack, node: node, logger: logger) {

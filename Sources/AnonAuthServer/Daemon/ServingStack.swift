@@ -15,6 +15,9 @@ struct ServingStack: Sendable {
   let mailWorker: MailWorker?
   let server: RPCServer
   let ops: OpsServer
+  /// The services' admission (`ServiceEnvironment.admission`), for the in-process
+  /// daemon's bench, which fills its tables.
+  let admission: Admission
   /// Where email links lead (the emulator listener's address is set once it is bound).
   let actionBase: ActionURLBase
   /// The keys `--dev` made in this start, for `client.json` (empty otherwise).
@@ -23,13 +26,9 @@ struct ServingStack: Sendable {
   /// One list of steps in start order: split, it would hand a dozen values from one piece
   /// to the next.
   static func make(
-    config: DaemonConfig, host: DaemonHost, ipPolicy: EndUserIPPolicy, clusterNode: ClusterNode?,
-    store: Store,
-    pool: CPUPool, outbound: HTTPSClient
+    config: DaemonConfig, logger: Logger, dataDir: DataDirectory, secrets: DaemonSecrets,
+    ipPolicy: EndUserIPPolicy, clusterNode: ClusterNode?, store: Store, pool: CPUPool, outbound: HTTPSClient
   ) async throws -> ServingStack {
-    let logger = host.logger
-    let secrets = host.secrets
-    let dataDir = host.dataDir
     let masterKey = secrets.masterKey
     let state = ServingState()
     let metrics = ServerMetrics()
@@ -122,7 +121,8 @@ struct ServingStack: Sendable {
       logger: logger)
     return ServingStack(
       state: state, directory: directory, minter: minter, cleanup: cleanup, mailWorker: mailWorker,
-      server: server, ops: ops, actionBase: actionBase, newDevKeys: newDevKeys)
+      server: server, ops: ops, admission: environment.admission, actionBase: actionBase,
+      newDevKeys: newDevKeys)
   }
 
   /// The RPC port is bound: in --dev without a public URL the issuer is named by its

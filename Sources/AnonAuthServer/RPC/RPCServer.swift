@@ -16,7 +16,8 @@ public final class RPCServer: Sendable {
     case stopped
   }
 
-  private let core: ServerCore
+  /// Internal for the in-process daemon (`InProcessDaemon`), whose calls reach it with no socket.
+  let core: ServerCore
   private let tls: TLSContextSlot
   private let phase = Mutex<Phase>(.idle)
 

@@ -16,6 +16,9 @@
 /// Each key's entry is a node of a doubly linked list in one array (indices, no
 /// references), so moving a key between slots, dropping it and taking the first of a
 /// slot are O(1); finding the earliest slot walks at most `slotCount` list heads.
+///
+/// A table made with `reportsDrops` lists the keys it drops on its own (`takeDropped`),
+/// for a caller that keeps data per key beside it (`SignInThrottle`).
 package struct DeadlineTable {
   private struct Node {
     var key: String
@@ -56,6 +59,10 @@ package struct DeadlineTable {
   private var lastFound: Int32 = -1
   /// The key the last lookup did not find, for the same reason (a new key's `take`).
   private var lastMissing: String?
+  private let reportsDrops: Bool
+  /// The keys dropped on the table's own since the last `takeDropped` (only with
+  /// `reportsDrops`).
+  private var dropped: [String] = []
 
   /// How many keys are held.
   package var count: Int { index.count }
@@ -66,8 +73,11 @@ package struct DeadlineTable {
   /// - Parameters:
   ///   - horizon: the furthest ahead of now a deadline set may lie.
   ///   - maxKeys: the most keys held (at least 1).
-  package init(horizon: Int64, maxKeys: Int) {
+  ///   - reportsDrops: list the keys dropped to make room or because their deadline
+  ///     passed, for `takeDropped`.
+  package init(horizon: Int64, maxKeys: Int, reportsDrops: Bool = false) {
     self.maxKeys = max(1, maxKeys)
+    self.reportsDrops = reportsDrops
     // The ring must hold every slot from now's to now + horizon's, plus one.
     var shift: Int64 = 0
     while (max(1, horizon) >> shift) + 2 > Int64(Self.slotCount) { shift += 1 }
@@ -112,10 +122,19 @@ package struct DeadlineTable {
     dropPassed(now: now, atMost: atMost)
   }
 
-  /// Drops the key's entry.
+  /// Drops the key's entry (not reported by `takeDropped`).
   package mutating func remove(_ key: String) {
     guard let node = find(key) else { return }
     drop(node)
+  }
+
+  /// The keys the table dropped on its own (to make room, or because their deadline
+  /// passed) since the last call, oldest first; always empty without `reportsDrops`. A
+  /// key dropped and then set again is listed too: check `deadline` before acting.
+  package mutating func takeDropped() -> [String] {
+    guard !dropped.isEmpty else { return [] }
+    defer { dropped = [] }
+    return dropped
   }
 
   // MARK: - Lists
@@ -160,6 +179,7 @@ package struct DeadlineTable {
     for _ in 0..<atMost {
       let first = nodes[Int(Self.stale)].next
       guard first != Self.stale, nodes[Int(first)].deadline <= now else { return }
+      report(first)
       drop(first)
     }
   }
@@ -168,6 +188,7 @@ package struct DeadlineTable {
   private mutating func evictOne() {
     let first = nodes[Int(Self.stale)].next
     if first != Self.stale {
+      report(first)
       drop(first)
       return
     }
@@ -178,11 +199,16 @@ package struct DeadlineTable {
       let node = nodes[Int(head)].next
       if node != head {
         low = slot
+        report(node)
         drop(node)
         return
       }
       slot += 1
     }
+  }
+
+  private mutating func report(_ node: Int32) {
+    if reportsDrops { dropped.append(nodes[Int(node)].key) }
   }
 
   private mutating func allocate(_ key: String, deadline: Int64) -> Int32 {

@@ -16,6 +16,11 @@ import Foundation
 /// daemon's default cap (`AdmissionLimits.maxKeys`, pruned when full). Three rounds,
 /// the median's process CPU per admission (and the slowest round's), and each size's
 /// ratio to the first.
+///
+/// Then the failed-sign-in throttle (`SignInThrottle`, the daemon's defaults: at most
+/// 100,000 failure counters): each size's addresses fail once (the fill), then
+/// `--admits` attempts, each reserved and given back at once (`release`), cycling
+/// through the addresses: CPU per attempt, the same way.
 enum AdmissionTablesBench {
   struct Row {
     let addresses: Int
@@ -39,14 +44,21 @@ enum AdmissionTablesBench {
           measure(addresses: size, maxKeys: cap ?? 2 * size, defaultCap: cap != nil, admits: admits))
       }
     }
+    let throttle = sizes.map { measureThrottle(addresses: $0, attempts: admits) }
     if arguments.has("json") {
+      let attempts = throttle.map { row in
+        "{\"addresses\":\(row.addresses),\"cpu_ns_per_attempt\":\(String(format: "%.1f", row.cpuNs)),"
+          + "\"slowest_round_ns_per_attempt\":\(String(format: "%.1f", row.slowestNs)),"
+          + "\"tracked_keys\":\(row.trackedKeys)}"
+      }
       let items = rows.map { row in
         "{\"addresses\":\(row.addresses),\"max_keys\":\(row.maxKeys),\"default_cap\":\(row.defaultCap),"
           + "\"cpu_ns_per_admit\":\(String(format: "%.1f", row.cpuNs)),"
           + "\"slowest_round_ns_per_admit\":\(String(format: "%.1f", row.slowestNs)),\"tracked_keys\":\(row.trackedKeys)}"
       }
       print(
-        "{\"bench\":\"admission-tables\",\"admits\":\(admits),\"rows\":[\(items.joined(separator: ","))]}")
+        "{\"bench\":\"admission-tables\",\"admits\":\(admits),\"rows\":[\(items.joined(separator: ","))],"
+          + "\"throttle\":[\(attempts.joined(separator: ","))]}")
       return
     }
     print("admission-tables: \(admits) admissions per round, process CPU per admission (median of 3)")
@@ -58,6 +70,38 @@ enum AdmissionTablesBench {
           + " (slowest round \(String(format: "%.0f", row.slowestNs)) ns)"
           + " (\(row.trackedKeys) keys tracked), \(String(format: "%.2f", ratio))x")
     }
+    print("sign-in throttle: \(admits) attempts per round, process CPU per attempt (median of 3)")
+    for row in throttle {
+      let ratio = throttle.first.map { row.cpuNs / $0.cpuNs } ?? 1
+      print(
+        "  \(row.addresses) addresses: \(String(format: "%.0f", row.cpuNs)) ns"
+          + " (slowest round \(String(format: "%.0f", row.slowestNs)) ns)"
+          + " (\(row.trackedKeys) keys tracked), \(String(format: "%.2f", ratio))x")
+    }
+  }
+
+  /// The sign-in throttle with the daemon's defaults: every address fails once, then
+  /// attempts reserved and given back, cycling through the addresses, the clock standing.
+  static func measureThrottle(addresses: Int, attempts: Int) -> Row {
+    let throttle = SignInThrottle()
+    let keys = (0..<addresses).map { "10.\($0 >> 16 & 255).\($0 >> 8 & 255).\($0 & 255)" }
+    let now: Int64 = 1_000_000_000_000
+    for key in keys { _ = throttle.reserve(account: nil, ip: key, nowMs: now) }
+    var rounds: [Double] = []
+    for _ in 0..<3 {
+      let start = cpuNs()
+      for index in 0..<attempts {
+        let key = keys[index % addresses]
+        if throttle.reserve(account: nil, ip: key, nowMs: now) == nil {
+          throttle.release(account: nil, ip: key, reservedAtMs: now)
+        }
+      }
+      rounds.append(Double(cpuNs() - start) / Double(attempts))
+    }
+    rounds.sort()
+    return Row(
+      addresses: addresses, maxKeys: 200_000, defaultCap: true, cpuNs: rounds[1], slowestNs: rounds[2],
+      trackedKeys: throttle.trackedKeys)
   }
 
   static func parseSizes(_ text: String) throws(CLIError) -> [Int] {

@@ -46,7 +46,17 @@ enum BenchCommand {
                     no daemon: admitting work (Admission, per-address rate tables)
                     with --addresses 1000,1000000 addresses tracked, --admits 200000
                     per round: CPU per admission at each size and its ratio to the
-                    first, with a key cap above the size and with the daemon's default
+                    first, with a key cap above the size and with the daemon's default;
+                    then the failed-sign-in throttle's CPU per attempt the same way
+      admission-calls
+                    no daemon: the daemon's serving stack in this process (a store in a
+                    temporary dir, signing pool, router; no socket), its admission tables
+                    filled with --addresses 1000,1000000 addresses before each batch:
+                    CPU per RefreshToken and anonymous SignUp call (--kind), from
+                    addresses the tables hold and from new ones, --calls 2000 per round,
+                    --concurrency 8, --rounds 3 alternating, and each size's ratio to the
+                    first; --rate-per-ip N: the signing and write rates per address
+                    (default 20; at 1 the large tables stand at their key cap)
 
     Load:
       --concurrency C   closed loop: C calls in flight per connection, for throughput
@@ -84,10 +94,11 @@ enum BenchCommand {
     case "list-accounts": try await AdminBenches.listAccounts(arguments)
     case "decode": try DecodeBench.run(arguments)
     case "admission-tables": try AdmissionTablesBench.run(arguments)
+    case "admission-calls": try await AdmissionCallsBench.run(arguments)
     default:
       throw .usage(
         "bench: expected health, signup, refresh, verify, account-info, mix, list-accounts, idle, decode,"
-          + " admission-tables, password or"
+          + " admission-tables, admission-calls, password or"
           + " link-oidc"
           + " (see anonauth bench --help)")
     }
