@@ -23,7 +23,8 @@ enum BenchCommand {
                     of N connections), or a list (both = native,http; native,grpc;
                     native,http,grpc): they alternate in --rounds R (default 3) of
                     --seconds S each [64 x 4], and the report gives each one's ratio to
-                    native of the daemon's CPU per call
+                    native of the daemon's CPU per call; --warm-up S first runs each
+                    transport S seconds unmeasured (default 0)
       refresh       RefreshToken, each task rotating token families of its own [64 x 4]
       verify        VerifyIdToken (--check-revoked: also reads the account) [64 x 8]
       account-info  GetAccountInfo [64 x 8]

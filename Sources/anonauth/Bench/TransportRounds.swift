@@ -66,6 +66,26 @@ enum TransportRounds {
     }
     let knowsOps = arguments["ops"] != nil || base.file["ops"] != nil
     let rsa = knowsOps ? try ServerCost.rsaSignsPerSecond(arguments) : nil
+    /// One leg: `transport` for `seconds`, its calls recorded in `recorder`; the wall time.
+    func leg(_ transport: BenchTransport, seconds: Int, _ recorder: LatencyRecorder) async -> Double {
+      var legOptions = options
+      legOptions.seconds = seconds
+      switch transport {
+      case .native:
+        return await LoadRunner.run(legOptions, clients: native, workload: plan.workload, recorder: recorder)
+      case .grpc:
+        return await LoadRunner.run(legOptions, clients: grpc, workload: plan.workload, recorder: recorder)
+      case .http:
+        return await fleet?.run(seconds: seconds, recorder: recorder) ?? 0
+      }
+    }
+    // `--warm-up S`: each transport runs S seconds, unmeasured, before the first round, so
+    // that what a fresh daemon pays once (its heap and caches growing, the store's first
+    // pages and checkpoints) falls on neither transport's first leg.
+    let warmUp = try BenchCommand.int(arguments, "warm-up", 0)
+    if warmUp > 0 {
+      for transport in transports { _ = await leg(transport, seconds: warmUp, LatencyRecorder()) }
+    }
     var totals: [BenchTransport: Totals] = [:]
     var ratios: [BenchTransport: [Double]] = [:]
     for _ in 0..<roundCount {
@@ -74,16 +94,7 @@ enum TransportRounds {
         var total = totals[transport] ?? Totals()
         let before = total.recorder.summary()
         let cost = ServerCost(arguments, base)
-        switch transport {
-        case .native:
-          total.wall += await LoadRunner.run(
-            options, clients: native, workload: plan.workload, recorder: total.recorder)
-        case .grpc:
-          total.wall += await LoadRunner.run(
-            options, clients: grpc, workload: plan.workload, recorder: total.recorder)
-        case .http:
-          total.wall += await fleet?.run(seconds: options.seconds, recorder: total.recorder) ?? 0
-        }
+        total.wall += await leg(transport, seconds: options.seconds, total.recorder)
         let after = total.recorder.summary()
         let calls = after.count + after.failureCount - before.count - before.failureCount
         let spent = cost.cpuSpent()
@@ -134,6 +145,7 @@ enum TransportRounds {
         "bench": .string(plan.name), "protocol": .string(arguments["protocol"] ?? "native"),
         "rounds": .int(Int64(max(1, ratios.values.map(\.count).max() ?? 0))),
         "goal_ratio": .double(plan.goalRatio),
+        "warm_up_seconds": .int(Int64(arguments["warm-up"].flatMap { Int($0) } ?? 0)),
       ]
       if plan.transports.contains(.http) { object["http_reconnects"] = .int(Int64(reconnects)) }
       for (transport, report) in reports { object[transport.rawValue] = .object(report.jsonObject) }
