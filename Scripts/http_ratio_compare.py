@@ -6,7 +6,7 @@ daemon of each build in turn, `--runs` times, and prints every run's ratio and e
 build's mean per shape.
 
     python3 Scripts/http_ratio_compare.py DIR [DIR2] [--runs 2] [--rounds 3] [--seconds 10]
-        [--shapes 256x1,64x4] [--warm-up S]
+        [--shapes 256x1,64x4] [--warm-up S] [--protocol http|http2]
 
 Each DIR holds an `anonauthd` and an `anonauth` (e.g. `.build/release`); give both the
 same `anonauth` so that only the daemon differs. A shape CxK is `--connections C
@@ -15,7 +15,9 @@ HTTP/1.1, which carries one request at a time, opens C x K connections. So `256x
 the same shape on both sides (one call in flight per connection), and `64x4` gives the
 native side four calls per connection (docs/benchmarks.md says which the goal is judged
 on). `--warm-up S` passes itself to the bench: each transport first runs S seconds
-unmeasured on the fresh daemon."""
+unmeasured on the fresh daemon. `--protocol http2` sends the JSON API over HTTP/2
+instead (K streams on each of C connections, as native multiplexes), the other
+like-for-like shape."""
 
 import argparse
 import json
@@ -39,7 +41,7 @@ def run(directory, shape, args):
         json.loads(daemon.stdout.readline())  # ready
         connections, concurrency = shape.split("x")
         result = subprocess.run(
-            [os.path.join(directory, "anonauth"), "bench", "signup", "--protocol", "native,http",
+            [os.path.join(directory, "anonauth"), "bench", "signup", "--protocol", f"native,{args.protocol}",
              "--rounds", str(args.rounds), "--seconds", str(args.seconds), "--connections", connections,
              "--concurrency", concurrency, "--data-dir", data, "--json",
              *(["--warm-up", str(args.warm_up)] if args.warm_up else [])],
@@ -61,6 +63,7 @@ def main():
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--shapes", default="256x1,64x4")
     parser.add_argument("--warm-up", type=int, default=0)
+    parser.add_argument("--protocol", choices=("http", "http2"), default="http")
     args = parser.parse_args()
     model, avx512 = cpu_model()
     print(f"# {model}, AVX-512 {'yes' if avx512 else 'no'}; load average {os.getloadavg()[0]:.1f} at start")
@@ -69,11 +72,12 @@ def main():
         for shape in args.shapes.split(","):
             for directory in args.dirs:
                 report = run(directory, shape, args)
-                ratio = report["cpu_ratio_http_native"]
+                ratio = report[f"cpu_ratio_{args.protocol}_native"]
                 ratios.setdefault((directory, shape), []).append(ratio)
-                native, http = report["native"], report["http"]
-                print(f"run {number} {shape} {directory}: http/native {ratio:.3f} "
-                      f"(rounds {', '.join(f'{r:.3f}' for r in report['cpu_ratio_http_native_by_round'])}); "
+                native, http = report["native"], report[args.protocol]
+                by_round = report[f"cpu_ratio_{args.protocol}_native_by_round"]
+                print(f"run {number} {shape} {directory}: {args.protocol}/native {ratio:.3f} "
+                      f"(rounds {', '.join(f'{r:.3f}' for r in by_round)}); "
                       f"CPU per call {http.get('server_cpu_us_per_call')} / {native.get('server_cpu_us_per_call')} us; "
                       f"calls/s {http.get('calls_per_second')} / {native.get('calls_per_second')}; "
                       f"load {os.getloadavg()[0]:.1f}", flush=True)

@@ -19,6 +19,8 @@ enum TransportRounds {
     let workload: BenchWorkload
     /// The HTTP/1.1 request of the same work, for benches that have one.
     var http: (@Sendable () -> [UInt8])?
+    /// The same work as a JSON API request over HTTP/2 (path, body, headers).
+    var http2: BenchWorkload?
   }
 
   /// The figures of one transport summed over the rounds.
@@ -45,6 +47,12 @@ enum TransportRounds {
       transports.contains(.native) ? try await LoadRunner.connect(base, count: options.connections) : []
     let grpc: [any BenchClient] =
       transports.contains(.grpc) ? try await LoadRunner.connectGRPC(base, count: options.connections) : []
+    let http2: [any BenchClient] =
+      transports.contains(.http2) && plan.http2 != nil
+      ? try await LoadRunner.connectGRPC(base, count: options.connections).map {
+        HTTP2JSONClient(connection: $0)
+      }
+      : []
     var fleet: HTTPFleet?
     if transports.contains(.http), let http = plan.http {
       let context: TLSContext
@@ -62,7 +70,7 @@ enum TransportRounds {
     }
     defer {
       fleet?.close()
-      for client in native + grpc { client.close() }
+      for client in native + grpc + http2 { client.close() }
     }
     let knowsOps = arguments["ops"] != nil || base.file["ops"] != nil
     let rsa = knowsOps ? try ServerCost.rsaSignsPerSecond(arguments) : nil
@@ -77,6 +85,9 @@ enum TransportRounds {
         return await LoadRunner.run(legOptions, clients: grpc, workload: plan.workload, recorder: recorder)
       case .http:
         return await fleet?.run(seconds: seconds, recorder: recorder) ?? 0
+      case .http2:
+        guard let workload = plan.http2 else { return 0 }
+        return await LoadRunner.run(legOptions, clients: http2, workload: workload, recorder: recorder)
       }
     }
     // `--warm-up S`: each transport runs S seconds, unmeasured, before the first round, so
