@@ -130,7 +130,9 @@ let package = Package(
     // daemon's schema in a temporary directory with the service's CPU pools.
     .target(
       name: "AnonAuthServiceTestSupport",
-      dependencies: ["AnonAuthService", "AnonAuthStore", "AnonAuthCrypto", "AnonAuthTestSupport"],
+      dependencies: [
+        "AnonAuthService", "AnonAuthStore", "AnonAuthCrypto", "AnonAuthWire", "AnonAuthTestSupport",
+      ],
       path: "Tests/AnonAuthServiceTestSupport", swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthWireTests", dependencies: ["AnonAuthWire"],

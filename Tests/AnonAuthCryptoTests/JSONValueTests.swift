@@ -2,6 +2,18 @@ import AnonAuthCrypto
 import Testing
 
 @Suite struct JSONValueTests {
+  /// Runs of clean bytes are skipped eight at a time: a byte to escape (or one that is
+  /// close to one but clean: 0x20, 0x7F, UTF-8's high bytes) at every place of a word,
+  /// with clean bytes on either side, and a string that ends in a partial word.
+  static let wordBoundaryCases: [String] = [
+    "\"", "\\", "\u{00}", "\u{1F}", " ", "\u{7F}", "é", "!", "#", "[", "]",
+  ]
+  .flatMap { special in
+    (0..<17).map { place in
+      String(repeating: "x", count: place) + special + String(repeating: "y", count: 19 - place)
+    }
+  }
+
   @Test(
     arguments: [
       (JSONValue.null, "null"), (true, "true"), (false, "false"), (0, "0"), (-42, "-42"),
@@ -22,7 +34,7 @@ import Testing
       "", "\"", "\\\\", "plain", "\nstart", "end\u{1F}", "a\"\"b", "\u{00}\u{7F}é✓\u{0B}",
       String(decoding: (0..<128).map { UInt8($0) }, as: UTF8.self),
       String(repeating: "eyJhbGciOiJSUzI1NiJ9-_", count: 50) + "\t",
-    ])
+    ] + wordBoundaryCases)
   func stringsMatchTheByteByByteRule(text: String) {
     var expected = "\""
     for scalar in text.unicodeScalars {

@@ -34,6 +34,27 @@ import Testing
     #expect(open == "anonauth_connections_open 1", "one HTTP/2 connection carried every call")
   }
 
+  /// `post` sends a plain HTTP/2 request on the same connection (the bench's JSON API
+  /// over `h2`): a sign-up's JSON comes back from a 200, another status is its reason.
+  @Test func aPlainPostReachesTheJSONAPIOverTheSameConnection() async throws {
+    let daemon = try await DaemonProcess.start()
+    let client = try GRPCClient(endpoint: ClientEndpoint(address: daemon.rpc, caFile: daemon.caFile))
+    defer { client.close() }
+    let body = try await client.post(
+      path: "/v1/accounts:signUp?key=\(daemon.apiKey)", headers: [("content-type", "application/json")],
+      body: Array(#"{"returnSecureToken":true}"#.utf8))
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+    #expect((object["localId"] as? String)?.count == 28)
+    await #expect(throws: RPCError.self) {
+      do throws(RPCError) {
+        _ = try await client.post(path: "/v1/no-such-call", headers: [], body: [])
+      } catch {
+        #expect(error.reason == "HTTP_404")
+        throw error
+      }
+    }
+  }
+
   @Test func theGeneratedStubsCallOverGRPCAndErrorsKeepTheirReason() async throws {
     let daemon = try await DaemonProcess.start()
     let grpc = try GRPCClient(endpoint: ClientEndpoint(address: daemon.rpc, caFile: daemon.caFile))

@@ -36,14 +36,7 @@ public struct TestStore: Sendable {
       directory: directory, store: store,
       pool: CPUPool(threads: signingThreads, name: "anonauth-\(name)-cpu"),
       passwordPool: makePasswordPool())
-    do {
-      let result = try await body(opened)
-      await opened.close()
-      return result
-    } catch {
-      await opened.close()
-      throw error
-    }
+    return try await withAsyncCleanup({ try await body(opened) }, cleanup: { await opened.close() })
   }
 
   /// What every test environment is built on besides the store: a master key of its

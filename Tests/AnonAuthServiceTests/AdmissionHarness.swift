@@ -63,21 +63,13 @@ final class AdmissionHarness: Sendable {
     let context = { (method: String) in CallContext.adminSetup(method, adminKey: adminKey) }
     var apiKeys: [String: String] = [:]
     for projectID in projects {
-      _ = try await admin.createProject(
-        CreateProjectRequest(projectId: projectID), context: context("CreateProject"))
       var config = ProjectConfig()
-      config.projectId = projectID
       config.anonymousEnabled = true
       config.emailPasswordEnabled = true
       config.signUpQuotaPerHour = 1_000_000
-      _ = try await admin.updateProjectConfig(
-        UpdateProjectConfigRequest(
-          config: config,
-          updateMask: ["anonymous_enabled", "email_password_enabled", "sign_up_quota_per_hour"]),
-        context: context("UpdateProjectConfig"))
-      apiKeys[projectID] = try await admin.createApiKey(
-        CreateApiKeyRequest(projectId: projectID), context: context("CreateApiKey")
-      ).apiKey
+      apiKeys[projectID] = try await TestProject.create(
+        projectID, admin: admin, context: context, config: config,
+        mask: ["anonymous_enabled", "email_password_enabled", "sign_up_quota_per_hour"])
     }
     return AdmissionHarness(clock: clock, env: env, apiKeys: apiKeys)
   }

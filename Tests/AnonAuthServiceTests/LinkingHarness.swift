@@ -98,10 +98,7 @@ struct LinkingHarness: Sendable {
       environment: env, cleanup: CleanupWorker(environment: env), backupDirectory: directory + "/backups")
     let adminContext = { (method: String) in CallContext.adminSetup(method, adminKey: adminKey, peerIP: peer)
     }
-    _ = try await admin.createProject(
-      CreateProjectRequest(projectId: projectID), context: adminContext("CreateProject"))
     var config = ProjectConfig()
-    config.projectId = projectID
     config.anonymousEnabled = true
     config.emailPasswordEnabled = true
     config.idps = [
@@ -120,13 +117,9 @@ struct LinkingHarness: Sendable {
         providerId: "facebook.com", enabled: true, clientId: graph.appID, clientSecret: graph.appSecret,
         apiBaseUrl: FakeGraphAPI.base),
     ]
-    _ = try await admin.updateProjectConfig(
-      UpdateProjectConfigRequest(
-        config: config, updateMask: ["anonymous_enabled", "email_password_enabled", "idps"]),
-      context: adminContext("UpdateProjectConfig"))
-    let apiKey = try await admin.createApiKey(
-      CreateApiKeyRequest(projectId: projectID), context: adminContext("CreateApiKey")
-    ).apiKey
+    let apiKey = try await TestProject.create(
+      projectID, admin: admin, context: adminContext, config: config,
+      mask: ["anonymous_enabled", "email_password_enabled", "idps"])
     return LinkingHarness(
       directory: directory, clock: clock, store: store, pool: pool, env: env, outbound: outbound,
       graph: graph,

@@ -1,5 +1,6 @@
 import AnonAuthCrypto
 import AnonAuthService
+import AnonAuthServiceTestSupport
 import AnonAuthStore
 import AnonAuthTestSupport
 import AnonAuthWire
@@ -130,17 +131,13 @@ final class ServiceHarness: Sendable {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let opened = OpenStacks()
-    do {
-      let harness = try await make(
-        directory: directory, ipPolicy: EndUserIPPolicy(trustedProxies: trustedProxies), admission: admission,
-        opened: opened)
-      let result = try await body(harness)
-      await opened.closeAll()
-      return result
-    } catch {
-      await opened.closeAll()
-      throw error
-    }
+    return try await withAsyncCleanup(
+      {
+        let harness = try await make(
+          directory: directory, ipPolicy: EndUserIPPolicy(trustedProxies: trustedProxies),
+          admission: admission, opened: opened)
+        return try await body(harness)
+      }, cleanup: { await opened.closeAll() })
   }
 
   private static func make(
@@ -251,15 +248,10 @@ final class ServiceHarness: Sendable {
 
   /// Creates a project with anonymous sign-in on, through AdminService; returns its API key.
   func makeProject(_ projectID: String) async throws(RPCError) -> String {
-    _ = try await admin.createProject(
-      CreateProjectRequest(projectId: projectID), context: adminContext("CreateProject"))
     var config = ProjectConfig()
-    config.projectId = projectID
     config.anonymousEnabled = true
-    _ = try await updateConfig(config, mask: ["anonymous_enabled"])
-    return try await admin.createApiKey(
-      CreateApiKeyRequest(projectId: projectID), context: adminContext("CreateApiKey")
-    ).apiKey
+    return try await TestProject.create(
+      projectID, admin: admin, context: adminContext, config: config, mask: ["anonymous_enabled"])
   }
 
   func config(_ projectID: String = ServiceHarness.projectID) throws(RPCError) -> ProjectConfig {

@@ -114,6 +114,10 @@ public final class EventLoop: @unchecked Sendable {
 
   // MARK: Registrations (loop thread only)
 
+  /// How many times `modify` changed a registration's interest (an `epoll_ctl` each):
+  /// what a connection's holding and releasing of its input costs the kernel, for tests.
+  public private(set) var interestChanges = 0
+
   /// Registers `fd`; the returned id goes into epoll's data so that events for a
   /// descriptor number that was closed and reused are dropped.
   public func register(fd: Int32, events: IOEvents, handler: any EventHandler) throws(SystemError) -> UInt64 {
@@ -132,6 +136,7 @@ public final class EventLoop: @unchecked Sendable {
   /// again and again by a peer's half-close it will not look at yet.
   public func modify(fd: Int32, registration: UInt64, events: IOEvents, watchHangup: Bool = true) {
     assertInLoop()
+    interestChanges &+= 1
     let extra = watchHangup ? IOEvents.readHangup.rawValue : 0
     _ = anonauth_epoll_ctl(epfd, EPOLL_CTL_MOD, fd, events.rawValue | extra, registration)
   }

@@ -26,6 +26,8 @@ final class PlainRecords: RecordLayer {
     return .failed(SystemError("send", errno: errno))
   }
 
+  var hasBufferedInput: Bool { false }
+
   func shutdownWrite() { _ = Glibc.shutdown(fd, Int32(SHUT_WR)) }
 
   var negotiatedProtocol: String? { nil }

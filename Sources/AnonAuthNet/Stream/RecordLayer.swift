@@ -12,6 +12,9 @@ public protocol RecordLayer: AnyObject {
   func read(into buffer: UnsafeMutableRawBufferPointer) -> RecordIO
   /// Writes from `bytes`: `.transferred(n)` with n > 0, or why nothing was written.
   func write(_ bytes: UnsafeRawBufferPointer) -> RecordIO
+  /// Whether the layer holds input read from the descriptor and not yet returned by
+  /// `read` (which no readable event will announce).
+  var hasBufferedInput: Bool { get }
   /// Ends the write side once everything queued is out (TLS close_notify, then the TCP
   /// write side).
   func shutdownWrite()

@@ -36,14 +36,26 @@ public final class SocketStream: EventHandler, ByteStream {
   public weak var delegate: (any ByteStreamDelegate)?
   /// Hears the end of a TLS handshake.
   public weak var handshakeDelegate: (any TLSHandshakeDelegate)?
-  /// Set by an owner that wants no more input for now (a request in flight).
+  /// Set by an owner that wants no more input for now (a request in flight). Input is
+  /// still watched until some arrives while held (`heldInputArrived`): a peer that waits
+  /// for its answer, as an HTTP/1.1 client does, costs no change of epoll interest to
+  /// hold and release, and no read on release when nothing came meanwhile.
   public var readingHeld = false {
     didSet {
       guard oldValue != readingHeld, state == .open else { return }
-      if !readingHeld { yieldTurn() }
+      if !readingHeld {
+        // Input that came while held, or that the record layer already holds, is read on
+        // the next iteration; input yet to come wakes the loop as usual.
+        if heldInputArrived || records.hasBufferedInput { yieldTurn() }
+        heldInputArrived = false
+      }
       updateInterest()
     }
   }
+  /// Set when the socket became readable while reading was held: its read interest is
+  /// dropped then (level-triggered input would wake the loop for ever), and only the
+  /// peer's leaving is watched until the owner reads again.
+  private var heldInputArrived = false
   /// Told the bytes still queued for the peer whenever that changes after a write (and
   /// 0 at the close): output the peer has not taken is charged by the owner to its
   /// byte budgets. An answer written at once is never reported, so the usual path costs
@@ -179,8 +191,8 @@ public final class SocketStream: EventHandler, ByteStream {
   /// (they go out once it is).
   public func send(bytes: [UInt8]) {
     guard state == .open || state == .handshaking || state == .connecting else { return }
-    if output.isEmpty { output.reserveCapacity(bytes.count) }
-    output.append(contentsOf: bytes)
+    // Nothing queued (the usual case): the caller's buffer becomes the queue, no copy.
+    if output.isEmpty { output = bytes } else { output.append(contentsOf: bytes) }
     lastActivity = MonotonicClock.now()
     if pendingOutputBytes > Self.outputHighWater { readPaused = true }
     guard !flushScheduled else { return }
@@ -244,6 +256,10 @@ public final class SocketStream: EventHandler, ByteStream {
         // and a dead socket would wake the loop for ever): closing cancels the request.
         finishClose(error: nil)
         return
+      }
+      if readingHeld && events.contains(.readable) && !heldInputArrived {
+        heldInputArrived = true
+        updateInterest()
       }
       // A turn already yielded does this connection's work when it runs: reading here
       // too would give the connection two budgets in one iteration.
@@ -327,7 +343,8 @@ public final class SocketStream: EventHandler, ByteStream {
       }
       // No read past the budget: a turn delivers at most `readBudgetBytes`.
       let room = min(buffer.count, readBudgetBytes - bytesRead)
-      switch records.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<room])) {
+      let result = records.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<room]))
+      switch result {
       case .transferred(let n):
         bytesRead += n
         lastActivity = MonotonicClock.now()
@@ -338,11 +355,8 @@ public final class SocketStream: EventHandler, ByteStream {
       case .wantWrite:
         recordsWantWritable = true
         return
-      case .closed:
-        finishClose(error: nil)
-        return
-      case .failed(let error):
-        finishClose(error: error)
+      case .closed, .failed:
+        finishClose(after: result)
         return
       }
     }
@@ -365,11 +379,8 @@ public final class SocketStream: EventHandler, ByteStream {
         return
       case .wantRead:
         return
-      case .closed:
-        finishClose(error: nil)
-        return
-      case .failed(let error):
-        finishClose(error: error)
+      case .closed, .failed:
+        finishClose(after: result)
         return
       }
     }
@@ -507,7 +518,8 @@ public final class SocketStream: EventHandler, ByteStream {
     // Paused for backpressure: watch for writability only, so the peer's further input
     // waits in the kernel (and, once that fills, in the peer) instead of in memory here.
     // Held by the owner: not watched at all (level-triggered input would spin).
-    let wantReadable = !(readPaused && state == .open && wantWritable) && !(readingHeld && state == .open)
+    let wantReadable =
+      !(readPaused && state == .open && wantWritable) && !(readingHeld && heldInputArrived && state == .open)
     if wantWritable != interestWritable || wantReadable != interestReadable {
       interestWritable = wantWritable
       interestReadable = wantReadable
@@ -518,6 +530,16 @@ public final class SocketStream: EventHandler, ByteStream {
       loop.modify(
         fd: fd, registration: registration, events: events,
         watchHangup: wantReadable || (readingHeld && state == .open))
+    }
+  }
+
+  /// Closes after a read or write found the connection ended: the peer's orderly close
+  /// (no error) or a failure (its error).
+  private func finishClose(after result: RecordIO) {
+    if case .failed(let error) = result {
+      finishClose(error: error)
+    } else {
+      finishClose(error: nil)
     }
   }
 

@@ -63,6 +63,8 @@ final class TLSRecords: RecordLayer {
     return n > 0 ? .transferred(Int(n)) : outcome(n, "TLS write")
   }
 
+  var hasBufferedInput: Bool { ssl.map { SSL_has_pending($0) == 1 } ?? false }
+
   private func outcome(_ rc: Int32, _ operation: String) -> RecordIO {
     guard let ssl else { return .closed }
     switch SSL_get_error(ssl, rc) {

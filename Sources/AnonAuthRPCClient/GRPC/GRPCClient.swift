@@ -51,14 +51,38 @@ public final class GRPCClient: ByteCallTransport {
   public func callRaw(
     _ method: String, payload: [UInt8], metadata: [String: String] = [:], timeoutMs: UInt32? = nil
   ) async throws(RPCError) -> [UInt8] {
+    try await attempts(timeoutMs: timeoutMs) { connection, leftMs, completion in
+      connection.start(
+        path: method, message: payload, metadata: metadata, timeoutMs: leftMs, completion: completion)
+    }
+  }
+
+  /// A plain HTTP/2 POST on the same connection, not gRPC: Firebase's JSON API as a
+  /// browser or URLSession sends it over `h2`, for the bench. `headers` are lowercase.
+  /// - Returns: the response body of a 200.
+  /// - Throws: `RPCError` with reason `HTTP_<status>` for another status, or a local
+  ///   `UNAVAILABLE` / `DEADLINE_EXCEEDED` as for a call.
+  public func post(
+    path: String, headers: [(name: String, value: String)], body: [UInt8], timeoutMs: UInt32? = nil
+  ) async throws(RPCError) -> [UInt8] {
+    try await attempts(timeoutMs: timeoutMs) { connection, leftMs, completion in
+      connection.startPost(
+        path: path, headers: headers, body: body, timeoutMs: leftMs, completion: completion)
+    }
+  }
+
+  /// Runs one request through `start`, sent again on a new connection when the server
+  /// never processed it, three attempts in all within the one deadline.
+  private func attempts(
+    timeoutMs: UInt32?,
+    _ start: @escaping @Sendable (GRPCConnection, UInt32, @escaping GRPCConnection.Completion) -> Void
+  ) async throws(RPCError) -> [UInt8] {
     try await CallAttempts.run(timeoutMs: timeoutMs ?? defaultTimeoutMs, maxAttempts: 3, connect: connection)
     {
       handle, leftMs, _ throws(RPCError) in
       let result: Result<[UInt8], ClientCallFailure> = await withCheckedContinuation { continuation in
         handle.bound.execute { connection in
-          connection.start(path: method, message: payload, metadata: metadata, timeoutMs: leftMs) {
-            continuation.resume(returning: $0)
-          }
+          start(connection, leftMs) { continuation.resume(returning: $0) }
         }
       }
       switch result {

@@ -13,14 +13,19 @@ final class GRPCConnection: TLSHandshakeDelegate, ByteStreamDelegate {
   private final class Stream {
     let completion: Completion
     let request: [UInt8]
+    /// A plain HTTP/2 request (not gRPC): its body is kept as it comes, at most the
+    /// message limit, and answers the call when `:status` is 200.
+    let plain: Bool
+    var plainBody: [UInt8] = []
     var sentBytes = 0
     var timer: UInt64 = 0
     var fields: [String: String] = [:]
     var body: GRPCMessageReader
 
-    init(completion: @escaping Completion, request: [UInt8], maxMessageSize: Int) {
+    init(completion: @escaping Completion, request: [UInt8], plain: Bool, maxMessageSize: Int) {
       self.completion = completion
       self.request = request
+      self.plain = plain
       self.body = GRPCMessageReader(maxMessageSize: maxMessageSize)
     }
   }
@@ -87,14 +92,33 @@ final class GRPCConnection: TLSHandshakeDelegate, ByteStreamDelegate {
     path: String, message: [UInt8], metadata: [String: String], timeoutMs: UInt32,
     completion: @escaping Completion
   ) {
+    let headers = GRPCRequestHeaders.make(
+      path: path, authority: authority, timeoutMs: timeoutMs, metadata: metadata)
+    begin(headers, body: GRPCMessageFrame.encode(message), plain: false, timeoutMs: timeoutMs, completion)
+  }
+
+  /// Starts a plain HTTP/2 POST of `body` to `path` (the JSON API on `h2`), with
+  /// `headers` after the pseudo-headers; `completion` gets the response body when the
+  /// status is 200, else an `RPCError` whose reason is `HTTP_<status>`.
+  func startPost(
+    path: String, headers: [(name: String, value: String)], body: [UInt8], timeoutMs: UInt32,
+    completion: @escaping Completion
+  ) {
+    let pseudo: [(name: String, value: String)] = [
+      (":method", "POST"), (":scheme", "https"), (":path", path), (":authority", authority),
+    ]
+    begin(pseudo + headers, body: body, plain: true, timeoutMs: timeoutMs, completion)
+  }
+
+  private func begin(
+    _ headers: [(name: String, value: String)], body: [UInt8], plain: Bool, timeoutMs: UInt32,
+    _ completion: @escaping Completion
+  ) {
     guard usable, let session else {
       completion(.failure(.notProcessed("connection is going away")))
       return
     }
-    let stream = Stream(
-      completion: completion, request: GRPCMessageFrame.encode(message), maxMessageSize: maxMessageSize)
-    let headers = GRPCRequestHeaders.make(
-      path: path, authority: authority, timeoutMs: timeoutMs, metadata: metadata)
+    let stream = Stream(completion: completion, request: body, plain: plain, maxMessageSize: maxMessageSize)
     let id = Self.submit(session, headers)
     guard id > 0 else {
       completion(.failure(.notProcessed("nghttp2 refused the request (\(id))")))
@@ -230,7 +254,12 @@ final class GRPCConnection: TLSHandshakeDelegate, ByteStreamDelegate {
   }
 
   fileprivate func data(stream id: Int32, _ bytes: UnsafeRawBufferPointer) {
-    streams[id]?.body.append(bytes)
+    guard let stream = streams[id] else { return }
+    if !stream.plain {
+      stream.body.append(bytes)
+    } else if stream.plainBody.count + bytes.count <= maxMessageSize {
+      stream.plainBody.append(contentsOf: bytes)
+    }
   }
 
   fileprivate func bodyChunk(stream id: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (
@@ -253,6 +282,15 @@ final class GRPCConnection: TLSHandshakeDelegate, ByteStreamDelegate {
 
   fileprivate func streamClosed(_ id: Int32, errorCode: UInt32) {
     guard let stream = streams[id] else { return }
+    if stream.plain, let status = stream.fields[":status"], errorCode == NGHTTP2_NO_ERROR.rawValue {
+      let text = String(decoding: stream.plainBody.prefix(512), as: UTF8.self)
+      finish(
+        id,
+        status == "200"
+          ? .success(stream.plainBody)
+          : .failure(.failed(RPCError(code: .unknown, reason: "HTTP_\(status)", message: text))))
+      return
+    }
     if stream.fields["grpc-status"] == nil && errorCode != NGHTTP2_NO_ERROR.rawValue {
       finish(id, .failure(Self.resetFailure(errorCode)))
       return

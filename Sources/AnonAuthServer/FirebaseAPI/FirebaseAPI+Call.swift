@@ -49,9 +49,7 @@ extension FirebaseAPI {
       if let authorization = request.header("authorization") { metadata["authorization"] = authorization }
       // The address the nearest proxy saw is the last one it appended; the native rule
       // (trusted proxies, admin key, client certificate) decides whether it counts.
-      if let forwarded = request.header("x-forwarded-for"),
-        let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
-      {
+      if let forwarded = request.header("x-forwarded-for"), let last = ASCIIText.lastListItem(forwarded) {
         metadata["x-end-user-ip"] = last
       }
       return metadata

@@ -9,7 +9,7 @@ public struct FirebaseAPIPath: Sendable, Equatable {
   static let hostPrefixes: Set<Substring> = ["identitytoolkit.googleapis.com", "securetoken.googleapis.com"]
 
   public init(_ path: String) {
-    var segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+    var segments = ASCIIText.split(path[...], "/", omittingEmpty: false).dropFirst()
     if let first = segments.first, Self.hostPrefixes.contains(first) { segments = segments.dropFirst() }
     self.segments = Array(segments)
   }

@@ -32,11 +32,12 @@ enum FormDecoding {
   /// The fields of `text`; the first of a repeated name wins, as Google's front end does.
   static func fields(_ text: String) -> [String: String] {
     var out: [String: String] = [:]
-    for pair in text.split(separator: "&") {
-      let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-      let name = percentDecoded(parts[0], plusIsSpace: true)
+    for pair in ASCIIText.split(text[...], "&") {
+      // The name ends at the first "=" (ASCII, one Character wherever it stands).
+      let equals = pair.firstIndex(of: "=")
+      let name = percentDecoded(pair[..<(equals ?? pair.endIndex)], plusIsSpace: true)
       guard !name.isEmpty, out[name] == nil else { continue }
-      out[name] = parts.count > 1 ? percentDecoded(parts[1], plusIsSpace: true) : ""
+      out[name] = equals.map { percentDecoded(pair[pair.index(after: $0)...], plusIsSpace: true) } ?? ""
     }
     return out
   }
@@ -44,6 +45,10 @@ enum FormDecoding {
   /// `%XX` decoded (and `+` as a space in forms); a malformed escape stays as it is, and
   /// bytes that are not UTF-8 are repaired, so hostile input never traps.
   static func percentDecoded<S: StringProtocol>(_ text: S, plusIsSpace: Bool) -> String {
+    // Nothing to decode (an API key, most values): the text as it is.
+    if !text.utf8.contains(where: { $0 == UInt8(ascii: "%") || ($0 == UInt8(ascii: "+") && plusIsSpace) }) {
+      return String(text)
+    }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(text.utf8.count)
     var iterator = Array(text.utf8)[...]

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Turns replies into HTTP/1.1 response bytes: the status line, the application's
 /// headers (minus those the transport owns), then `Content-Length`, `Date`,
@@ -10,22 +11,34 @@ enum HTTPReplyEncoder {
     "content-length", "transfer-encoding", "connection", "date", "keep-alive", "x-request-id",
   ]
 
+  /// Written as bytes into one buffer sized for the body, which is copied once: a
+  /// reply's head was a string built piece by piece, then copied into an array that grew
+  /// again for the body.
   static func encode(
     _ reply: HTTPReply, requestID: String, close: Bool, omitBody: Bool = false, now: time_t = time(nil)
   ) -> [UInt8] {
-    var head = "HTTP/1.1 \(reply.status) \(reasonPhrase(reply.status))\r\n"
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(256 + (omitBody ? 0 : reply.body.count))
+    func line(_ name: String, _ value: String) {
+      bytes.append(contentsOf: name.utf8)
+      bytes.append(contentsOf: ": ".utf8)
+      bytes.append(contentsOf: value.utf8)
+      bytes.append(contentsOf: "\r\n".utf8)
+    }
+    bytes.append(contentsOf: "HTTP/1.1 \(reply.status) ".utf8)
+    bytes.append(contentsOf: reasonPhrase(reply.status).utf8)
+    bytes.append(contentsOf: "\r\n".utf8)
     for (name, value) in reply.headers {
       let lower = name.lowercased()
       // A header that could split the response (CR, LF, NUL) is not sent at all.
       guard !transportHeaders.contains(lower), isSafe(name), isSafe(value), !name.isEmpty else { continue }
-      head += "\(name): \(value)\r\n"
+      line(name, value)
     }
-    head += "content-length: \(reply.body.count)\r\n"
-    head += "date: \(httpDate(now))\r\n"
-    if isSafe(requestID) { head += "x-request-id: \(requestID)\r\n" }
-    if close { head += "connection: close\r\n" }
-    head += "\r\n"
-    var bytes = Array(head.utf8)
+    line("content-length", String(reply.body.count))
+    line("date", httpDate(now))
+    if isSafe(requestID) { line("x-request-id", requestID) }
+    if close { line("connection", "close") }
+    bytes.append(contentsOf: "\r\n".utf8)
     if !omitBody { bytes.append(contentsOf: reply.body) }
     return bytes
   }
@@ -111,8 +124,18 @@ enum HTTPReplyEncoder {
     }
   }
 
-  /// RFC 9110's IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
+  /// RFC 9110's IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`. Every reply of a
+  /// second carries the same text, made once.
   static func httpDate(_ time: time_t) -> String {
+    if let text = lastDate.withLock({ $0.time == time ? $0.text : nil }) { return text }
+    let text = formatDate(time)
+    lastDate.withLock { $0 = (time, text) }
+    return text
+  }
+
+  private static let lastDate = Mutex<(time: time_t, text: String)>((-1, ""))
+
+  private static func formatDate(_ time: time_t) -> String {
     var t = time
     var parts = tm()
     gmtime_r(&t, &parts)

@@ -272,7 +272,15 @@
     guard value.allSatisfy({ $0 == 0x09 || $0 >= 0x20 && $0 != 0x7f }) else {
       throw .badRequest("a control character in a header value")
     }
-    return (String(decoding: name, as: UTF8.self).lowercased(), String(decoding: value, as: UTF8.self))
+    // The name is token bytes, all ASCII: lowercased byte by byte, as `lowercased()`
+    // would, without its walk of Unicode's case tables.
+    let lowerName = String(unsafeUninitializedCapacity: name.count) { buffer in
+      for (offset, byte) in name.enumerated() {
+        buffer[offset] = (0x41...0x5a).contains(byte) ? byte | 0x20 : byte
+      }
+      return name.count
+    }
+    return (lowerName, String(decoding: value, as: UTF8.self))
   }
 
   /// The framing rules: `Content-Length` only, once, digits only; any

@@ -14,9 +14,28 @@ protocol BenchClient: Sendable {
 extension RPCClient: BenchClient {}
 extension GRPCClient: BenchClient {}
 
+/// The JSON API over HTTP/2 (`h2`) as a bench client: a call's method is the request's
+/// path (with its query), its payload the body and its metadata the headers, sent as a
+/// plain POST on a `GRPCClient`'s connection, several streams at once as native
+/// multiplexes its calls.
+struct HTTP2JSONClient: BenchClient {
+  let connection: GRPCClient
+
+  func callRaw(
+    _ method: String, payload: [UInt8], metadata: [String: String], timeoutMs: UInt32?
+  ) async throws(RPCError) -> [UInt8] {
+    let headers = metadata.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+    return try await connection.post(path: method, headers: headers, body: payload, timeoutMs: timeoutMs)
+  }
+
+  func close() { connection.close() }
+}
+
 /// The transports a bench can compare in one run.
 enum BenchTransport: String, CaseIterable, Sendable {
   case native, http, grpc
+  /// The JSON API over HTTP/2 (ALPN `h2`): `--concurrency` streams on each connection.
+  case http2
 
   /// `--protocol`: one name, a comma-separated list (`native,grpc`), or `both` (native and
   /// http, as before gRPC existed). The order given is the order of each round's legs.

@@ -19,11 +19,13 @@ enum BenchCommand {
                     its window is read on each sign-up; make bench-scaling)
                     --protocol native (default), http (POST /v1/accounts:signUp over
                     HTTPS/JSON, ALPN http/1.1, keep-alive: one connection per call in
-                    flight, N x C of them), grpc (HTTP/2, ALPN h2: C streams on each
-                    of N connections), or a list (both = native,http; native,grpc;
-                    native,http,grpc): they alternate in --rounds R (default 3) of
-                    --seconds S each [64 x 4], and the report gives each one's ratio to
-                    native of the daemon's CPU per call
+                    flight, N x C of them), http2 (the same JSON over HTTP/2, ALPN
+                    h2: C streams on each of N connections), grpc (HTTP/2, ALPN h2: C
+                    streams on each of N connections), or a list (both = native,http;
+                    native,grpc; native,http,http2,grpc): they alternate in --rounds R
+                    (default 3) of --seconds S each [64 x 4], and the report gives each
+                    one's ratio to native of the daemon's CPU per call; --warm-up S
+                    first runs each transport S seconds unmeasured (default 0)
       refresh       RefreshToken, each task rotating token families of its own [64 x 4]
       verify        VerifyIdToken (--check-revoked: also reads the account) [64 x 8]
       account-info  GetAccountInfo [64 x 8]

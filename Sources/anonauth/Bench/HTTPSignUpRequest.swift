@@ -12,6 +12,9 @@ import Foundation
 struct HTTPSignUpRequest: Sendable {
   /// The request's fixed part, up to the end-user IP header.
   private let prefix: [UInt8]
+  /// The same request over HTTP/2: its path and headers (lowercase), but for the IP.
+  private let path: String
+  private let headers: [String: String]
   static let body = Array(#"{"returnSecureToken":true}"#.utf8)
 
   /// - Parameter authority: the `Host` header (`HOST:PORT`).
@@ -19,12 +22,25 @@ struct HTTPSignUpRequest: Sendable {
     var allowed = CharacterSet.alphanumerics
     allowed.insert(charactersIn: "-._~")
     let key = apiKey.addingPercentEncoding(withAllowedCharacters: allowed) ?? apiKey
+    path = "/v1/accounts:signUp?key=\(key)"
+    headers = [
+      "user-agent": "anonauth-bench", "accept": "*/*", "accept-language": "en-US",
+      "x-client-version": "anonauth-bench/1", "content-type": "application/json",
+      "authorization": "Bearer \(adminKey)",
+    ]
     prefix = Array(
       ("POST /v1/accounts:signUp?key=\(key) HTTP/1.1\r\n" + "Host: \(authority)\r\n"
         + "User-Agent: anonauth-bench\r\n" + "Accept: */*\r\n" + "Accept-Language: en-US\r\n"
         + "X-Client-Version: anonauth-bench/1\r\n"
         + "Content-Type: application/json\r\n" + "Content-Length: \(Self.body.count)\r\n"
         + "Authorization: Bearer \(adminKey)\r\n").utf8)
+  }
+
+  /// The n-th sign-up over HTTP/2: the same path, headers and body.
+  func call(ip n: Int) -> BenchCall {
+    var headers = headers
+    headers["x-forwarded-for"] = BenchCommand.endUserIP(n)
+    return BenchCall(method: path, payload: Self.body, metadata: headers)
   }
 
   /// The whole request of the n-th sign-up of a run.

@@ -13,7 +13,8 @@ enum SignUpBench {
   static let goalRatio = 1.15
 
   static func run(_ arguments: Arguments) async throws(CLIError) {
-    let transports = try BenchTransport.parse(arguments["protocol"], allowed: [.native, .http, .grpc])
+    let transports = try BenchTransport.parse(
+      arguments["protocol"], allowed: [.native, .http, .grpc, .http2])
     if transports == [.native] {
       try await native(arguments)
       return
@@ -30,7 +31,7 @@ enum SignUpBench {
       arguments, base,
       .init(
         name: "signup", goalRatio: goalRatio, transports: transports, workload: nativeWorkload(keys, counter),
-        http: { http.bytes(ip: counter.next()) }))
+        http: { http.bytes(ip: counter.next()) }, http2: { http.call(ip: counter.next()) }))
   }
 
   /// The native bench as it always was: closed or open loop, one measurement.

@@ -19,6 +19,8 @@ enum TransportRounds {
     let workload: BenchWorkload
     /// The HTTP/1.1 request of the same work, for benches that have one.
     var http: (@Sendable () -> [UInt8])?
+    /// The same work as a JSON API request over HTTP/2 (path, body, headers).
+    var http2: BenchWorkload?
   }
 
   /// The figures of one transport summed over the rounds.
@@ -45,6 +47,12 @@ enum TransportRounds {
       transports.contains(.native) ? try await LoadRunner.connect(base, count: options.connections) : []
     let grpc: [any BenchClient] =
       transports.contains(.grpc) ? try await LoadRunner.connectGRPC(base, count: options.connections) : []
+    let http2: [any BenchClient] =
+      transports.contains(.http2) && plan.http2 != nil
+      ? try await LoadRunner.connectGRPC(base, count: options.connections).map {
+        HTTP2JSONClient(connection: $0)
+      }
+      : []
     var fleet: HTTPFleet?
     if transports.contains(.http), let http = plan.http {
       let context: TLSContext
@@ -62,10 +70,33 @@ enum TransportRounds {
     }
     defer {
       fleet?.close()
-      for client in native + grpc { client.close() }
+      for client in native + grpc + http2 { client.close() }
     }
     let knowsOps = arguments["ops"] != nil || base.file["ops"] != nil
     let rsa = knowsOps ? try ServerCost.rsaSignsPerSecond(arguments) : nil
+    /// One leg: `transport` for `seconds`, its calls recorded in `recorder`; the wall time.
+    func leg(_ transport: BenchTransport, seconds: Int, _ recorder: LatencyRecorder) async -> Double {
+      var legOptions = options
+      legOptions.seconds = seconds
+      switch transport {
+      case .native:
+        return await LoadRunner.run(legOptions, clients: native, workload: plan.workload, recorder: recorder)
+      case .grpc:
+        return await LoadRunner.run(legOptions, clients: grpc, workload: plan.workload, recorder: recorder)
+      case .http:
+        return await fleet?.run(seconds: seconds, recorder: recorder) ?? 0
+      case .http2:
+        guard let workload = plan.http2 else { return 0 }
+        return await LoadRunner.run(legOptions, clients: http2, workload: workload, recorder: recorder)
+      }
+    }
+    // `--warm-up S`: each transport runs S seconds, unmeasured, before the first round, so
+    // that what a fresh daemon pays once (its heap and caches growing, the store's first
+    // pages and checkpoints) falls on neither transport's first leg.
+    let warmUp = try BenchCommand.int(arguments, "warm-up", 0)
+    if warmUp > 0 {
+      for transport in transports { _ = await leg(transport, seconds: warmUp, LatencyRecorder()) }
+    }
     var totals: [BenchTransport: Totals] = [:]
     var ratios: [BenchTransport: [Double]] = [:]
     for _ in 0..<roundCount {
@@ -74,16 +105,7 @@ enum TransportRounds {
         var total = totals[transport] ?? Totals()
         let before = total.recorder.summary()
         let cost = ServerCost(arguments, base)
-        switch transport {
-        case .native:
-          total.wall += await LoadRunner.run(
-            options, clients: native, workload: plan.workload, recorder: total.recorder)
-        case .grpc:
-          total.wall += await LoadRunner.run(
-            options, clients: grpc, workload: plan.workload, recorder: total.recorder)
-        case .http:
-          total.wall += await fleet?.run(seconds: options.seconds, recorder: total.recorder) ?? 0
-        }
+        total.wall += await leg(transport, seconds: options.seconds, total.recorder)
         let after = total.recorder.summary()
         let calls = after.count + after.failureCount - before.count - before.failureCount
         let spent = cost.cpuSpent()
@@ -134,6 +156,7 @@ enum TransportRounds {
         "bench": .string(plan.name), "protocol": .string(arguments["protocol"] ?? "native"),
         "rounds": .int(Int64(max(1, ratios.values.map(\.count).max() ?? 0))),
         "goal_ratio": .double(plan.goalRatio),
+        "warm_up_seconds": .int(Int64(arguments["warm-up"].flatMap { Int($0) } ?? 0)),
       ]
       if plan.transports.contains(.http) { object["http_reconnects"] = .int(Int64(reconnects)) }
       for (transport, report) in reports { object[transport.rawValue] = .object(report.jsonObject) }
