@@ -12,7 +12,7 @@ import AnonAuthWire
 /// For `anonauth bench admission-calls`: it fills the admission tables with a million
 /// addresses directly (`admission`), which a daemon would need a million admitted calls
 /// (and as many sign-up quota rows) to reach, then times real calls through the router.
-public final class InProcessDaemon: Sendable {
+public struct InProcessDaemon: Sendable {
   /// The services' admission: the tables every call's expensive work is admitted in.
   public let admission: Admission
   /// What `--dev` wrote to `client.json` for this data dir: `project_id`, `api_key`,
@@ -23,19 +23,6 @@ public final class InProcessDaemon: Sendable {
   private let outbound: HTTPSClient
   private let loop: EventLoop
   private let transport: InProcessTransport
-
-  private init(
-    admission: Admission, keys: [String: String], store: Store, pool: CPUPool, outbound: HTTPSClient,
-    loop: EventLoop, transport: InProcessTransport
-  ) {
-    self.admission = admission
-    self.keys = keys
-    self.store = store
-    self.pool = pool
-    self.outbound = outbound
-    self.loop = loop
-    self.transport = transport
-  }
 
   /// Starts the stack on a new data dir, with the daemon's defaults (`--dev`) and `flags`
   /// (more of `anonauthd`'s own, as on its command line).
