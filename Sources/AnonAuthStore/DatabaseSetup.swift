@@ -5,7 +5,7 @@ extension Database {
   ///
   /// On the replicated engine the node decides both (WAL, and durability by Raft's
   /// majority), and foreign keys are set when the link is made.
-  func configureWriter(synchronous: StoreOptions.Synchronous) throws(StoreError) {
+  func configureWriter(synchronous: StoreOptions.Synchronous, cacheKiB: Int) throws(StoreError) {
     guard connection is SQLiteConnection else { return }
     let mode = try queryOne("PRAGMA journal_mode=WAL")?.optionalString(0)
     guard mode?.lowercased() == "wal" else {
@@ -19,14 +19,15 @@ extension Database {
     // savepoint changes (the statement journal). In a temporary file, that is a pwrite(2)
     // per page per job; in memory, a copy.
     try execute("PRAGMA temp_store=MEMORY")
-    try useLargerCache()
+    try useLargerCache(kib: cacheKiB)
   }
 
-  /// 16 MiB of page cache per connection instead of SQLite's 2 MiB: every sign-up
-  /// touches random pages of the account and token indexes, and once the store outgrows
-  /// the cache each of them is a read(2) into the OS cache. Negative means KiB.
-  func useLargerCache() throws(StoreError) {
-    try execute("PRAGMA cache_size=-16384")
+  /// More page cache than SQLite's 2 MiB (16 MiB for readers, `StoreOptions.writerCacheKiB`
+  /// for the writer): every sign-up touches random pages of the account and token
+  /// indexes, and once the store outgrows the cache each of them is a read(2) into the
+  /// OS cache. Negative means KiB.
+  func useLargerCache(kib: Int = StoreOptions.defaultCacheKiB) throws(StoreError) {
+    try execute("PRAGMA cache_size=-\(kib)")
   }
 
   /// Readers inherit WAL from the file; foreign keys matter to them only for pragmas

@@ -109,7 +109,7 @@ public final class Store: Sendable {
   ) throws(StoreError) -> (Database, Int) {
     let connection = try connect(options, readOnly: false)
     do throws(StoreError) {
-      try connection.configureWriter(synchronous: options.synchronous)
+      try connection.configureWriter(synchronous: options.synchronous, cacheKiB: options.writerCacheKiB)
       if options.checkIntegrityAtOpen { try connection.quickCheck() }
       return (connection, try Migrator.migrate(connection, to: migrations))
     } catch {

@@ -13,6 +13,7 @@ import Testing
       arguments: ["--dev", "--commit-delay-us", "2500"], environment: [:])
     let options = config.storeOptions(path: "/srv/anonauth.db")
     #expect(options.commitDelayMicroseconds == 2500)
+    #expect(options.writerCacheKiB == config.writerCacheKiB)
     #expect(options.path == "/srv/anonauth.db")
     #expect(!options.checkIntegrityAtOpen)
   }

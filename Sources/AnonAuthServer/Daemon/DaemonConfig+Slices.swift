@@ -8,7 +8,9 @@ extension DaemonConfig {
   /// every page: the daemon runs it once it serves, so a store of millions of accounts
   /// opens in milliseconds.
   func storeOptions(path: String) -> StoreOptions {
-    StoreOptions(path: path, commitDelayMicroseconds: commitDelayMicroseconds, checkIntegrityAtOpen: false)
+    StoreOptions(
+      path: path, commitDelayMicroseconds: commitDelayMicroseconds, writerCacheKiB: writerCacheKiB,
+      checkIntegrityAtOpen: false)
   }
 
   /// The clean-up worker with the configured interval, batch and job budget.

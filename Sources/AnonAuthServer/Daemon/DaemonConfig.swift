@@ -35,6 +35,8 @@ public struct DaemonConfig: Sendable {
   /// How long the store's writer may hold a small batch for more writes while they
   /// stream in (`StoreOptions.commitDelayMicroseconds`).
   public var commitDelayMicroseconds: Int
+  /// The store writer's page cache (`StoreOptions.writerCacheKiB`), in KiB.
+  public var writerCacheKiB: Int
   /// Fair admission of password hashing, signing and writes per IP and project.
   public var admission: AdmissionLimits
   public var logLevel: Logger.Level
@@ -239,6 +241,7 @@ public struct DaemonConfig: Sendable {
     cleanupBatchSize = try int(.cleanupBatchSize)
     cleanupJobBudgetMicroseconds = try int(.cleanupJobBudgetUs)
     commitDelayMicroseconds = try int(.commitDelayUs)
+    writerCacheKiB = try int(.writerCacheBytes) / 1024
     var admission = AdmissionLimits()
     admission.password = .init(
       perIP: try int(.passwordRatePerIP), perProject: try int(.passwordRatePerProject))

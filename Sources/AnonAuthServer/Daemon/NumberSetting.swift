@@ -1,4 +1,5 @@
 import AnonAuthService
+import AnonAuthStore
 import AnonAuthWire
 
 /// A whole-number setting with its typed default. Components whose defaults are operator
@@ -24,6 +25,10 @@ public struct NumberSetting: Sendable {
 
 private let mebibyte: UInt64 = 1 << 20
 private let standardAdmission = AdmissionLimits()
+private let kibibyte: UInt64 = 1024
+private let writerCacheKiB = StoreOptions.writerCacheKiBRange
+private let writerCacheBytesRange =
+  UInt64(writerCacheKiB.lowerBound) * kibibyte...UInt64(writerCacheKiB.upperBound) * kibibyte
 
 extension NumberSetting {
   static let ioThreads = NumberSetting(
@@ -115,6 +120,11 @@ extension NumberSetting {
     50...10_000_000,
     "how long one clean-up write job may hold the writer (microseconds); a scheduled pass rests twice as "
       + "long between jobs", section: .cleanup)
+  /// `StoreOptions.writerCacheKiB`, in bytes.
+  static let writerCacheBytes = NumberSetting(
+    "writer-cache-bytes", UInt64(StoreOptions.defaultWriterCacheKiB) * 1024, .bytes, writerCacheBytesRange,
+    "the store writer's SQLite page cache, in bytes (allocated as pages are read): room for the interior "
+      + "pages of a large store's B-trees, which every write searches from the root", section: .cleanup)
   /// The daemon's default, not `StoreOptions`' (0, never waits: what tests and tools that
   /// open a store want).
   static let commitDelayUs = NumberSetting(

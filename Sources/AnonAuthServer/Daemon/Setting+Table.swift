@@ -70,6 +70,7 @@ extension Setting {
     NumberSetting.cleanupBatchSize.setting,
     NumberSetting.cleanupJobBudgetUs.setting,
     NumberSetting.commitDelayUs.setting,
+    NumberSetting.writerCacheBytes.setting,
     NumberSetting.passwordRatePerIP.setting,
     NumberSetting.passwordRatePerProject.setting,
     NumberSetting.signingRatePerIP.setting,
