@@ -7,8 +7,9 @@ import Testing
 
 /// The cluster port's TLS gateway and the dialer, against an echo standing in for the
 /// node: bytes pass both ways only after a handshake with a certificate of the cluster CA;
-/// every other peer is refused before a byte reaches the node.
-@Suite struct ClusterGatewayTests {
+/// every other peer is refused before a byte reaches the node. A class, so that each
+/// test's certificates directory is removed when the test ends.
+@Suite final class ClusterGatewayTests {
   let directory: String
   let ca: TestAuthority
 
@@ -18,6 +19,8 @@ import Testing
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     ca = try TestAuthority("cluster", directory: directory)
   }
+
+  deinit { try? FileManager.default.removeItem(atPath: directory) }
 
   private func gateway(_ node: EchoNode, _ slot: ClusterTLSSlot) throws -> ClusterGateway {
     let gateway = try ClusterGateway(

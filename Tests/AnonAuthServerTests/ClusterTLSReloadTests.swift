@@ -9,10 +9,13 @@ import Testing
 
 /// SIGHUP on the cluster identity: new files are taken, a bad one keeps the identity in
 /// use and says so in the log; `--dev` writes its files, again at each start.
-@Suite struct ClusterTLSReloadTests {
+/// A class, so that each test's directory is removed when the test ends.
+@Suite final class ClusterTLSReloadTests {
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
     "cluster-reload-\(UUID().uuidString)"
   ).path
+
+  deinit { try? FileManager.default.removeItem(atPath: directory) }
 
   private func files(_ name: String) throws -> ClusterTLSFiles {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
