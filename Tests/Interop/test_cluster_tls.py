@@ -11,6 +11,8 @@ import subprocess
 import threading
 import time
 
+import pytest
+
 import cluster_certs
 import dqlite_wire
 from cluster import Cluster, RetryingClient, free_port
@@ -294,15 +296,21 @@ def test_sighup_reloads_the_cluster_files_and_a_bad_file_keeps_the_old_ones(pb):
             cluster.kill(i)
 
 
-def test_node_1_on_an_empty_directory_sees_the_existing_cluster_through_tls(pb):
+@pytest.mark.parametrize("end", ["stopped", "killed"])
+def test_node_1_on_an_empty_directory_sees_the_existing_cluster_through_tls(pb, end):
     """The check against a second bootstrap asks the --cluster-join nodes for a leader:
     through TLS like every other connection (in plaintext it would find none behind the
-    gateways, and bootstrap a second, diverging cluster)."""
+    gateways, and bootstrap a second, diverging cluster). Killed, node 1 (the leader)
+    hands nothing over: the others name it until their election timers run out, then
+    none until they have elected one; the check must see a cluster all along."""
     import shutil
     cluster = Cluster()
     try:
-        cluster.leader()
-        cluster.stop(1)
+        cluster.lead(1)
+        if end == "stopped":
+            cluster.stop(1)
+        else:
+            cluster.kill(1)
         shutil.rmtree(os.path.join(cluster.dirs[1], "cluster"))
         others = ",".join(cluster.addresses[i] for i in (2, 3))
         result = subprocess.run(

@@ -75,15 +75,36 @@ enum ClusterMembership {
   }
 
   /// Node 1 on an empty directory would bootstrap a cluster of its own: if the nodes in
-  /// `--cluster-join` already have a leader, that is a second, diverging cluster, so the
+  /// `--cluster-join` belong to a cluster, that is a second, diverging cluster, so the
   /// start is refused instead.
+  ///
+  /// A node that names any leader belongs to a cluster, even when that leader is gone (a
+  /// follower names its last leader until its own election timer runs out); a node never
+  /// joined names none. Between leaders (an election, say right after the old node 1
+  /// stopped) every member names none for a moment, so while a join node answers, the
+  /// question is asked again for up to four election timeouts, the longest an election
+  /// takes, before this node concludes that no cluster exists.
   static func refuseSecondBootstrap(_ config: ClusterConfig, directory: String) throws(ConfigError) {
     guard config.id == 1, !config.join.isEmpty, !hasRaftState(directory) else { return }
-    let others = DqliteConnector(seeds: config.join, timeoutMs: DqliteTimeouts.probeMs)
-    if let leader = try? others.findLeader() {
-      throw ConfigError(
-        "cluster: node 1's data directory is empty but the cluster it would join exists "
-          + "(leader \(leader.address)): start this node with a new --cluster-id so that it joins instead")
+    let deadline = Date().addingTimeInterval(4 * Double(config.electionTimeoutMs) / 1000)
+    while true {
+      var answered = false
+      for seed in config.join {
+        guard let connection = try? DqliteConnection(address: seed, timeoutMs: DqliteTimeouts.probeMs) else {
+          continue
+        }
+        let named = try? connection.leader()
+        connection.close()
+        answered = true
+        if let leader = named ?? nil {
+          throw ConfigError(
+            "cluster: node 1's data directory is empty but the cluster it would join exists "
+              + "(\(seed) names leader \(leader.address)): start this node with a new --cluster-id so that "
+              + "it joins instead")
+        }
+      }
+      guard answered, Date() < deadline else { return }
+      Thread.sleep(forTimeInterval: 0.2)
     }
   }
 

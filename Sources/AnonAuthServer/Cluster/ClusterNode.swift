@@ -186,21 +186,22 @@ public final class ClusterNode: Sendable {
   }
 
   /// Hands leadership to another voter if this node leads (so that the others need not
-  /// wait for an election timeout), then stops the node.
+  /// wait for an election timeout), then stops the node. Its own node is asked, not the
+  /// monitor's snapshot: that is up to half a second old, and a voter that joined since
+  /// would be missed (the others then waited for an election).
   func stop(logger: Logger) {
     monitor.stop()
-    let snapshot = monitor.snapshot
-    if snapshot.leader?.id == config.id,
-      let heir = snapshot.members.first(where: { $0.role == .voter && $0.id != config.id })
-    {
-      do {
-        let connection = try DqliteConnection(address: config.advertise, timeoutMs: DqliteTimeouts.nodeMs)
-        defer { connection.close() }
+    do {
+      let connection = try DqliteConnection(address: config.advertise, timeoutMs: DqliteTimeouts.nodeMs)
+      defer { connection.close() }
+      if try connection.leader()?.id == config.id,
+        let heir = try connection.cluster().first(where: { $0.role == .voter && $0.id != config.id })
+      {
         try connection.transfer(to: heir.id)
         logger.info("cluster: leadership handed over", ["to": .int(Int64(heir.id))])
-      } catch {
-        logger.warning("cluster: leadership hand-over failed", ["error": .string("\(error)")])
       }
+    } catch {
+      logger.warning("cluster: leadership hand-over failed", ["error": .string("\(error)")])
     }
     node.stop()
     gateway?.stop()
