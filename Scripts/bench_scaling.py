@@ -19,7 +19,9 @@ Measured so far:
   - a clean-up pass (`anonauth admin run-cleanup`, RunCleanup calls) over a store of
     --cleanup-small accounts (default 50,000, a fifth due) and one of --cleanup-accounts
     (default 5,000,000) with --cleanup-due of them due (default 1,000,000), both loaded
-    by load_accounts.py: wall time and daemon CPU (/proc/PID/stat) per deleted account;
+    by load_accounts.py, once with each of --cleanup-uid-orders (default creation,random:
+    the uids `--uid-order` makes): wall time and daemon CPU (/proc/PID/stat) per deleted
+    account;
   - the admission tables with 1,000 and 1,000,000 addresses, in process: the CPU per
     real call (`anonauth bench admission-calls`: RefreshToken and anonymous SignUp
     through the daemon's serving stack, its tables filled before each batch, the calls
@@ -30,7 +32,8 @@ Measured so far:
     failed-sign-in throttle (`anonauth bench admission-tables`).
 
     python3 Scripts/bench_scaling.py [--seconds 10] [--window 950000] [--accounts 1000000]
-        [--cleanup-accounts 5000000] [--cleanup-due 1000000] [--parts signup,reads,...]
+        [--cleanup-accounts 5000000] [--cleanup-due 1000000] [--cleanup-uid-orders creation,random]
+        [--parts signup,reads,...]
 
 --parts picks some of signup, reads, refresh, cleanup, admission (default: all).
 
@@ -151,10 +154,12 @@ def refresh_rounds(rsa, seconds, accounts=1000):
         shutil.rmtree(work, ignore_errors=True)
 
 
-def cleanup_pass(accounts, due, settle):
+def cleanup_pass(accounts, due, settle, uid_order):
     """A clean-up pass (`anonauth admin run-cleanup --all-projects`: RunCleanup calls of 2,000 accounts
     until none is due) over a store of `accounts` accounts, `due` of them due, loaded by
-    load_accounts.py: (deleted, wall us and daemon CPU us per deleted account)."""
+    load_accounts.py with uids of `uid_order` (as `--uid-order` makes them) and the due
+    accounts made over 9 days, so that the pass deletes them in the order they were made,
+    as in a store the daemon filled: (deleted, wall us and daemon CPU us per deleted account)."""
     work = tempfile.mkdtemp(prefix="anonauth-scaling-cleanup-")
     daemon = bench_large.Daemon(os.path.join(work, "store"))
     try:
@@ -163,8 +168,10 @@ def cleanup_pass(accounts, due, settle):
         daemon.stop()
         started = time.monotonic()
         subprocess.run([sys.executable, str(ROOT / "Scripts" / "load_accounts.py"), daemon.dir,
-                        str(accounts - due), "--due", str(due)], check=True, stdout=subprocess.DEVNULL)
-        print(f"loaded {accounts:,} accounts ({due:,} due) in {time.monotonic() - started:.0f} s", flush=True)
+                        str(accounts - due), "--due", str(due), "--due-spread-days", "9", "--uid-order", uid_order],
+                       check=True, stdout=subprocess.DEVNULL)
+        print(f"loaded {accounts:,} accounts ({due:,} due, uids {uid_order}) in {time.monotonic() - started:.0f} s",
+              flush=True)
         daemon.start()
         # The integrity check each start runs in the background reads every page.
         time.sleep(settle)
@@ -222,6 +229,7 @@ def main():
     parser.add_argument("--cleanup-small", type=int, default=50_000)
     parser.add_argument("--cleanup-accounts", type=int, default=5_000_000)
     parser.add_argument("--cleanup-due", type=int, default=1_000_000)
+    parser.add_argument("--cleanup-uid-orders", default="creation,random")
     parser.add_argument("--parts", default=",".join(PARTS))
     args = parser.parse_args()
     parts = args.parts.split(",")
@@ -244,12 +252,15 @@ def main():
     if "cleanup" in parts:
         small_due = args.cleanup_small // 5
         settle = max(2, args.cleanup_accounts // 400_000)
-        _, small_wall, small_cpu = cleanup_pass(args.cleanup_small, small_due, 2)
-        _, large_wall, large_cpu = cleanup_pass(args.cleanup_accounts, args.cleanup_due, settle)
         small_name = f"{args.cleanup_small:,} accounts, {small_due:,} due"
         large_name = f"{args.cleanup_accounts:,} accounts, {args.cleanup_due:,} due"
-        rows.append(("clean-up pass, CPU per deleted account", small_name, large_name, small_cpu, large_cpu))
-        rows.append(("clean-up pass, wall time per deleted account", small_name, large_name, small_wall, large_wall))
+        for order in args.cleanup_uid_orders.split(","):
+            _, small_wall, small_cpu = cleanup_pass(args.cleanup_small, small_due, 2, order)
+            _, large_wall, large_cpu = cleanup_pass(args.cleanup_accounts, args.cleanup_due, settle, order)
+            rows.append((f"clean-up pass (--uid-order {order}), CPU per deleted account", small_name, large_name,
+                         small_cpu, large_cpu))
+            rows.append((f"clean-up pass (--uid-order {order}), wall time per deleted account", small_name,
+                         large_name, small_wall, large_wall))
     if "admission" in parts:
         names = {"refresh": "RefreshToken", "signup": "anonymous SignUp"}
         shapes = {"tracked": "from addresses the tables hold", "new": "from new addresses"}

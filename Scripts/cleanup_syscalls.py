@@ -6,12 +6,14 @@ tracepoints), which a shared machine's load does not move as it moves CPU time.
 
     python3 Scripts/cleanup_syscalls.py --bins before=DIR,after=DIR [--small 50000]
         [--large 5000000] [--large-due 1000000] [--rounds 1] [--count] [--keep DIR]
+        [--load-args "--due-spread-days 9 --uid-order creation"]
 
 Each DIR holds an `anonauthd` and an `anonauth`; NAME=DIR:VAR=VALUE;... starts that
 daemon with those environment variables. The stores are loaded once (load_accounts.py,
 into a store the first daemon made; a fifth of the small one due) and copied for each
 pass; --keep names where the loaded stores stay between runs (default: a temporary
-directory removed at the end). Each pass: the daemon started with its background pass
+directory removed at the end); --load-args passes load_accounts.py's options for the
+shape of the stores (each shape is loaded and kept apart). Each pass: the daemon started with its background pass
 held off, the integrity check given time to finish, `anonauth admin run-cleanup
 --all-projects`, the daemon's CPU from /proc/PID/stat. --count needs perf and the
 permission to trace the daemon (root, or perf_event_paranoid <= 1)."""
@@ -60,9 +62,11 @@ def stop(proc):
     proc.wait(timeout=300)
 
 
-def loaded_store(build, keep, accounts, due):
-    """A directory holding a loaded store of `accounts` accounts, `due` due (made once)."""
-    loaded = os.path.join(keep, f"store-{accounts}-{due}.loaded")
+def loaded_store(build, keep, accounts, due, load_args):
+    """A directory holding a loaded store of `accounts` accounts, `due` due, of the shape
+    `load_args` gives (made once)."""
+    shape = "".join(c if c.isalnum() else "-" for c in " ".join(load_args)).strip("-")
+    loaded = os.path.join(keep, f"store-{accounts}-{due}{'-' + shape if shape else ''}.loaded")
     if os.path.exists(loaded):
         return loaded
     making = loaded[:-len(".loaded")]
@@ -71,7 +75,7 @@ def loaded_store(build, keep, accounts, due):
     stop(start(build, making))
     started = time.monotonic()
     subprocess.run([sys.executable, str(ROOT / "Scripts" / "load_accounts.py"), making, str(accounts - due),
-                    "--due", str(due)], check=True, stdout=subprocess.DEVNULL)
+                    "--due", str(due), *load_args], check=True, stdout=subprocess.DEVNULL)
     print(f"loaded {accounts:,} accounts ({due:,} due) in {time.monotonic() - started:.0f} s", flush=True)
     os.rename(making, loaded)
     return loaded
@@ -121,13 +125,15 @@ def main():
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--count", action="store_true")
     parser.add_argument("--keep")
+    parser.add_argument("--load-args", default="")
     args = parser.parse_args()
     builds = [entry.split("=", 1) for entry in args.bins.split(",")]
     keep = args.keep or tempfile.mkdtemp(prefix="anonauth-cleanup-syscalls-")
     os.makedirs(keep, exist_ok=True)
     try:
-        stores = [("small", loaded_store(builds[0][1], keep, args.small, args.small // 5), 2),
-                  ("large", loaded_store(builds[0][1], keep, args.large, args.large_due),
+        load_args = args.load_args.split()
+        stores = [("small", loaded_store(builds[0][1], keep, args.small, args.small // 5, load_args), 2),
+                  ("large", loaded_store(builds[0][1], keep, args.large, args.large_due, load_args),
                    max(2, args.large // 400_000))]
         for round_number in range(args.rounds):
             for name, build in builds:

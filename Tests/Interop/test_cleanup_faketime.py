@@ -79,11 +79,28 @@ def link_email(daemon, name, email):
     assert result.returncode == 0, result.stderr
 
 
+UID_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def creation_second(uid):
+    """The second a `--uid-order creation` uid was made in: its first six base-62 digits."""
+    second = 0
+    for char in uid[:6]:
+        second = second * 62 + UID_DIGITS.index(char)
+    return second
+
+
 def test_31_days_later_only_anonymous_accounts_are_gone():
-    first = Daemon(extra=["--cleanup-interval-ms", "3600000"])
+    # This store's uids start with their creation second (--uid-order creation); the
+    # test above runs the default random ones through the same pass.
+    ordered = ["--cleanup-interval-ms", "3600000", "--uid-order", "creation"]
+    first = Daemon(extra=ordered)
     try:
         admin_json(first, "update-config", "auto_cleanup_enabled=true")
+        made = time.time()
         anonymous = [sign_in(first, f"anon{i}") for i in range(3)]
+        assert all(len(uid) == 28 and uid.isalnum() for uid in anonymous)
+        assert all(abs(creation_second(uid) - made) < 120 for uid in anonymous)
         linked = sign_in(first, "linked")
         assert admin_json(first, "get-account", linked)["scheduled_deletion_at_ms"] > 0
         link_email(first, "linked", "keeper@example.com")
@@ -93,7 +110,7 @@ def test_31_days_later_only_anonymous_accounts_are_gone():
     finally:
         assert first.stop() == 0
 
-    later = Daemon(data_dir=first.dir, env=days_later(31), extra=["--cleanup-interval-ms", "3600000"])
+    later = Daemon(data_dir=first.dir, env=days_later(31), extra=ordered)
     try:
         assert admin_json(later, "preview-cleanup")["eligible_now"] == 3
         assert admin_json(later, "run-cleanup")["deleted"] == 3
@@ -101,6 +118,10 @@ def test_31_days_later_only_anonymous_accounts_are_gone():
         assert exists(later, linked)
         usage = admin_json(later, "usage")
         assert usage["cleaned_up_total"] == 3 and usage["total_accounts"] == 1
+        # Made 31 days on: a second that far on, and after every older uid in the store's order.
+        newer = sign_in(later, "newer")
+        assert abs(creation_second(newer) - (made + 31 * 86400)) < 600
+        assert newer > max(anonymous + [linked])
     finally:
         assert later.stop() == 0
 

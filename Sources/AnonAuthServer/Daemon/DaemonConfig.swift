@@ -40,6 +40,8 @@ public struct DaemonConfig: Sendable {
   /// Fair admission of password hashing, signing and writes per IP and project.
   public var admission: AdmissionLimits
   public var logLevel: Logger.Level
+  /// How new uids are made (`--uid-order`).
+  public var uidOrder: UIDOrder
   public var rpc: RPCServerConfig
   /// Set, the store is replicated on a dqlite cluster this daemon's node belongs to.
   public var cluster: ClusterConfig?
@@ -204,6 +206,10 @@ public struct DaemonConfig: Sendable {
     default:
       throw ConfigError("--log-level: expected debug, info, warn or error, got \"\(text("log-level"))\"")
     }
+    guard let uidOrder = UIDOrder(rawValue: text("uid-order")) else {
+      throw ConfigError("--uid-order: expected random or creation, got \"\(text("uid-order"))\"")
+    }
+    self.uidOrder = uidOrder
     var rpc = RPCServerConfig(listen: listen)
     rpc.emulatorListen = try Self.emulatorListen(text("firebase-emulator-listen"))
     rpc.ioThreads = try int(.ioThreads)

@@ -49,6 +49,7 @@ struct ServingStack: Sendable {
       metrics: serviceMetrics, logger: logger, masterKey: masterKey.bytes,
       outbound: OutboundHTTPSAdapter(client: outbound), admissionLimits: config.admission)
     environment.adminRequiresClientCertificate = config.adminRequiresClientCertificate
+    environment.uidOrder = config.uidOrder
     // Email actions: where their mails go, and where their links lead (known once the
     // listeners are bound).
     let actionBase = ActionURLBase(configured: config.mail.actionURL)

@@ -69,6 +69,12 @@ extension Setting {
     NumberSetting.cleanupIntervalMs.setting,
     NumberSetting.cleanupBatchSize.setting,
     NumberSetting.cleanupJobBudgetUs.setting,
+    Setting(
+      "uid-order", "random",
+      "how new uids are made: random (Firebase's: 28 characters from the CSPRNG) or creation (the first 6 "
+        + "are the second the account was made, in base 62, the other 22 random: the store keeps accounts "
+        + "in the order they were made, so a large store's sign-ups append and its clean-up deletes "
+        + "neighbours; a uid then tells when its account was made)"),
     NumberSetting.commitDelayUs.setting,
     NumberSetting.writerCacheBytes.setting,
     NumberSetting.passwordRatePerIP.setting,

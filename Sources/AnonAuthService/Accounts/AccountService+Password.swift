@@ -55,8 +55,8 @@ extension AccountService {
       }
       throw error
     }
-    let localID = try Self.newLocalID()
     let session = try NewSession(provider: ProviderSettings.password, nowMs: env.clock.nowMs())
+    let localID = try env.uidOrder.newLocalID(nowMs: session.nowMs)
     var account = AccountRecord(
       projectID: projectID, localID: localID, isAnonymous: false, createdAtMs: session.nowMs)
     account.email = email

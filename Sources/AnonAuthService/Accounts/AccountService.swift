@@ -48,9 +48,9 @@ public struct AccountService: AccountServiceHandler {
       }
     }
     let ipKey = try quotaIPKey(context)
-    let localID = try Self.newLocalID()
     let session = try NewSession(provider: "anonymous", nowMs: env.clock.nowMs())
     let now = session.nowMs
+    let localID = try env.uidOrder.newLocalID(nowMs: now)
     var account = AccountRecord(
       projectID: project.projectID, localID: localID, isAnonymous: true, createdAtMs: now)
     let token = session.record(projectID: project.projectID, localID: localID)
@@ -177,15 +177,6 @@ public struct AccountService: AccountServiceHandler {
   }
 
   // MARK: Shared
-
-  /// A new uid: 28 characters of [A-Za-z0-9] from the CSPRNG.
-  static func newLocalID() throws(RPCError) -> String {
-    do {
-      return try SecureRandom.alphanumeric(28)
-    } catch {
-      throw RPCError(.internalError, "random generator failed")
-    }
-  }
 
   /// The key the per-IP sign-up quota counts this call against.
   func quotaIPKey(_ context: CallContext) throws(RPCError) -> String {

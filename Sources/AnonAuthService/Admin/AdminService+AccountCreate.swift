@@ -9,7 +9,8 @@ extension AdminService {
     -> AccountInfo
   {
     let project = try existing(request.projectId, context)
-    let localID = request.localId.isEmpty ? try AccountService.newLocalID() : request.localId
+    let localID =
+      request.localId.isEmpty ? try env.uidOrder.newLocalID(nowMs: env.clock.nowMs()) : request.localId
     try AdminAccountFields.checkUID(localID)
     let email = request.email.isEmpty ? nil : try EmailAddress.require(request.email)
     if !request.password.isEmpty {

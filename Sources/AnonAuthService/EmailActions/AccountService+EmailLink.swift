@@ -32,7 +32,7 @@ extension AccountService {
       try admitted.reserve([.write, .signing])
       let session = try NewSession(provider: ProviderSettings.password, nowMs: clock.nowMs())
       let day = UTCDay.string(ms: session.nowMs)
-      let newLocalID = try Self.newLocalID()
+      let newLocalID = try env.uidOrder.newLocalID(nowMs: session.nowMs)
       let outcome = try await env.write(admitted) { db in
         if code.expiresAtMs <= session.nowMs { throw RPCError(.expiredOobCode, "the code has expired") }
         guard try OobCodesRepository.spend(db, codeHash: code.codeHash) else {

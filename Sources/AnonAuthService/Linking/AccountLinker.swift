@@ -276,7 +276,7 @@ struct AccountLinker {
     _ identity: VerifiedIdentity, project: ProjectRecord, ipKey: String, session: NewSession,
     _ admitted: Admitted
   ) async throws(RPCError) -> SignedIn {
-    let newLocalID = try AccountService.newLocalID()
+    let newLocalID = try env.uidOrder.newLocalID(nowMs: session.nowMs)
     let day = UTCDay.string(ms: session.nowMs)
     let outcome = try await signInJob(
       identity, project: project, ipKey: ipKey, session: session, newLocalID: newLocalID, day: day, admitted)

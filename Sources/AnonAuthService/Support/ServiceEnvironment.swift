@@ -29,6 +29,9 @@ public struct ServiceEnvironment: Sendable {
   public var adminRequiresClientCertificate = false
   /// How email actions' mails are linked, queued and limited (`EmailSettings`).
   public var email = EmailSettings()
+  /// How new uids are made (`--uid-order`): Firebase's random ones unless the operator
+  /// chose ones that start with their creation second.
+  public var uidOrder = UIDOrder.random
 
   /// - Parameters:
   ///   - outbound: how provider keys and Facebook's Graph API are fetched; without one,
