@@ -16,7 +16,13 @@ everything else, also as a fraction of the signature; the instructions by librar
 (self cost); and the N functions outside libcrypto with the most. `--protocol http`
 passes itself to the bench (`signup` only): the sign-up over HTTPS/JSON instead of the
 native transport, so the two can be compared instruction by instruction; `--protocol
-grpc` likewise over gRPC (HTTP/2), for `signup` and `health`. `--daemon PATH` runs another
+grpc` likewise over gRPC (HTTP/2), for `signup` and `health`. The bench's HTTPS side opens
+its connections after the zeroing and warms each up with one request of the workload (a
+sign-up: `HTTPFleet`), where native and gRPC warm up with a health check; those warm-up
+sign-ups are counted as calls, or their signatures and the rest of their work would be
+spread over the measured calls alone (8 sign-ups on about 200 to 600 calls: +1 to 4 %).
+`signatures` is how many tokens the daemon signed (calls of `EVP_DigestSignInit`): for
+`signup`, one a call. `--daemon PATH` runs another
 `anonauthd` than the release build's (a copy of an earlier build: before and after a
 change, with the same bench client).
 
@@ -42,17 +48,21 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 BIN = ROOT / ".build" / "release"
 # The signature: our RS256 sign is EVP_DigestSignInit, then EVP_DigestSign (twice: size, sign).
 SIGN_FUNCTIONS = ("EVP_DigestSignInit", "EVP_DigestSign")
+# The bench's shape: 4 connections x 2 calls in flight (HTTPS: 8 connections, one each).
+CONNECTIONS, CONCURRENCY = 4, 2
 NAME = re.compile(r"^\((\d+)\)(?: (.*))?$")
 
 
 def parse(path):
-    """Self cost by object and by function, and the inclusive cost of SIGN_FUNCTIONS,
-    from a callgrind dump with one event (Ir). Names come compressed: "(id) name" the
+    """Self cost by object and by function, the inclusive cost of SIGN_FUNCTIONS and how
+    many times EVP_DigestSignInit was called (one a signature), from a callgrind dump
+    with one event (Ir). Names come compressed: "(id) name" the
     first time, "(id)" after."""
     names = {"ob": {}, "fn": {}}
     by_object, by_function = collections.Counter(), collections.Counter()
     sign_inclusive = 0
-    obj = fn = None
+    signatures = 0
+    obj = fn = callee = None
     pending_call = False
     calling_from_sign = False
 
@@ -92,11 +102,13 @@ def parse(path):
             elif key == "cob":
                 resolve("cob", value)
             elif key == "cfn":
-                resolve("cfn", value)
+                callee = resolve("cfn", value)
             elif key == "calls":
                 pending_call = True
                 calling_from_sign = fn in SIGN_FUNCTIONS
-    return by_object, by_function, sign_inclusive
+                if callee == SIGN_FUNCTIONS[0]:
+                    signatures += int(value.split()[0])
+    return by_object, by_function, sign_inclusive, signatures
 
 
 def measure(args, binary, data, out, work):
@@ -109,8 +121,8 @@ def measure(args, binary, data, out, work):
         stdout=subprocess.PIPE, stderr=open(work / "valgrind.log", "w"), text=True)
     try:
         json.loads(daemon.stdout.readline())
-        bench = [str(BIN / "anonauth"), "bench", args.kind, "--data-dir", str(data), "--connections", "4",
-                 "--concurrency", "2", "--json", "--rsa-signs-per-second", "1"]
+        bench = [str(BIN / "anonauth"), "bench", args.kind, "--data-dir", str(data), "--connections",
+                 str(CONNECTIONS), "--concurrency", str(CONCURRENCY), "--json", "--rsa-signs-per-second", "1"]
         if args.protocol != "native":
             bench += ["--protocol", args.protocol]
         subprocess.run(bench + ["--seconds", "3"], check=True, capture_output=True)
@@ -150,13 +162,15 @@ def main():
         dumps = [p for p in work.glob("callgrind.out.*") if p.stat().st_size > 0]
         if not dumps:
             raise SystemExit("callgrind wrote no dump")
-        by_object, by_function, sign = parse(min(dumps, key=lambda p: p.stat().st_mtime))
+        by_object, by_function, sign, signatures = parse(min(dumps, key=lambda p: p.stat().st_mtime))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    calls = report["calls"] + report.get("failures", 0)
+    warm_up = CONNECTIONS * CONCURRENCY if args.protocol == "http" else 0
+    calls = report["calls"] + report.get("failures", 0) + warm_up
     total = sum(by_object.values())
     result = {
-        "kind": args.kind, "protocol": args.protocol, "calls": calls,
+        "kind": args.kind, "protocol": args.protocol, "calls": calls, "warm_up_calls": warm_up,
+        "signatures": signatures,
         "instructions_per_call": round(total / calls),
         "signature_instructions_per_call": round(sign / calls),
         "other_instructions_per_call": round((total - sign) / calls),
@@ -169,7 +183,8 @@ def main():
     if args.json:
         print(json.dumps(result))
         return
-    print(f"{args.kind} ({args.protocol}): {calls} calls under callgrind, instructions per call")
+    print(f"{args.kind} ({args.protocol}): {calls} calls under callgrind ({warm_up} of them the"
+          f" connections' warm-up), {signatures} signatures, instructions per call")
     print(f"  all                      {result['instructions_per_call']:>12,}")
     print(f"  the signature            {result['signature_instructions_per_call']:>12,}"
           f"  ({' + '.join(SIGN_FUNCTIONS)}, inclusive)")
