@@ -77,13 +77,11 @@ public struct HTTPResponseParser: Sendable {
         try parseHead(buffer[index..<end])
         index = end + 4
       case .fixed(let remaining):
-        let take = min(remaining, buffer.count - index)
-        try appendBody(buffer[index..<(index + take)])
-        index += take
-        if remaining - take == 0 {
+        let left = try takeBody(remaining, at: &index)
+        if left == 0 {
           state = .done
         } else {
-          state = .fixed(remaining: remaining - take)
+          state = .fixed(remaining: left)
           return
         }
       case .untilClose:
@@ -106,13 +104,11 @@ public struct HTTPResponseParser: Sendable {
           state = .chunkData(remaining: size)
         }
       case .chunkData(let remaining):
-        let take = min(remaining, buffer.count - index)
-        try appendBody(buffer[index..<(index + take)])
-        index += take
-        if remaining - take == 0 {
+        let left = try takeBody(remaining, at: &index)
+        if left == 0 {
           state = .chunkDataEnd
         } else {
-          state = .chunkData(remaining: remaining - take)
+          state = .chunkData(remaining: left)
           return
         }
       case .chunkDataEnd:
@@ -134,6 +130,15 @@ public struct HTTPResponseParser: Sendable {
         if empty { state = .done }
       }
     }
+  }
+
+  /// Appends up to `remaining` body bytes from `index` on (a `Content-Length` body or one
+  /// chunk) and moves `index` past them; returns how many are still to come.
+  private mutating func takeBody(_ remaining: Int, at index: inout Int) throws(HTTPClientError) -> Int {
+    let take = min(remaining, buffer.count - index)
+    try appendBody(buffer[index..<(index + take)])
+    index += take
+    return remaining - take
   }
 
   private mutating func appendBody(_ bytes: ArraySlice<UInt8>) throws(HTTPClientError) {
