@@ -87,12 +87,18 @@ final class DqliteSocket {
       }
       if n < 0 {
         if errno == EINTR { continue }
-        let reason = errno == EAGAIN ? "send timed out" : "send: \(String(cString: strerror(errno)))"
-        close()
-        throw .io(reason)
+        throw failed("send")
       }
       sent += n
     }
+  }
+
+  /// The error of a `send` or `recv` that failed with `errno` (EAGAIN: the socket's
+  /// timeout ran out), once the socket is closed: the stream is out of step.
+  private func failed(_ call: String) -> DqliteError {
+    let reason = errno == EAGAIN ? "\(call) timed out" : "\(call): \(String(cString: strerror(errno)))"
+    close()
+    return .io(reason)
   }
 
   func receive(_ count: Int) throws(DqliteError) -> [UInt8] {
@@ -110,9 +116,7 @@ final class DqliteSocket {
       }
       if n < 0 {
         if errno == EINTR { continue }
-        let reason = errno == EAGAIN ? "receive timed out" : "receive: \(String(cString: strerror(errno)))"
-        close()
-        throw .io(reason)
+        throw failed("receive")
       }
       received += n
       acknowledgeAtOnce()
