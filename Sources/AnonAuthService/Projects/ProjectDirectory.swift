@@ -216,21 +216,27 @@ public final class ProjectDirectory: Sendable {
   private func writeAPIKeys<T: Sendable>(_ change: @escaping @Sendable (Database) throws -> T) async throws
     -> T
   {
-    let (result, keys, order) = try await store.write { db in
-      (try change(db), try Self.apiKeyMap(db), self.nextCommitOrder())
-    }
-    state.withLock { $0.cacheAPIKeys(keys, order: order) }
-    return result
+    try await write(change, reread: Self.apiKeyMap) { $0.cacheAPIKeys($1, order: $2) }
   }
 
   /// The same for the admin keys' hashes.
   private func writeAdminKeys<T: Sendable>(_ change: @escaping @Sendable (Database) throws -> T) async throws
     -> T
   {
-    let (result, hashes, order) = try await store.write { db in
-      (try change(db), try ProjectsRepository.adminKeyHashes(db), self.nextCommitOrder())
+    try await write(change, reread: ProjectsRepository.adminKeyHashes) { $0.cacheAdminKeys($1, order: $2) }
+  }
+
+  /// `change`, then `reread` of what the directory caches, in one write job; `cache` keeps
+  /// what was read with the job's place in the commit order.
+  private func write<T: Sendable, Read: Sendable>(
+    _ change: @escaping @Sendable (Database) throws -> T,
+    reread: @escaping @Sendable (Database) throws -> Read,
+    cache: (inout State, Read, UInt64) -> Void
+  ) async throws -> T {
+    let (result, read, order) = try await store.write { db in
+      (try change(db), try reread(db), self.nextCommitOrder())
     }
-    state.withLock { $0.cacheAdminKeys(hashes, order: order) }
+    state.withLock { cache(&$0, read, order) }
     return result
   }
 
