@@ -25,6 +25,19 @@ def days_later(days):
     return {"LD_PRELOAD": LIBFAKETIME[0], "FAKETIME": f"+{days}d", "FAKETIME_DONT_RESET": "1"}
 
 
+def restarted_31_days_later(first, cleaned):
+    """`first`'s data dir served again 31 days later; RunCleanup there finds and deletes
+    `cleaned` accounts. The caller stops the daemon."""
+    later = Daemon(data_dir=first.dir, env=days_later(31), extra=["--cleanup-interval-ms", "3600000"])
+    try:
+        assert admin_json(later, "preview-cleanup")["eligible_now"] == cleaned
+        assert admin_json(later, "run-cleanup")["deleted"] == cleaned
+    except BaseException:
+        later.stop()
+        raise
+    return later
+
+
 def run(daemon, *args, session=None, check=True):
     cmd = [CLI, *args, "--data-dir", daemon.dir]
     if session:
@@ -60,10 +73,8 @@ def test_disabling_keeps_the_schedule_and_31_days_later_only_scheduled_go():
     finally:
         assert first.stop() == 0
 
-    later = Daemon(data_dir=first.dir, env=days_later(31), extra=["--cleanup-interval-ms", "3600000"])
+    later = restarted_31_days_later(first, cleaned=1)
     try:
-        assert admin_json(later, "preview-cleanup")["eligible_now"] == 1
-        assert admin_json(later, "run-cleanup")["deleted"] == 1
         assert not exists(later, scheduled)
         assert admin_json(later, "preview-cleanup")["eligible_now"] == 0
         assert exists(later, unscheduled)
@@ -93,10 +104,8 @@ def test_31_days_later_only_anonymous_accounts_are_gone():
     finally:
         assert first.stop() == 0
 
-    later = Daemon(data_dir=first.dir, env=days_later(31), extra=["--cleanup-interval-ms", "3600000"])
+    later = restarted_31_days_later(first, cleaned=3)
     try:
-        assert admin_json(later, "preview-cleanup")["eligible_now"] == 3
-        assert admin_json(later, "run-cleanup")["deleted"] == 3
         assert not any(exists(later, uid) for uid in anonymous)
         assert exists(later, linked)
         usage = admin_json(later, "usage")
