@@ -135,10 +135,10 @@ let package = Package(
       ],
       path: "Tests/AnonAuthServiceTestSupport", swiftSettings: swiftSettings),
     .testTarget(
-      name: "AnonAuthWireTests", dependencies: ["AnonAuthWire"],
+      name: "AnonAuthWireTests", dependencies: ["AnonAuthWire", "AnonAuthTestSupport"],
       swiftSettings: swiftSettings),
     .testTarget(
-      name: "AnonAuthCryptoTests", dependencies: ["AnonAuthCrypto"],
+      name: "AnonAuthCryptoTests", dependencies: ["AnonAuthCrypto", "AnonAuthTestSupport"],
       swiftSettings: swiftSettings),
     .testTarget(
       name: "AnonAuthNetTests", dependencies: ["AnonAuthNet"],

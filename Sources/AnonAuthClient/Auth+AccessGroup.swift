@@ -26,15 +26,7 @@ extension Auth {
       state.userAccessGroup = accessGroup
       state.storeUnread = false
       state.unsaved = false
-      if let session {
-        if let current = state.user, current.uid == session.uid {
-          current.update(session)
-        } else {
-          state.user = User(auth: self, session: session)
-        }
-      } else {
-        state.user = nil
-      }
+      adopt(&state, session)
       notify(&state, old: old, new: session)
     }
   }

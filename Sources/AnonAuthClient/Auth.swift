@@ -144,20 +144,27 @@ public final class Auth: Sendable {
       }
       // An explicit change of user outranks whatever the unreadable store held.
       state.storeUnread = false
-      if let new {
-        if let current = state.user, current.uid == new.uid {
-          current.update(new)
-        } else {
-          state.user = User(auth: self, session: new)
-        }
-      } else {
-        state.user = nil
-      }
+      adopt(&state, new)
       notify(&state, old: old, new: new)
       return state.user
     }
     if let failure { throw failure }
     return user
+  }
+
+  /// Makes `session` the current user's (the lock is held): the same `User` object while
+  /// the uid stays, so references the app holds see the new tokens; a new one for
+  /// another uid; none when signed out.
+  func adopt(_ state: inout AuthState, _ session: Session?) {
+    if let session {
+      if let current = state.user, current.uid == session.uid {
+        current.update(session)
+      } else {
+        state.user = User(auth: self, session: session)
+      }
+    } else {
+      state.user = nil
+    }
   }
 
   /// Queues the calls of the listeners a change concerns on the callback queue, in the

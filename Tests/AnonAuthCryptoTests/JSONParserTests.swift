@@ -1,6 +1,8 @@
-import AnonAuthCrypto
+import AnonAuthTestSupport
 import Foundation
 import Testing
+
+@testable import AnonAuthCrypto
 
 /// The byte parser against Foundation's `JSONSerialization`, which the token path used
 /// before: the same documents accepted, the same values, on hand-picked edge cases and on
@@ -58,7 +60,7 @@ import Testing
   /// Generated documents (random nesting, whitespace, escapes and number spellings), each
   /// also with one byte deleted, inserted or replaced: both parsers give the same answer.
   @Test func agreesWithFoundationOnGeneratedDocuments() {
-    var random = SeededRandom(seed: 0x5EED_0F_15_0A)
+    var random = SplitMix64(seed: 0x5EED_0F_15_0A)
     var accepted = 0
     var refused = 0
     for _ in 0..<3000 {
@@ -110,7 +112,7 @@ private enum Oracle {
   static func parse(_ bytes: [UInt8]) -> JSONValue? {
     guard !foundationLeniency(bytes) else { return nil }
     guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) else { return nil }
-    return convert(object)
+    return JSONValue(foundation: object)
   }
 
   /// Foundation accepts things the parser refuses: a comma before `]` or `}` (RFC 8259
@@ -148,46 +150,6 @@ private enum Oracle {
     }
     return false
   }
-
-  private static let booleanType = type(of: NSNumber(value: true))
-
-  private static func convert(_ value: Any) -> JSONValue? {
-    switch value {
-    case is NSNull: return .null
-    case let string as String: return .string(string)
-    case let number as NSNumber: return convert(number)
-    case let array as [Any]:
-      var elements: [JSONValue] = []
-      for element in array {
-        guard let converted = convert(element) else { return nil }
-        elements.append(converted)
-      }
-      return .array(elements)
-    case let dictionary as [String: Any]:
-      var members: [String: JSONValue] = [:]
-      for (key, element) in dictionary {
-        guard let converted = convert(element) else { return nil }
-        members[key] = converted
-      }
-      return .object(members)
-    default: return nil
-    }
-  }
-
-  private static func convert(_ number: NSNumber) -> JSONValue {
-    if type(of: number) == booleanType { return .bool(number.boolValue) }
-    if let decimal = number as? NSDecimalNumber {
-      if let integer = Int64(decimal.stringValue) { return .int(integer) }
-      return .double(decimal.doubleValue)
-    }
-    switch String(cString: number.objCType) {
-    case "d", "f": return .double(number.doubleValue)
-    case "Q", "L", "I", "S", "C":
-      let value = number.uint64Value
-      return value <= UInt64(Int64.max) ? .int(Int64(value)) : .double(number.doubleValue)
-    default: return .int(number.int64Value)
-    }
-  }
 }
 
 /// Random JSON text in many spellings.
@@ -195,7 +157,7 @@ private enum Generator {
   static let interestingBytes: [UInt8] =
     Array("{}[],:\"\\ 0-1.eE+tfnu\t\nx".utf8) + [0x00, 0x1F, 0x7F, 0xC3, 0xA9, 0xFF]
 
-  static func document(into out: inout [UInt8], random: inout SeededRandom) {
+  static func document(into out: inout [UInt8], random: inout SplitMix64) {
     space(into: &out, random: &random)
     if random.next() % 2 == 0 {
       object(into: &out, depth: 0, random: &random)
@@ -205,11 +167,11 @@ private enum Generator {
     space(into: &out, random: &random)
   }
 
-  static func space(into out: inout [UInt8], random: inout SeededRandom) {
+  static func space(into out: inout [UInt8], random: inout SplitMix64) {
     for _ in 0..<(random.next() % 3) { out.append([0x20, 0x09, 0x0A, 0x0D][Int(random.next() % 4)]) }
   }
 
-  static func value(into out: inout [UInt8], depth: Int, random: inout SeededRandom) {
+  static func value(into out: inout [UInt8], depth: Int, random: inout SplitMix64) {
     switch random.next() % (depth > 4 ? 6 : 8) {
     case 0: out += Array("null".utf8)
     case 1: out += Array((random.next() % 2 == 0 ? "true" : "false").utf8)
@@ -220,14 +182,14 @@ private enum Generator {
     }
   }
 
-  static func array(into out: inout [UInt8], depth: Int, random: inout SeededRandom) {
+  static func array(into out: inout [UInt8], depth: Int, random: inout SplitMix64) {
     list(into: &out, "[", "]", random: &random) { out, random in
       value(into: &out, depth: depth, random: &random)
       space(into: &out, random: &random)
     }
   }
 
-  static func object(into out: inout [UInt8], depth: Int, random: inout SeededRandom) {
+  static func object(into out: inout [UInt8], depth: Int, random: inout SplitMix64) {
     list(into: &out, "{", "}", random: &random) { out, random in
       string(into: &out, random: &random)
       space(into: &out, random: &random)
@@ -240,8 +202,8 @@ private enum Generator {
   /// Up to three comma-separated elements between `open` and `close`, each after a run of
   /// white space.
   static func list(
-    into out: inout [UInt8], _ open: Unicode.Scalar, _ close: Unicode.Scalar, random: inout SeededRandom,
-    element: (inout [UInt8], inout SeededRandom) -> Void
+    into out: inout [UInt8], _ open: Unicode.Scalar, _ close: Unicode.Scalar, random: inout SplitMix64,
+    element: (inout [UInt8], inout SplitMix64) -> Void
   ) {
     out.append(UInt8(ascii: open))
     let count = random.next() % 4
@@ -253,7 +215,7 @@ private enum Generator {
     out.append(UInt8(ascii: close))
   }
 
-  static func number(into out: inout [UInt8], random: inout SeededRandom) {
+  static func number(into out: inout [UInt8], random: inout SplitMix64) {
     let spellings = [
       "0", "-0", "7", "-42", "1.5", "-0.25", "1e3", "2E-2", "6.02e+23", "9223372036854775807",
       "-9223372036854775808", "9223372036854775808", "18446744073709551616", "1e308", "4.9e-324",
@@ -262,7 +224,7 @@ private enum Generator {
     out += Array(spellings[Int(random.next() % UInt64(spellings.count))].utf8)
   }
 
-  static func string(into out: inout [UInt8], random: inout SeededRandom) {
+  static func string(into out: inout [UInt8], random: inout SplitMix64) {
     let pieces = [
       "a", "key", "é", "✓", "😀", "\\\"", "\\\\", "\\/", "\\n", "\\t", "\\u0041", "\\u00e9", "\\ud83d\\ude00",
       "\\u0000", "sub", "firebase", " ",
@@ -270,18 +232,5 @@ private enum Generator {
     out.append(UInt8(ascii: "\""))
     for _ in 0..<(random.next() % 4) { out += Array(pieces[Int(random.next() % UInt64(pieces.count))].utf8) }
     out.append(UInt8(ascii: "\""))
-  }
-}
-
-/// SplitMix64: the same documents on every run.
-private struct SeededRandom {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

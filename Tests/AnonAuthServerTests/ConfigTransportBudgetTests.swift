@@ -42,12 +42,8 @@ import Testing
     ),
   ])
   func refused(_ arguments: [String], _ says: String) {
-    do {
-      _ = try DaemonConfig.resolve(arguments: arguments, environment: [:])
-      Issue.record("accepted \(arguments)")
-    } catch {
-      #expect("\(error)".contains(says), "\(error)")
-    }
+    let said = configRefusal(arguments)
+    #expect(said.contains(says), "\(said)")
   }
 
   /// The deadline a call gets: 0 is the default, anything under the floor the floor.

@@ -4,19 +4,14 @@ import Testing
 
 /// Every way a setting can be wrong: a `ConfigError` of one line that names the problem.
 @Suite struct ConfigValidationTests {
-  /// Resolves and returns the error's text; records an issue if nothing was refused.
+  /// `configRefusal`'s text, which must be one line.
   private func refusal(
     _ arguments: [String], environment: [String: String] = [:],
     sourceLocation: SourceLocation = #_sourceLocation
   ) -> String {
-    do {
-      _ = try DaemonConfig.resolve(arguments: arguments, environment: environment)
-      Issue.record("accepted \(arguments) \(environment)", sourceLocation: sourceLocation)
-      return ""
-    } catch {
-      #expect(!error.description.contains("\n"), sourceLocation: sourceLocation)
-      return error.description
-    }
+    let said = configRefusal(arguments, environment: environment, sourceLocation: sourceLocation)
+    #expect(!said.contains("\n"), sourceLocation: sourceLocation)
+    return said
   }
 
   static let cases: [(arguments: [String], environment: [String: String], says: String)] = [

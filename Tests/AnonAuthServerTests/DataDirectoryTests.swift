@@ -1,21 +1,17 @@
 import AnonAuthServer
+import AnonAuthTestSupport
 import Foundation
 import Testing
 
 /// A data dir others may read is tightened at start, and says so.
 @Suite("Data directory permissions")
 struct DataDirectoryTests {
-  func mode(_ path: String) throws -> Int {
-    let attributes = try FileManager.default.attributesOfItem(atPath: path)
-    return try #require((attributes[.posixPermissions] as? NSNumber)?.intValue)
-  }
-
   @Test("a new data dir is 0700 and nothing is reported")
   func fresh() throws {
     let scratch = try Scratch()
     let dir = DataDirectory(path: scratch.path + "/data")
     #expect(try dir.prepare().isEmpty)
-    #expect(try mode(dir.path) == 0o700)
+    #expect(try fileMode(dir.path) == 0o700)
   }
 
   @Test("a 0755 data dir and the 0644 files and 0755 folders in it are tightened and reported")
@@ -33,10 +29,10 @@ struct DataDirectoryTests {
     let tightened = try DataDirectory(path: root).prepare().tightened
     #expect(tightened.count == 6)
     #expect(tightened.contains { $0.hasPrefix(root + ": 755") })
-    #expect(try mode(root) == 0o700)
-    #expect(try mode(root + "/backups") == 0o700)
+    #expect(try fileMode(root) == 0o700)
+    #expect(try fileMode(root + "/backups") == 0o700)
     for file in ["anonauth.db", "anonauth.db-wal", "client.json", "backups/b1"] {
-      #expect(try mode(root + "/" + file) == 0o600, "\(file)")
+      #expect(try fileMode(root + "/" + file) == 0o600, "\(file)")
     }
     #expect(try DataDirectory(path: root).prepare().isEmpty)
   }
@@ -54,13 +50,13 @@ struct DataDirectoryTests {
     let changes = try DataDirectory(path: root).prepare()
     #expect(changes.tightened.isEmpty)
     #expect(changes.leftOpen.count == 1 && changes.leftOpen[0].hasPrefix(root + ": 2775 left as it is"))
-    #expect(try mode(root) == 0o2775)
+    #expect(try fileMode(root) == 0o2775)
 
     let own = scratch.path + "/own"
     try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
     #expect(chmod(own, 0o2775) == 0)
     _ = try DataDirectory(path: own).prepare()
-    #expect(try mode(own) == 0o2700)  // setgid kept
+    #expect(try fileMode(own) == 0o2700)  // setgid kept
 
     #expect(FileManager.default.createFile(atPath: root + "/foreign.db", contents: Data([1])))
     #expect(chown(root + "/foreign.db", 4242, 4242) == 0)

@@ -50,16 +50,7 @@ struct AccountStateTests {
       #expect(try await h.account(gone.localId) == nil)
       #expect(try await h.accountCount() == 1)
 
-      await expectRPCError(.userNotFound) { () async throws(RPCError) in
-        try await h.accountInfo(gone.idToken)
-      }
-      await expectRPCError(.userNotFound) { () async throws(RPCError) in
-        try await h.accounts.deleteAccount(
-          DeleteAccountRequest(idToken: gone.idToken), context: h.accountContext("DeleteAccount"))
-      }
-      await expectRPCError(.userNotFound) { () async throws(RPCError) in
-        try await h.verify(gone.idToken, checkRevoked: true)
-      }
+      await h.expectIDTokenCallsRefuse(gone.idToken, .userNotFound, checkRevoked: true)
       await expectRPCError(.invalidRefreshToken) { () async throws(RPCError) in
         try await h.refresh(gone.refreshToken)
       }

@@ -18,6 +18,16 @@ enum AdmissionFlood {
     return (limit, nil)
   }
 
+  /// Floods with `call` (`run`), expects it limited (`expectLimited`) and the refusal
+  /// counted once in `metrics` as the per-address rate's of `work`.
+  static func expectLimited(
+    _ metrics: ServiceMetrics, _ work: AdmissionWork, limit: Int = 50,
+    sourceLocation: SourceLocation = #_sourceLocation, _ call: (Int) async throws(RPCError) -> Void
+  ) async {
+    expectLimited(await run(limit: limit, call), sourceLocation: sourceLocation)
+    #expect(metrics.admissionRefusals(work, .ipRate) == 1, sourceLocation: sourceLocation)
+  }
+
   /// The flood was limited to a rate of one a second after a burst of ten seconds' worth
   /// (the tests' clock does not move), and told when to come back.
   static func expectLimited(_ result: (Int, RPCError?), sourceLocation: SourceLocation = #_sourceLocation) {

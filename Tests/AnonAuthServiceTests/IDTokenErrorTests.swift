@@ -72,16 +72,7 @@ struct IDTokenErrorTests {
     try await ServiceHarness.with { h in
       let otherKey = try await h.makeProject("other-project")
       let other = try await h.signUp(apiKey: otherKey)
-      await expectRPCError(.invalidIdToken) { () async throws(RPCError) in
-        try await h.accountInfo(other.idToken)
-      }
-      await expectRPCError(.invalidIdToken) { () async throws(RPCError) in
-        try await h.accounts.deleteAccount(
-          DeleteAccountRequest(idToken: other.idToken), context: h.accountContext("DeleteAccount"))
-      }
-      await expectRPCError(.invalidIdToken) { () async throws(RPCError) in
-        try await h.verify(other.idToken)
-      }
+      await h.expectIDTokenCallsRefuse(other.idToken, .invalidIdToken)
       #expect(try await h.accountCount() == 1)
       // In its own project it is fine.
       let verified = try await h.verify(other.idToken, apiKey: otherKey)
@@ -98,16 +89,7 @@ struct IDTokenErrorTests {
       #expect(try await h.accountInfo(response.idToken).localId == response.localId)
       #expect(try await h.verify(response.idToken).uid == response.localId)
       h.clock.advance(seconds: 1)
-      await expectRPCError(.tokenExpired) { () async throws(RPCError) in
-        try await h.accountInfo(response.idToken)
-      }
-      await expectRPCError(.tokenExpired) { () async throws(RPCError) in
-        try await h.verify(response.idToken)
-      }
-      await expectRPCError(.tokenExpired) { () async throws(RPCError) in
-        try await h.accounts.deleteAccount(
-          DeleteAccountRequest(idToken: response.idToken), context: h.accountContext("DeleteAccount"))
-      }
+      await h.expectIDTokenCallsRefuse(response.idToken, .tokenExpired)
       #expect(try await h.accountCount() == 1)
       // The refresh token still gets a fresh ID token.
       let refreshed = try await h.refresh(response.refreshToken)

@@ -239,6 +239,17 @@ struct LinkingHarness: Sendable {
     }
   }
 
+  /// `body` fails with `reason` (`expectLinkError`) and leaves `localID`'s rows as they
+  /// were.
+  func expectRefusedUnchanged<T>(
+    _ localID: String, _ reason: Reason, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> T
+  ) async throws {
+    let before = try await snapshot(localID)
+    await expectLinkError(reason, sourceLocation: sourceLocation, body)
+    #expect(try await snapshot(localID) == before, sourceLocation: sourceLocation)
+  }
+
   func account(_ localID: String) async throws -> AccountRecord {
     try #require(try await snapshot(localID).account)
   }

@@ -61,9 +61,7 @@ import Testing
     let pool = CPUPool(threads: 1, name: "anonauth-test-bound", maxQueued: 2)
     defer { pool.shutdown() }
     let gate = Gate()
-    let blocker = Task {
-      try await pool.submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() }
-    }
+    let blocker = pool.block(on: gate)
     try await waitUntil { pool.jobsQueued == 0 && gate.waiting }
     let queued = (0..<2).map { _ in
       Task { try await pool.submit(.internalWork(.standalone)) { () throws(Never) in 1 } }
@@ -85,9 +83,7 @@ import Testing
     let pool = CPUPool(threads: 1, name: "anonauth-test-cancel", maxQueued: 8)
     defer { pool.shutdown() }
     let gate = Gate()
-    let blocker = Task {
-      try await pool.submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() }
-    }
+    let blocker = pool.block(on: gate)
     try await waitUntil { gate.waiting }
     let flag = RanFlag()
     let victim = Task { try await pool.submit(.internalWork(.standalone)) { () throws(Never) in flag.set() } }
@@ -243,12 +239,18 @@ func answersPromptly(_ call: @escaping @Sendable () async -> Bool) async -> Bool
 }
 
 extension CPUPool {
+  /// Holds this pool's one thread with a job that waits for `gate`; returns that job, to be
+  /// awaited once the test opens the gate.
+  func block(on gate: Gate) -> Task<Void, any Error> {
+    Task { try await submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() } }
+  }
+
   /// Holds this pool's one thread on `gate` and fills its one queue slot, as a pool busy
   /// with password hashing; returns both jobs, to be awaited once the test opens the gate.
   func blockAndFill(
     on gate: Gate, sourceLocation: SourceLocation = #_sourceLocation
   ) async throws -> (blocker: Task<Void, any Error>, queued: Task<Int, any Error>) {
-    let blocker = Task { try await submit(.internalWork(.standalone)) { () throws(Never) in gate.wait() } }
+    let blocker = block(on: gate)
     try await waitUntil({ gate.waiting }, sourceLocation: sourceLocation)
     let queued = Task { try await submit(.internalWork(.standalone)) { () throws(Never) in 1 } }
     try await waitUntil({ jobsQueued == 1 }, sourceLocation: sourceLocation)

@@ -19,6 +19,26 @@ func expectRPCError<T>(
   return judgeRPCOutcome(outcome, reason, comment, sourceLocation: sourceLocation)
 }
 
+extension ServiceHarness {
+  /// GetAccountInfo, DeleteAccount and VerifyIdToken (with `checkRevoked`) each refuse
+  /// `idToken` with `reason`.
+  func expectIDTokenCallsRefuse(
+    _ idToken: String, _ reason: Reason, checkRevoked: Bool = false,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    await expectRPCError(reason, sourceLocation: sourceLocation) { () async throws(RPCError) in
+      try await accountInfo(idToken)
+    }
+    await expectRPCError(reason, sourceLocation: sourceLocation) { () async throws(RPCError) in
+      try await accounts.deleteAccount(
+        DeleteAccountRequest(idToken: idToken), context: accountContext("DeleteAccount"))
+    }
+    await expectRPCError(reason, sourceLocation: sourceLocation) { () async throws(RPCError) in
+      try await verify(idToken, checkRevoked: checkRevoked)
+    }
+  }
+}
+
 /// The same, for a check that does not suspend.
 @discardableResult
 func expectRPCError<T>(

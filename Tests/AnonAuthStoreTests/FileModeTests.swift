@@ -7,11 +7,6 @@ import Testing
 /// process's umask would let others read them.
 @Suite("Store file modes")
 struct FileModeTests {
-  func mode(_ path: String) throws -> Int {
-    let attributes = try FileManager.default.attributesOfItem(atPath: path)
-    return try #require((attributes[.posixPermissions] as? NSNumber)?.intValue)
-  }
-
   @Test("an existing store file open to others is made 0600, and so are its WAL and shared memory")
   func existingFileTightened() async throws {
     let directory = try TemporaryDirectory()
@@ -23,9 +18,9 @@ struct FileModeTests {
     try await store.write {
       try $0.execute("INSERT INTO items(name, data) VALUES (?, ?)", [.text("a"), .blob([1])])
     }
-    #expect(try mode(path) == 0o600)
+    #expect(try fileMode(path) == 0o600)
     for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-      #expect(try mode(path + suffix) & 0o077 == 0, "\(suffix)")
+      #expect(try fileMode(path + suffix) & 0o077 == 0, "\(suffix)")
     }
     await store.close()
   }
@@ -33,10 +28,10 @@ struct FileModeTests {
   @Test("a new store and a backup are 0600")
   func newFilesOwnerOnly() async throws {
     try await withStore { store, directory in
-      #expect(try mode(directory.file("store.sqlite")) == 0o600)
+      #expect(try fileMode(directory.file("store.sqlite")) == 0o600)
       let backup = directory.file("backup.sqlite")
       _ = try await store.backup(to: backup)
-      #expect(try mode(backup) == 0o600)
+      #expect(try fileMode(backup) == 0o600)
     }
   }
 }

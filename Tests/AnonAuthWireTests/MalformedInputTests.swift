@@ -1,3 +1,4 @@
+import AnonAuthTestSupport
 import AnonAuthWire
 import Testing
 
@@ -103,27 +104,5 @@ struct MalformedInputTests {
     guard let decoded = try? M(serializedBytes: bytes) else { return }
     let again = try M(serializedBytes: decoded.serializedBytes())
     #expect(again == decoded, "bytes: \(bytes)")
-  }
-}
-
-/// A small deterministic generator, so that a failure can be reproduced.
-struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  /// Seeded from a name (FNV-1a), so each test argument gets its own stream.
-  init(seed name: String) {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-    self.init(seed: hash)
-  }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9e37_79b9_7f4a_7c15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-    z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-    return z ^ (z >> 31)
   }
 }

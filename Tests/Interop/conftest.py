@@ -11,6 +11,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
 
@@ -213,6 +214,17 @@ def trust_google_key(daemon, pb, kid, client_id, issuer):
                          metadata={"authorization": "Bearer " + daemon.client_json["admin_key"]})
     assert status.code == 0, status
     return key
+
+
+def eventually(condition, seconds=30, step=0.05):
+    """Whether `condition()` holds within `seconds` (asked every `step` seconds, and once
+    more at the end): for what the daemon does after it has answered."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(step)
+    return condition()
 
 
 def metrics(daemon):

@@ -25,6 +25,19 @@ def days_later(days):
     return {"LD_PRELOAD": LIBFAKETIME[0], "FAKETIME": f"+{days}d", "FAKETIME_DONT_RESET": "1"}
 
 
+def restarted_31_days_later(first, cleaned, extra=()):
+    """`first`'s data dir served again 31 days later (with `extra` flags); RunCleanup
+    there finds and deletes `cleaned` accounts. The caller stops the daemon."""
+    later = Daemon(data_dir=first.dir, env=days_later(31), extra=["--cleanup-interval-ms", "3600000", *extra])
+    try:
+        assert admin_json(later, "preview-cleanup")["eligible_now"] == cleaned
+        assert admin_json(later, "run-cleanup")["deleted"] == cleaned
+    except BaseException:
+        later.stop()
+        raise
+    return later
+
+
 def run(daemon, *args, session=None, check=True):
     cmd = [CLI, *args, "--data-dir", daemon.dir]
     if session:
@@ -60,10 +73,8 @@ def test_disabling_keeps_the_schedule_and_31_days_later_only_scheduled_go():
     finally:
         assert first.stop() == 0
 
-    later = Daemon(data_dir=first.dir, env=days_later(31), extra=["--cleanup-interval-ms", "3600000"])
+    later = restarted_31_days_later(first, cleaned=1)
     try:
-        assert admin_json(later, "preview-cleanup")["eligible_now"] == 1
-        assert admin_json(later, "run-cleanup")["deleted"] == 1
         assert not exists(later, scheduled)
         assert admin_json(later, "preview-cleanup")["eligible_now"] == 0
         assert exists(later, unscheduled)
@@ -93,8 +104,7 @@ def creation_second(uid):
 def test_31_days_later_only_anonymous_accounts_are_gone():
     # This store's uids start with their creation second (--uid-order creation); the
     # test above runs the default random ones through the same pass.
-    ordered = ["--cleanup-interval-ms", "3600000", "--uid-order", "creation"]
-    first = Daemon(extra=ordered)
+    first = Daemon(extra=["--cleanup-interval-ms", "3600000", "--uid-order", "creation"])
     try:
         admin_json(first, "update-config", "auto_cleanup_enabled=true")
         made = time.time()
@@ -110,10 +120,8 @@ def test_31_days_later_only_anonymous_accounts_are_gone():
     finally:
         assert first.stop() == 0
 
-    later = Daemon(data_dir=first.dir, env=days_later(31), extra=ordered)
+    later = restarted_31_days_later(first, cleaned=3, extra=["--uid-order", "creation"])
     try:
-        assert admin_json(later, "preview-cleanup")["eligible_now"] == 3
-        assert admin_json(later, "run-cleanup")["deleted"] == 3
         assert not any(exists(later, uid) for uid in anonymous)
         assert exists(later, linked)
         usage = admin_json(later, "usage")

@@ -18,7 +18,7 @@ import pytest
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from conftest import ROOT, TEST_DAEMON_FLAGS, Daemon
+from conftest import ROOT, TEST_DAEMON_FLAGS, Daemon, eventually
 
 SLEEP = "/anonauth.test.TestService/Sleep"
 
@@ -253,15 +253,6 @@ def raw_call(daemon, path, body, headers=(), end=True):
     finally:
         sock.close()
     return response, data, trailers
-
-
-def eventually(condition, seconds=30):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
 
 
 def reason_of(details_bin):

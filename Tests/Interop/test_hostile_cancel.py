@@ -14,10 +14,10 @@ No latency assertions: every check is about what is answered, counted or held.""
 
 import socket
 import struct
-import time
 
 from abuse import rss_bytes
-from conftest import Daemon, TEST_DAEMON_FLAGS, assert_closed, call, call_frame, metrics, read_frame, send_frame
+from conftest import (Daemon, TEST_DAEMON_FLAGS, assert_closed, call, call_frame, eventually, metrics, read_frame,
+                      send_frame)
 
 CHECK = "/anonauth.v1.HealthService/Check"
 SLEEP = "/anonauth.test.TestService/Sleep"
@@ -25,15 +25,6 @@ SIGN_UP = "/anonauth.v1.AccountService/SignUp"
 VERIFY = "/anonauth.v1.TokenService/VerifyIdToken"
 GET_CONFIG = "/anonauth.v1.AdminService/GetProjectConfig"
 MIB = 1024 * 1024
-
-
-def wait_for(condition, seconds=60):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return condition()
 
 
 def connect_from(daemon, source):
@@ -103,7 +94,7 @@ def test_expired_calls_hold_their_slots_until_their_handlers_return(pb):
             assert running["anonauth_rpc_handlers_running"] <= 16, running
             assert health(bystander, pb)
             # The handlers end after their 15 s; the same connection is served again.
-            assert wait_for(lambda: metrics(d)["anonauth_rpc_handlers_running"] == 0)
+            assert eventually(lambda: metrics(d)["anonauth_rpc_handlers_running"] == 0, seconds=60, step=0.1)
             assert health(s, pb, call_id=100)
         assert metrics(d)["anonauth_rpc_handlers_running_peak"] <= 17  # the 16 and a bystander
     finally:
@@ -136,7 +127,7 @@ def test_an_expired_sign_up_flood_on_one_connection_is_bounded_and_memory_return
                 codes = replies(s, pb, 200)
                 answers = {(0, ""), (4, "DEADLINE_EXCEEDED"), (8, "TOO_MANY_CALLS"), (8, "TOO_MANY_ATTEMPTS_TRY_LATER")}
                 assert set(codes.values()) <= answers, codes
-        assert wait_for(lambda: metrics(d)["anonauth_rpc_handlers_running"] == 0)
+        assert eventually(lambda: metrics(d)["anonauth_rpc_handlers_running"] == 0, seconds=60, step=0.1)
         m = metrics(d)
         # The 128 of the flood's connection, the bystander's and the warm-up's.
         assert m["anonauth_rpc_handlers_running_peak"] <= 130, m
@@ -256,7 +247,7 @@ def test_trickled_4_mib_frames_are_held_to_the_per_ip_budget(pb):
         for s in conns:
             s.close()
         conns = []
-        assert wait_for(lambda: metrics(d)["anonauth_rpc_buffered_bytes"] == 0)
+        assert eventually(lambda: metrics(d)["anonauth_rpc_buffered_bytes"] == 0, seconds=60, step=0.1)
         assert health(bystander, pb, call_id=100)
         bystander.close()
     finally:
@@ -307,8 +298,8 @@ def test_payloads_of_running_calls_count_against_the_per_ip_budget(pb):
         m = metrics(d)
         assert m["anonauth_rpc_buffer_budget_refusals_total"] == 1, m
         # The closed connection's calls were cancelled; their payloads are given back.
-        assert wait_for(lambda: metrics(d)["anonauth_rpc_buffered_bytes"] == 0)
-        assert wait_for(lambda: metrics(d)["anonauth_rpc_handlers_running"] == 0)
+        assert eventually(lambda: metrics(d)["anonauth_rpc_buffered_bytes"] == 0, seconds=60, step=0.1)
+        assert eventually(lambda: metrics(d)["anonauth_rpc_handlers_running"] == 0, seconds=60, step=0.1)
         bystander.close()
     finally:
         assert d.stop() == 0

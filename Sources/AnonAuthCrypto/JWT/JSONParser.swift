@@ -90,51 +90,50 @@ struct JSONParser: ~Copyable {
     guard enter() else { return nil }
     defer { depth -= 1 }
     var elements: [JSONValue] = []
-    skipWhitespace()
-    if peek() == UInt8(ascii: "]") {
-      index += 1
-      return .array(elements)
-    }
-    while true {
-      skipWhitespace()
-      guard let element = value() else { return nil }
+    let complete = items(closedBy: UInt8(ascii: "]")) { parser in
+      guard let element = parser.value() else { return false }
       elements.append(element)
-      skipWhitespace()
-      switch peek() {
-      case UInt8(ascii: ","): index += 1
-      case UInt8(ascii: "]"):
-        index += 1
-        return .array(elements)
-      default: return nil
-      }
+      return true
     }
+    return complete ? .array(elements) : nil
   }
 
   private mutating func object() -> JSONValue? {
     guard enter() else { return nil }
     defer { depth -= 1 }
     var members: [String: JSONValue] = [:]
+    let complete = items(closedBy: UInt8(ascii: "}")) { parser in
+      guard parser.peek() == UInt8(ascii: "\""), let key = parser.string() else { return false }
+      parser.skipWhitespace()
+      guard parser.peek() == UInt8(ascii: ":") else { return false }
+      parser.index += 1
+      parser.skipWhitespace()
+      guard let member = parser.value() else { return false }
+      members[key] = member
+      return true
+    }
+    return complete ? .object(members) : nil
+  }
+
+  /// The comma-separated items of an array or an object, from after its opening bracket
+  /// to `close`, each read by `item` after white space; false when anything else stands
+  /// between them.
+  private mutating func items(closedBy close: UInt8, _ item: (inout JSONParser) -> Bool) -> Bool {
     skipWhitespace()
-    if peek() == UInt8(ascii: "}") {
+    if peek() == close {
       index += 1
-      return .object(members)
+      return true
     }
     while true {
       skipWhitespace()
-      guard peek() == UInt8(ascii: "\""), let key = string() else { return nil }
-      skipWhitespace()
-      guard peek() == UInt8(ascii: ":") else { return nil }
-      index += 1
-      skipWhitespace()
-      guard let member = value() else { return nil }
-      members[key] = member
+      guard item(&self) else { return false }
       skipWhitespace()
       switch peek() {
       case UInt8(ascii: ","): index += 1
-      case UInt8(ascii: "}"):
+      case close:
         index += 1
-        return .object(members)
-      default: return nil
+        return true
+      default: return false
       }
     }
   }

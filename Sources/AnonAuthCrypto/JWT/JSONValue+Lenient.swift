@@ -23,7 +23,9 @@ extension JSONValue {
   /// any 0 or 1, so the class is what tells a boolean from a number.
   private static let booleanType = type(of: NSNumber(value: true))
 
-  private init?(foundation value: Any) {
+  /// What `JSONSerialization` read, as a `JSONValue` (internal: the parser's tests
+  /// compare the strict parser with Foundation through it).
+  init?(foundation value: Any) {
     switch value {
     case is NSNull:
       self = .null

@@ -27,27 +27,9 @@ public enum AESGCM {
     ERR_clear_error()
     guard let ctx = EVP_CIPHER_CTX_new() else { throw CryptoError("EVP_CIPHER_CTX_new") }
     defer { EVP_CIPHER_CTX_free(ctx) }
-    guard EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), nil, key, nonce) == 1 else {
-      throw CryptoError("EVP_EncryptInit_ex")
-    }
-    var length: Int32 = 0
-    if !associatedData.isEmpty {
-      guard EVP_EncryptUpdate(ctx, nil, &length, associatedData, Int32(associatedData.count)) == 1
-      else { throw CryptoError("AES-GCM associated data") }
-    }
-    // GCM is a stream mode: the ciphertext is exactly as long as the plaintext.
-    var ciphertext = [UInt8](repeating: 0, count: plaintext.count + 16)
-    var written = 0
-    if !plaintext.isEmpty {
-      guard EVP_EncryptUpdate(ctx, &ciphertext, &length, plaintext, Int32(plaintext.count)) == 1
-      else { throw CryptoError("EVP_EncryptUpdate") }
-      written = Int(length)
-    }
-    let finished = ciphertext.withUnsafeMutableBufferPointer { buffer in
-      EVP_EncryptFinal_ex(ctx, buffer.baseAddress.map { $0 + written }, &length)
-    }
-    guard finished == 1 else { throw CryptoError("EVP_EncryptFinal_ex") }
-    written += Int(length)
+    var (ciphertext, written) = try start(
+      ctx, encrypt: true, key: key, nonce: nonce, associatedData: associatedData, input: plaintext)
+    guard finish(ctx, &ciphertext, &written) else { throw CryptoError("EVP_EncryptFinal_ex") }
     guard written == plaintext.count else { throw CryptoError("AES-GCM length") }
     var tag = [UInt8](repeating: 0, count: tagSize)
     guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, Int32(tagSize), &tag) == 1 else {
@@ -76,30 +58,54 @@ public enum AESGCM {
     ERR_clear_error()
     guard let ctx = EVP_CIPHER_CTX_new() else { throw CryptoError("EVP_CIPHER_CTX_new") }
     defer { EVP_CIPHER_CTX_free(ctx) }
-    guard EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), nil, key, nonce) == 1 else {
-      throw CryptoError("EVP_DecryptInit_ex")
-    }
-    var length: Int32 = 0
-    if !associatedData.isEmpty {
-      guard EVP_DecryptUpdate(ctx, nil, &length, associatedData, Int32(associatedData.count)) == 1
-      else { throw CryptoError("AES-GCM associated data") }
-    }
-    var plaintext = [UInt8](repeating: 0, count: ciphertext.count + 16)
-    var written = 0
-    if !ciphertext.isEmpty {
-      guard EVP_DecryptUpdate(ctx, &plaintext, &length, ciphertext, Int32(ciphertext.count)) == 1
-      else { throw CryptoError("EVP_DecryptUpdate") }
-      written = Int(length)
-    }
+    var (plaintext, written) = try start(
+      ctx, encrypt: false, key: key, nonce: nonce, associatedData: associatedData, input: ciphertext)
     guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, Int32(tagSize), &tag) == 1 else {
       throw CryptoError("AES-GCM tag")
     }
-    let finished = plaintext.withUnsafeMutableBufferPointer { buffer in
-      EVP_DecryptFinal_ex(ctx, buffer.baseAddress.map { $0 + written }, &length)
-    }
     // A failed tag check leaves nothing on OpenSSL's queue; say what it means.
-    guard finished == 1 else { throw CryptoError("AES-GCM open", reason: "authentication failed") }
-    written += Int(length)
+    guard finish(ctx, &plaintext, &written) else {
+      throw CryptoError("AES-GCM open", reason: "authentication failed")
+    }
     return Array(plaintext[..<written])
+  }
+
+  /// Starts one pass of `ctx` (`encrypt`: sealing, else opening; OpenSSL's `Cipher` calls
+  /// are its `Encrypt` or `Decrypt` calls by that flag) with `key` and `nonce`, takes in
+  /// the associated data and runs `input` through. Returns the output buffer and how much
+  /// of it is written: GCM is a stream mode, so the output is as long as the input.
+  private static func start(
+    _ ctx: OpaquePointer, encrypt: Bool, key: [UInt8], nonce: [UInt8], associatedData: [UInt8], input: [UInt8]
+  ) throws(CryptoError) -> (output: [UInt8], written: Int) {
+    guard EVP_CipherInit_ex(ctx, EVP_aes_256_gcm(), nil, key, nonce, encrypt ? 1 : 0) == 1 else {
+      throw CryptoError(encrypt ? "EVP_EncryptInit_ex" : "EVP_DecryptInit_ex")
+    }
+    var length: Int32 = 0
+    if !associatedData.isEmpty {
+      guard EVP_CipherUpdate(ctx, nil, &length, associatedData, Int32(associatedData.count)) == 1
+      else { throw CryptoError("AES-GCM associated data") }
+    }
+    var output = [UInt8](repeating: 0, count: input.count + 16)
+    var written = 0
+    if !input.isEmpty {
+      guard EVP_CipherUpdate(ctx, &output, &length, input, Int32(input.count)) == 1 else {
+        throw CryptoError(encrypt ? "EVP_EncryptUpdate" : "EVP_DecryptUpdate")
+      }
+      written = Int(length)
+    }
+    return (output, written)
+  }
+
+  /// The pass's last step (when opening, the tag check): what it adds goes after
+  /// `written`. False when it fails.
+  private static func finish(_ ctx: OpaquePointer, _ output: inout [UInt8], _ written: inout Int) -> Bool {
+    var length: Int32 = 0
+    let at = written
+    let finished = output.withUnsafeMutableBufferPointer { buffer in
+      EVP_CipherFinal_ex(ctx, buffer.baseAddress.map { $0 + at }, &length)
+    }
+    guard finished == 1 else { return false }
+    written += Int(length)
+    return true
   }
 }

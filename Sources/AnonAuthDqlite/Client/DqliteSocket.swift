@@ -87,12 +87,18 @@ final class DqliteSocket {
       }
       if n < 0 {
         if errno == EINTR { continue }
-        let reason = errno == EAGAIN ? "send timed out" : "send: \(String(cString: strerror(errno)))"
-        close()
-        throw .io(reason)
+        throw failed("send")
       }
       sent += n
     }
+  }
+
+  /// The error of a `send` or `recv` that failed with `errno` (EAGAIN: the socket's
+  /// timeout ran out), once the socket is closed: the stream is out of step.
+  private func failed(_ call: String) -> DqliteError {
+    let reason = errno == EAGAIN ? "\(call) timed out" : "\(call): \(String(cString: strerror(errno)))"
+    close()
+    return .io(reason)
   }
 
   func receive(_ count: Int) throws(DqliteError) -> [UInt8] {
@@ -110,9 +116,7 @@ final class DqliteSocket {
       }
       if n < 0 {
         if errno == EINTR { continue }
-        let reason = errno == EAGAIN ? "receive timed out" : "receive: \(String(cString: strerror(errno)))"
-        close()
-        throw .io(reason)
+        throw failed("receive")
       }
       received += n
       acknowledgeAtOnce()
@@ -144,6 +148,38 @@ final class DqliteSocket {
     var list: UnsafeMutablePointer<addrinfo>?
     let rc = getaddrinfo(host, port, &hints, &list)
     return (rc, list)
+  }
+
+  /// Which step of making a listening socket failed, and the system's reason.
+  struct ListenFailure: Error {
+    enum Step { case resolve, socket, bind }
+    let step: Step
+    let reason: String
+  }
+
+  /// A TCP socket bound to `host` and `port` (their first address) and listening with
+  /// `backlog`. SO_REUSEADDR is set as libdqlite sets it, so a port whose earlier
+  /// connections linger in TIME_WAIT after a restart can be taken again.
+  static func listening(_ host: String, _ port: String, backlog: Int32) -> Result<Int32, ListenFailure> {
+    let (rc, resolved) = resolvePassive(host, port)
+    guard rc == 0, let list = resolved else {
+      return .failure(ListenFailure(step: .resolve, reason: String(cString: gai_strerror(rc))))
+    }
+    defer { freeaddrinfo(list) }
+    let fd = Glibc.socket(
+      list.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else {
+      return .failure(ListenFailure(step: .socket, reason: String(cString: strerror(errno))))
+    }
+    var one: Int32 = 1
+    _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+    guard Glibc.bind(fd, list.pointee.ai_addr, list.pointee.ai_addrlen) == 0, Glibc.listen(fd, backlog) == 0
+    else {
+      let reason = String(cString: strerror(errno))
+      Glibc.close(fd)
+      return .failure(ListenFailure(step: .bind, reason: reason))
+    }
+    return .success(fd)
   }
 
   /// "host:port" or "[v6 literal]:port" as getaddrinfo's two arguments.

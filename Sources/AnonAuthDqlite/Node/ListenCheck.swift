@@ -17,20 +17,12 @@ public enum ListenCheck {
   public static func check(_ address: String) throws(DqliteError) {
     guard !address.hasPrefix("@") else { return }
     let (host, port) = try DqliteSocket.split(address)
-    let (rc, list) = DqliteSocket.resolvePassive(host, port)
-    guard rc == 0, let first = list else {
-      throw .io("cannot listen on \(address): \(String(cString: gai_strerror(rc)))")
-    }
-    defer { freeaddrinfo(list) }
-    let fd = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else {
-      throw .io("cannot listen on \(address): socket: \(String(cString: strerror(errno)))")
-    }
-    defer { close(fd) }
-    var one: Int32 = 1
-    _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-    guard bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0, listen(fd, 1) == 0 else {
-      throw .io("cannot listen on \(address): \(String(cString: strerror(errno)))")
+    switch DqliteSocket.listening(host, port, backlog: 1) {
+    case .success(let fd):
+      close(fd)
+    case .failure(let failure):
+      let step = failure.step == .socket ? "socket: " : ""
+      throw .io("cannot listen on \(address): \(step)\(failure.reason)")
     }
   }
 }

@@ -45,19 +45,16 @@ public final class ClusterGateway: Sendable {
     onRefused: @escaping @Sendable (String) -> Void = { _ in }
   ) throws(DqliteError) {
     let (host, portText) = try DqliteSocket.split(listen)
-    let (rc, resolved) = DqliteSocket.resolvePassive(host, portText)
-    guard rc == 0, let list = resolved else {
-      throw .io("resolve \(listen): \(String(cString: gai_strerror(rc)))")
-    }
-    defer { freeaddrinfo(list) }
-    let fd = socket(list.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw .io("socket: \(String(cString: strerror(errno)))") }
-    var one: Int32 = 1
-    _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-    guard bind(fd, list.pointee.ai_addr, list.pointee.ai_addrlen) == 0, Glibc.listen(fd, 128) == 0 else {
-      let reason = String(cString: strerror(errno))
-      Glibc.close(fd)
-      throw .io("cannot listen on \(listen): \(reason)")
+    let fd: Int32
+    switch DqliteSocket.listening(host, portText, backlog: 128) {
+    case .success(let listening):
+      fd = listening
+    case .failure(let failure):
+      switch failure.step {
+      case .resolve: throw .io("resolve \(listen): \(failure.reason)")
+      case .socket: throw .io("socket: \(failure.reason)")
+      case .bind: throw .io("cannot listen on \(listen): \(failure.reason)")
+      }
     }
     var storage = sockaddr_storage()
     var length = socklen_t(MemoryLayout<sockaddr_storage>.size)

@@ -77,13 +77,7 @@ public struct HTTPResponseParser: Sendable {
         try parseHead(buffer[index..<end])
         index = end + 4
       case .fixed(let remaining):
-        let take = min(remaining, buffer.count - index)
-        try appendBody(buffer[index..<(index + take)])
-        index += take
-        if remaining - take == 0 {
-          state = .done
-        } else {
-          state = .fixed(remaining: remaining - take)
+        guard try takeBody(remaining, at: &index, then: .done, waiting: { .fixed(remaining: $0) }) else {
           return
         }
       case .untilClose:
@@ -106,15 +100,8 @@ public struct HTTPResponseParser: Sendable {
           state = .chunkData(remaining: size)
         }
       case .chunkData(let remaining):
-        let take = min(remaining, buffer.count - index)
-        try appendBody(buffer[index..<(index + take)])
-        index += take
-        if remaining - take == 0 {
-          state = .chunkDataEnd
-        } else {
-          state = .chunkData(remaining: remaining - take)
-          return
-        }
+        guard try takeBody(remaining, at: &index, then: .chunkDataEnd, waiting: { .chunkData(remaining: $0) })
+        else { return }
       case .chunkDataEnd:
         guard buffer.count - index >= 2 else { return }
         guard buffer[index] == 13, buffer[index + 1] == 10 else {
@@ -134,6 +121,23 @@ public struct HTTPResponseParser: Sendable {
         if empty { state = .done }
       }
     }
+  }
+
+  /// Appends up to `remaining` body bytes from `index` on (a `Content-Length` body or one
+  /// chunk) and moves `index` past them. When all have come the state is `next` (true);
+  /// otherwise the buffer is spent and the state is `waiting` for the rest (false).
+  private mutating func takeBody(
+    _ remaining: Int, at index: inout Int, then next: State, waiting: (Int) -> State
+  ) throws(HTTPClientError) -> Bool {
+    let take = min(remaining, buffer.count - index)
+    try appendBody(buffer[index..<(index + take)])
+    index += take
+    guard take == remaining else {
+      state = waiting(remaining - take)
+      return false
+    }
+    state = next
+    return true
   }
 
   private mutating func appendBody(_ bytes: ArraySlice<UInt8>) throws(HTTPClientError) {

@@ -41,20 +41,8 @@ extension AccountService {
       throw error
     }
     if taken { throw RPCError(.emailExists, "another account has this email") }
-    let hash: String
-    do {
-      hash = try await env.hashPassword(request.password, admitted)
-    } catch {
-      // Not carried out (the password pool was full, or the call ended): the place in
-      // the quota goes back, so a client that retries as told does not spend its quota.
-      // Detached: a cancelled call's own task could not write any more.
-      Task.detached { [env] in
-        try? await env.write(.internalWork(.quotaRefund)) { db in
-          try QuotaRepository.forget(db, projectID: projectID, ipKey: ipKey, atMs: admittedAtMs)
-        }
-      }
-      throw error
-    }
+    let hash = try await env.hashPassword(
+      request.password, admitted, refundingQuotaOf: projectID, ipKey: ipKey, atMs: admittedAtMs)
     let session = try NewSession(provider: ProviderSettings.password, nowMs: env.clock.nowMs())
     let localID = try env.uidOrder.newLocalID(nowMs: session.nowMs)
     var account = AccountRecord(

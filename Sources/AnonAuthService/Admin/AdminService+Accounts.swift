@@ -62,15 +62,9 @@ extension AdminService {
     let projectID = project.projectID
     let localID = request.localId
     let disabled = request.disabled
-    let updated = try await env.write(Self.admitted) { db -> (AccountRecord, [IdentityRecord])? in
-      guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else {
-        return nil
-      }
-      account.disabled = disabled
-      try AccountsRepository.update(db, account)
-      return (account, try AccountsRepository.identities(db, projectID: projectID, localID: localID))
+    let (account, identities) = try await updateAccount(projectID: projectID, localID: localID) {
+      $0.disabled = disabled
     }
-    guard let (account, identities) = updated else { throw RPCError(.userNotFound, "no such account") }
     env.logger.info(
       disabled ? "account disabled" : "account enabled",
       ["project_id": .string(projectID), "uid": .string(localID), "is_anon": .bool(account.isAnonymous)])
@@ -147,18 +141,29 @@ extension AdminService {
     let project = try existing(request.projectId, context)
     let json = request.customClaimsJson
     try CustomClaimsPolicy.check(json)
-    let projectID = project.projectID
-    let localID = request.localId
+    let (account, identities) = try await updateAccount(
+      projectID: project.projectID, localID: request.localId
+    ) {
+      $0.customClaimsJSON = json
+    }
+    return AccountInfo(account, identities: identities)
+  }
+
+  /// Changes an account in one write job and returns it as stored, with its identities;
+  /// `USER_NOT_FOUND` when the project has no such account.
+  private func updateAccount(
+    projectID: String, localID: String, _ change: @escaping @Sendable (inout AccountRecord) -> Void
+  ) async throws(RPCError) -> (AccountRecord, [IdentityRecord]) {
     let updated = try await env.write(Self.admitted) { db -> (AccountRecord, [IdentityRecord])? in
       guard var account = try AccountsRepository.get(db, projectID: projectID, localID: localID) else {
         return nil
       }
-      account.customClaimsJSON = json
+      change(&account)
       try AccountsRepository.update(db, account)
       return (account, try AccountsRepository.identities(db, projectID: projectID, localID: localID))
     }
-    guard let (account, identities) = updated else { throw RPCError(.userNotFound, "no such account") }
-    return AccountInfo(account, identities: identities)
+    guard let updated else { throw RPCError(.userNotFound, "no such account") }
+    return updated
   }
 
   /// The local id a page token names (the last one of the previous page, base64url);

@@ -114,19 +114,8 @@ struct AccountLinker {
       return nil
     }
     if let refusal { throw refusal }
-    let hash: String
-    do {
-      hash = try await env.hashPassword(credential.password, admitted)
-    } catch {
-      // Not carried out (the password pool was full, or the call ended): the place in
-      // the quota goes back. Detached: a cancelled call's own task could not write.
-      Task.detached { [env] in
-        try? await env.write(.internalWork(.quotaRefund)) { db in
-          try QuotaRepository.forget(db, projectID: projectID, ipKey: ipKey, atMs: admittedAtMs)
-        }
-      }
-      throw error
-    }
+    let hash = try await env.hashPassword(
+      credential.password, admitted, refundingQuotaOf: projectID, ipKey: ipKey, atMs: admittedAtMs)
     let session = try NewSession(
       provider: ProviderSettings.password, nowMs: clock.nowMs(), authTime: authTime)
     let linked = try await link(

@@ -1,4 +1,5 @@
 import AnonAuthCrypto
+import AnonAuthStore
 import AnonAuthWire
 
 /// scrypt on the password pool: hashing and checking passwords is slow on purpose, so it
@@ -20,6 +21,26 @@ extension ServiceEnvironment {
       }
     } catch {
       throw passwordFailure(error)
+    }
+  }
+
+  /// `hashPassword` for a call that took a place in the sign-up quota at `admittedAtMs`:
+  /// when the hash is not carried out (the password pool was full, or the call ended),
+  /// the place goes back, so a client that retries as told does not spend its quota.
+  func hashPassword(
+    _ password: String, _ admitted: Admitted, refundingQuotaOf projectID: String, ipKey: String,
+    atMs admittedAtMs: Int64
+  ) async throws(RPCError) -> String {
+    do {
+      return try await hashPassword(password, admitted)
+    } catch {
+      // Detached: a cancelled call's own task could not write any more.
+      Task.detached { [self] in
+        try? await write(.internalWork(.quotaRefund)) { db in
+          try QuotaRepository.forget(db, projectID: projectID, ipKey: ipKey, atMs: admittedAtMs)
+        }
+      }
+      throw error
     }
   }
 

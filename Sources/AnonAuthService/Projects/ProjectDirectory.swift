@@ -172,21 +172,16 @@ public final class ProjectDirectory: Sendable {
   public func createAPIKey(projectID: String) async throws -> String {
     let key = "AA" + (try SecureRandom.alphanumeric(37))
     let now = clock.nowMs()
-    let (keys, order) = try await store.write { db in
+    try await writeAPIKeys { db in
       try ProjectsRepository.insertAPIKey(db, projectID: projectID, apiKey: key, nowMs: now)
-      return (try Self.apiKeyMap(db), self.nextCommitOrder())
     }
-    state.withLock { $0.cacheAPIKeys(keys, order: order) }
     return key
   }
 
   public func revokeAPIKey(projectID: String, apiKey: String) async throws -> Bool {
-    let (removed, keys, order) = try await store.write { db in
-      let removed = try ProjectsRepository.deleteAPIKey(db, projectID: projectID, apiKey: apiKey)
-      return (removed, try Self.apiKeyMap(db), self.nextCommitOrder())
+    try await writeAPIKeys { db in
+      try ProjectsRepository.deleteAPIKey(db, projectID: projectID, apiKey: apiKey)
     }
-    state.withLock { $0.cacheAPIKeys(keys, order: order) }
-    return removed
   }
 
   public func apiKeys(projectID: String) -> [String] {
@@ -200,12 +195,9 @@ public final class ProjectDirectory: Sendable {
   public func replaceAdminKey(label: String, rawKey: String) async throws -> Bool {
     let hash = SHA256.hash(Array(rawKey.utf8))
     let now = clock.nowMs()
-    let (changed, hashes, order) = try await store.write { db in
-      let changed = try ProjectsRepository.replaceAdminKey(db, label: label, keyHash: hash, nowMs: now)
-      return (changed, try ProjectsRepository.adminKeyHashes(db), self.nextCommitOrder())
+    return try await writeAdminKeys { db in
+      try ProjectsRepository.replaceAdminKey(db, label: label, keyHash: hash, nowMs: now)
     }
-    state.withLock { $0.cacheAdminKeys(hashes, order: order) }
-    return changed
   }
 
   /// Makes an admin key; only its hash is stored. The raw key is returned once.
@@ -213,12 +205,39 @@ public final class ProjectDirectory: Sendable {
     let key = "aak_" + (try SecureRandom.base64URL(byteCount: 32))
     let hash = SHA256.hash(Array(key.utf8))
     let now = clock.nowMs()
-    let (hashes, order) = try await store.write { db in
+    try await writeAdminKeys { db in
       try ProjectsRepository.insertAdminKey(db, keyHash: hash, label: label, nowMs: now)
-      return (try ProjectsRepository.adminKeyHashes(db), self.nextCommitOrder())
     }
-    state.withLock { $0.cacheAdminKeys(hashes, order: order) }
     return key
+  }
+
+  /// Runs `change` in a write job that then reads every API key, and caches that map at
+  /// the job's place in the commit order.
+  private func writeAPIKeys<T: Sendable>(_ change: @escaping @Sendable (Database) throws -> T) async throws
+    -> T
+  {
+    try await write(change, reread: Self.apiKeyMap) { $0.cacheAPIKeys($1, order: $2) }
+  }
+
+  /// The same for the admin keys' hashes.
+  private func writeAdminKeys<T: Sendable>(_ change: @escaping @Sendable (Database) throws -> T) async throws
+    -> T
+  {
+    try await write(change, reread: ProjectsRepository.adminKeyHashes) { $0.cacheAdminKeys($1, order: $2) }
+  }
+
+  /// `change`, then `reread` of what the directory caches, in one write job; `cache` keeps
+  /// what was read with the job's place in the commit order.
+  private func write<T: Sendable, Read: Sendable>(
+    _ change: @escaping @Sendable (Database) throws -> T,
+    reread: @escaping @Sendable (Database) throws -> Read,
+    cache: (inout State, Read, UInt64) -> Void
+  ) async throws -> T {
+    let (result, read, order) = try await store.write { db in
+      (try change(db), try reread(db), self.nextCommitOrder())
+    }
+    state.withLock { cache(&$0, read, order) }
+    return result
   }
 
   /// Every API key and its project. The directory reads the whole map (a handful of keys

@@ -55,12 +55,7 @@ enum CredentialBench {
     let apiKey = try base.apiKey()
     let adminKey = try adminKey(arguments, base)
     let count = try BenchCommand.int(arguments, "accounts", 4000)
-    let key: ECP256SigningKey
-    do {
-      key = try ECP256SigningKey.generate()
-    } catch {
-      throw .failed("key generation failed")
-    }
+    let key = try providerKey()
     let projectID = base.file["project_id"] ?? arguments["project"] ?? "demo-project"
     try await configureProvider(base.client, projectID: projectID, adminKey: adminKey, key: key)
 
@@ -102,6 +97,15 @@ enum CredentialBench {
     }
     let credential = Credential(providerId: providerID, idToken: token)
     return LinkWithCredentialRequest(idToken: idToken, credential: credential).serializedBytes()
+  }
+
+  /// A new key for oidc.bench, whose ID tokens the link benches sign.
+  static func providerKey() throws(CLIError) -> ECP256SigningKey {
+    do {
+      return try ECP256SigningKey.generate()
+    } catch {
+      throw .failed("key generation failed")
+    }
   }
 
   /// Adds (or replaces) oidc.bench on the project, keeping its other providers (their

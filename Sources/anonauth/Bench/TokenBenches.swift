@@ -58,12 +58,7 @@ enum TokenBenches {
     let made = try await accounts(arguments, base, keys)
     let pool = TokenPool(made.map(\.refreshToken))
     let idTokens = made.map(\.idToken)
-    let linkKey: ECP256SigningKey
-    do {
-      linkKey = try ECP256SigningKey.generate()
-    } catch {
-      throw .failed("key generation failed")
-    }
+    let linkKey = try CredentialBench.providerKey()
     let projectID = base.file["project_id"] ?? arguments["project"] ?? "demo-project"
     try await CredentialBench.configureProvider(
       base.client, projectID: projectID, adminKey: keys.adminKey, key: linkKey)

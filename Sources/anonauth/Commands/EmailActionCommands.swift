@@ -83,13 +83,9 @@ enum EmailActionCommands {
         text: "\(info.email) verified")
       return
     }
-    let auth = try connection.auth()
-    guard let user = auth.currentUser else { throw .failed("not signed in") }
-    let idToken: String
-    do {
-      idToken = try await user.getIDToken()
-    } catch {
-      throw .failed("token refresh failed: \(error)")
+    let user = try signedInUser(try connection.auth())
+    let idToken = try await attempt("token refresh") {
+      try await user.getIDToken()
     }
     var request = SendOobCodeRequest()
     request.idToken = idToken

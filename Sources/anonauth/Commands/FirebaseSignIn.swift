@@ -19,11 +19,8 @@ enum FirebaseSignIn {
     let idToken = try SecretInput.readStandardInput()
     guard !idToken.isEmpty else { throw .usage("signin firebase: the ID token on standard input is empty") }
     let auth = try Connection(arguments).auth()
-    let result: AuthDataResult
-    do {
-      result = try await auth.signIn(withFirebaseIDToken: idToken)
-    } catch {
-      throw .failed("Firebase session exchange failed: \(error)")
+    let result = try await attempt("Firebase session exchange") {
+      try await auth.signIn(withFirebaseIDToken: idToken)
     }
     LinkCommands.report(arguments, result, text: result.user.uid)
   }

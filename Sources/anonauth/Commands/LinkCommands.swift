@@ -64,15 +64,11 @@ enum LinkCommands {
 
   static func link(_ arguments: Arguments) async throws(CLIError) {
     let connection = try Connection(arguments)
-    let auth = try connection.auth()
-    guard let user = auth.currentUser else { throw .failed("not signed in (anonauth signin-anonymously)") }
+    let user = try signedInUser(try connection.auth(), hint: " (anonauth signin-anonymously)")
     let wasAnonymous = user.isAnonymous
     let credential = try credential(arguments, command: "link")
-    let result: AuthDataResult
-    do {
-      result = try await user.link(with: credential)
-    } catch {
-      throw .failed("link failed: \(error)\(hint(error, arguments, connection))")
+    let result = try await attempt("link", hint: { hint($0, arguments, connection) }) {
+      try await user.link(with: credential)
     }
     let kind = wasAnonymous ? "; the account is permanent now" : ""
     report(arguments, result, text: "linked \(result.providerID) to \(result.user.uid)\(kind)")
@@ -83,11 +79,8 @@ enum LinkCommands {
     let connection = try Connection(arguments)
     let auth = try connection.auth()
     let credential = try credential(arguments, command: "signin")
-    let result: AuthDataResult
-    do {
-      result = try await auth.signIn(with: credential)
-    } catch {
-      throw .failed("sign-in failed: \(error)\(hint(error, arguments, connection))")
+    let result = try await attempt("sign-in", hint: { hint($0, arguments, connection) }) {
+      try await auth.signIn(with: credential)
     }
     report(arguments, result, text: result.user.uid)
   }
@@ -98,24 +91,16 @@ enum LinkCommands {
     let auth = try connection.auth()
     guard let email = arguments["email"] else { throw .usage("signup email: expected --email EMAIL") }
     let password = try SecretInput.password(arguments)
-    let result: AuthDataResult
-    do {
-      result = try await auth.createUser(withEmail: email, password: password)
-    } catch {
-      throw .failed("sign-up failed: \(error)\(hint(error, arguments, connection))")
+    let result = try await attempt("sign-up", hint: { hint($0, arguments, connection) }) {
+      try await auth.createUser(withEmail: email, password: password)
     }
     report(arguments, result, text: result.user.uid)
   }
 
   static func unlink(_ arguments: Arguments) async throws(CLIError) {
     guard let provider = arguments.positionals.first else { throw .usage("unlink: expected a PROVIDER") }
-    let auth = try Connection(arguments).auth()
-    guard let user = auth.currentUser else { throw .failed("not signed in") }
-    do {
-      try await user.unlink(fromProvider: provider)
-    } catch {
-      throw .failed("unlink failed: \(error)")
-    }
+    let user = try signedInUser(try Connection(arguments).auth())
+    _ = try await attempt("unlink") { try await user.unlink(fromProvider: provider) }
     SessionCommands.output(
       arguments, ["uid": user.uid, "unlinked": provider], text: "unlinked \(provider) from \(user.uid)")
   }

@@ -40,14 +40,8 @@ enum SessionCommands {
     """
 
   static func whoami(_ arguments: Arguments) async throws(CLIError) {
-    let auth = try Connection(arguments).auth()
-    guard let user = auth.currentUser else { throw .failed("not signed in") }
-    let info: AccountInfo
-    do {
-      info = try await user.accountInfo()
-    } catch {
-      throw .failed("account lookup failed: \(error)")
-    }
+    let user = try signedInUser(try Connection(arguments).auth())
+    let info = try await attempt("account lookup") { try await user.accountInfo() }
     let fields: [String: String] = [
       "uid": info.localId, "is_anonymous": "\(info.isAnonymous)", "email": info.email,
       "providers": info.providers.map(\.providerId).joined(separator: ","),
@@ -68,14 +62,9 @@ enum SessionCommands {
     """
 
   static func token(_ arguments: Arguments) async throws(CLIError) {
-    let auth = try Connection(arguments).auth()
-    guard let user = auth.currentUser else { throw .failed("not signed in") }
-    let token: String
-    do {
-      token = try await user.getIDToken(forceRefresh: arguments.has("force-refresh"))
-    } catch {
-      throw .failed("token refresh failed: \(error)")
-    }
+    let user = try signedInUser(try Connection(arguments).auth())
+    let forceRefresh = arguments.has("force-refresh")
+    let token = try await attempt("token refresh") { try await user.getIDToken(forceRefresh: forceRefresh) }
     output(arguments, ["id_token": token], text: token)
   }
 
@@ -127,13 +116,8 @@ enum SessionCommands {
     """
 
   static func delete(_ arguments: Arguments) async throws(CLIError) {
-    let auth = try Connection(arguments).auth()
-    guard let user = auth.currentUser else { throw .failed("not signed in") }
-    do {
-      try await user.delete()
-    } catch {
-      throw .failed("delete failed: \(error)")
-    }
+    let user = try signedInUser(try Connection(arguments).auth())
+    try await attempt("delete") { try await user.delete() }
     output(arguments, ["deleted": user.uid], text: "deleted \(user.uid)")
   }
 
