@@ -42,6 +42,7 @@ store from before, one row per sign-up, so the same script shows an older daemon
 growth."""
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -120,15 +121,27 @@ END;
 """
 
 
+@contextlib.contextmanager
+def scratch_daemon(prefix):
+    """A daemon (not started) on a data dir in a temporary directory of its own; stopped
+    if still running, and the directory removed, when the block ends."""
+    work = tempfile.mkdtemp(prefix=prefix)
+    daemon = bench_large.Daemon(os.path.join(work, "store"))
+    try:
+        os.makedirs(daemon.dir)
+        yield daemon
+    finally:
+        if daemon.proc and daemon.proc.poll() is None:
+            daemon.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def refresh_rounds(rsa, seconds, accounts=1000):
     """RefreshToken on accounts with one session each (the sign-up's), then, on the same
     store, on accounts made while SESSIONS_TRIGGER gave each 99 more: (small, large,
     sessions per account seen) of the daemon's CPU per call."""
-    work = tempfile.mkdtemp(prefix="anonauth-scaling-refresh-")
-    daemon = bench_large.Daemon(os.path.join(work, "store"))
     load = ["--connections", "16", "--concurrency", "4", "--seconds", seconds]
-    try:
-        os.makedirs(daemon.dir)
+    with scratch_daemon("anonauth-scaling-refresh-") as daemon:
         figures = {}
         for phase in ("small", "large"):
             if phase == "large":
@@ -148,10 +161,6 @@ def refresh_rounds(rsa, seconds, accounts=1000):
                           "GROUP BY project_id, local_id)").fetchone()[0]
         db.close()
         return figures["small"], figures["large"], most
-    finally:
-        if daemon.proc and daemon.proc.poll() is None:
-            daemon.stop()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def cleanup_pass(accounts, due, settle, uid_order):
@@ -160,10 +169,7 @@ def cleanup_pass(accounts, due, settle, uid_order):
     load_accounts.py with uids of `uid_order` (as `--uid-order` makes them) and the due
     accounts made over 9 days, so that the pass deletes them in the order they were made,
     as in a store the daemon filled: (deleted, wall us and daemon CPU us per deleted account)."""
-    work = tempfile.mkdtemp(prefix="anonauth-scaling-cleanup-")
-    daemon = bench_large.Daemon(os.path.join(work, "store"))
-    try:
-        os.makedirs(daemon.dir)
+    with scratch_daemon("anonauth-scaling-cleanup-") as daemon:
         daemon.start()
         daemon.stop()
         started = time.monotonic()
@@ -191,10 +197,6 @@ def cleanup_pass(accounts, due, settle, uid_order):
             raise SystemExit(f"clean-up deleted {deleted:,}, left {left:,} due")
         print(f"clean-up of {accounts:,}: {deleted:,} deleted in {wall:.1f} s, daemon CPU {cpu:.1f} s", flush=True)
         return deleted, wall * 1e6 / deleted, cpu * 1e6 / deleted
-    finally:
-        if daemon.proc and daemon.proc.poll() is None:
-            daemon.stop()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def admission_calls(small, large, rate_per_ip=None):
@@ -330,15 +332,12 @@ def accounts_rounds(rsa, seconds, accounts):
     accounts first) and ListAccounts pages (walks from 64 places of the uid space) on a
     store of 10,000 accounts, then with `accounts` more loaded into the stopped store:
     [(name, small, large)] of the daemon's CPU per call."""
-    work = tempfile.mkdtemp(prefix="anonauth-scaling-")
-    daemon = bench_large.Daemon(os.path.join(work, "store"))
     # The first bench makes 10,000 accounts: the small store's size, and enough that
     # ListAccounts' pages are full there too.
     kinds = [("VerifyIdToken check_revoked", ["verify", "--check-revoked", "--accounts", "10000"]),
              ("GetAccountInfo", ["account-info"]), ("ListAccounts, a page of 100", ["list-accounts"])]
     load = ["--connections", "16", "--concurrency", "8", "--seconds", seconds]
-    try:
-        os.makedirs(daemon.dir)
+    with scratch_daemon("anonauth-scaling-") as daemon:
         figures = {}
         for phase in ("small", "large"):
             if phase == "large":
@@ -353,10 +352,6 @@ def accounts_rounds(rsa, seconds, accounts):
                 figures[(name, phase)] = bench_large.bench(daemon, rsa, *kind, *load)["server_cpu_us_per_call"]
             daemon.stop()
         return [(name, figures[(name, "small")], figures[(name, "large")]) for name, _ in kinds]
-    finally:
-        if daemon.proc and daemon.proc.poll() is None:
-            daemon.stop()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -29,15 +29,7 @@ enum ECDSASignatureFormat {
   /// The 64-byte raw form of a DER signature; nil when it does not parse completely or a
   /// component is wider than 32 bytes.
   static func raw(fromDER der: [UInt8]) -> [UInt8]? {
-    let sig: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-      var cursor = buffer.baseAddress
-      guard let sig = d2i_ECDSA_SIG(nil, &cursor, buffer.count) else { return nil }
-      guard let cursor, let start = buffer.baseAddress, cursor - start == buffer.count else {
-        ECDSA_SIG_free(sig)
-        return nil
-      }
-      return sig
-    }
+    let sig = decodedWholeDER(der, { d2i_ECDSA_SIG(nil, $0, $1) }, free: { ECDSA_SIG_free($0) })
     guard let sig else { return nil }
     defer { ECDSA_SIG_free(sig) }
     var r: OpaquePointer?

@@ -13,3 +13,22 @@ func encodedDER(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) 
   }
   return written == length ? out : nil
 }
+
+/// The other direction, as OpenSSL's `d2i_*` functions decode: `decode(&cursor, length)`
+/// reads from the start of `der` and moves the cursor past what it used. Nil when it
+/// fails or leaves bytes behind (trailing bytes after a value are refused, not ignored);
+/// `free` releases a value decoded from a prefix only.
+func decodedWholeDER(
+  _ der: [UInt8], _ decode: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, Int) -> OpaquePointer?,
+  free: (OpaquePointer) -> Void
+) -> OpaquePointer? {
+  der.withUnsafeBufferPointer { buffer in
+    var cursor = buffer.baseAddress
+    guard let value = decode(&cursor, buffer.count) else { return nil }
+    guard let cursor, let start = buffer.baseAddress, cursor - start == buffer.count else {
+      free(value)
+      return nil
+    }
+    return value
+  }
+}

@@ -44,15 +44,7 @@ final class PKeyHandle: @unchecked Sendable {
   /// A key read from SubjectPublicKeyInfo DER; all bytes must be used.
   static func fromPublicKeyDER(_ der: [UInt8]) throws(CryptoError) -> PKeyHandle {
     ERR_clear_error()
-    let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-      var cursor = buffer.baseAddress
-      guard let key = d2i_PUBKEY(nil, &cursor, buffer.count) else { return nil }
-      guard let cursor, let start = buffer.baseAddress, cursor - start == buffer.count else {
-        EVP_PKEY_free(key)
-        return nil
-      }
-      return key
-    }
+    let key = decodedWholeDER(der, { d2i_PUBKEY(nil, $0, $1) }, free: { EVP_PKEY_free($0) })
     guard let key else { throw CryptoError("d2i_PUBKEY") }
     return PKeyHandle(key)
   }
