@@ -24,7 +24,7 @@ extension FirebaseAPI {
   /// Preflights make no native call and log no call line.
   func preflight(_ request: HTTPRequest) -> HTTPReply {
     let path = FirebaseAPIPath(request.path)
-    let methods = Set(endpoints.filter { $0.pattern.match(path.segments) != nil }.map(\.httpMethod))
+    let methods = Set(index.matches(path.segments).map(\.endpoint.httpMethod))
     guard !methods.isEmpty else { return FirebaseError.notFound(path: request.path).reply }
     guard let origin = request.header("origin"), allows(origin: origin, for: request) else {
       var reply = FirebaseError(

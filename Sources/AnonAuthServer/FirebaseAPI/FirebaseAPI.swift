@@ -13,7 +13,9 @@ import AnonAuthWire
 /// the native methods, and the one log line per request names the REST call.
 public struct FirebaseAPI: HTTPApplication {
   let router: Router
-  let endpoints: [Endpoint]
+  /// The endpoints, and which of them a path can reach.
+  let index: EndpointIndex
+  var endpoints: [Endpoint] { index.endpoints }
   let recordCall: @Sendable (FirebaseCallRecord) -> Void
   let corsOrigins: @Sendable (_ apiKey: String?) -> [String]
   /// --dev: the codes sent, for the emulator's `oobCodes` list.
@@ -28,7 +30,7 @@ public struct FirebaseAPI: HTTPApplication {
     recordCall: @escaping @Sendable (FirebaseCallRecord) -> Void = { _ in }
   ) {
     self.router = router
-    self.endpoints = endpoints
+    self.index = EndpointIndex(endpoints)
     self.corsOrigins = corsOrigins
     self.devMailbox = devMailbox
     self.recordCall = recordCall
@@ -45,9 +47,7 @@ public struct FirebaseAPI: HTTPApplication {
   private func answer(_ request: HTTPRequest, info: HTTPCallInfo) async -> HTTPReply {
     let startedAt = MonotonicClock.now()
     let path = FirebaseAPIPath(request.path)
-    let matches = endpoints.compactMap { endpoint in
-      endpoint.pattern.match(path.segments).map { (endpoint, $0) }
-    }
+    let matches = index.matches(path.segments)
     guard !matches.isEmpty else {
       let error = FirebaseError.notFound(path: request.path)
       return finish(error.reply, name: "unknown", call: nil, error: error, startedAt: startedAt, info: info)
