@@ -3,8 +3,9 @@ import Foundation
 
 /// One keep-alive HTTP/1.1 connection of an `HTTPFleet`: sends a request, reads its
 /// response with `HTTPResponseParser` and hands it to the driver with its latency. A
-/// request unanswered within the deadline closes the connection. Loop-confined.
-final class HTTPFleetConnection: ByteStreamDelegate {
+/// request unanswered within the deadline closes the connection, and so does a server
+/// that chose another application protocol than HTTP/1.1. Loop-confined.
+final class HTTPFleetConnection: TLSHandshakeDelegate, ByteStreamDelegate {
   private let tls: TLSConnection
   private let slot: Int
   private unowned let driver: HTTPFleetDriver
@@ -50,7 +51,16 @@ final class HTTPFleetConnection: ByteStreamDelegate {
     timer = nil
   }
 
-  // MARK: ByteStreamDelegate
+  // MARK: TLSHandshakeDelegate, ByteStreamDelegate
+
+  func connectionDidHandshake(_ connection: TLSConnection) {
+    let chosen = connection.negotiatedProtocol
+    guard !detached, chosen != HTTPKeepAlive.applicationProtocol else { return }
+    detached = true
+    cancelTimer()
+    tls.close(error: nil)
+    driver.failed(slot, "the server chose ALPN \(chosen ?? "none"), not \(HTTPKeepAlive.applicationProtocol)")
+  }
 
   func stream(_ stream: any ByteStream, didReceive bytes: UnsafeRawBufferPointer) {
     guard !detached else { return }

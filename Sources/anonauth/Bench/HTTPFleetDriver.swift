@@ -75,7 +75,7 @@ final class HTTPFleetDriver {
 
   /// A whole response came on the connection of `slot`.
   func answered(_ slot: Int, _ response: HTTPResponse, nanos: UInt64) {
-    if !KeepAliveHTTPSConnection.keepsConnection(response) { drop(slot) }
+    if !HTTPKeepAlive.keepsConnection(response) { drop(slot) }
     switch phase {
     case .idle:
       break
@@ -160,6 +160,7 @@ final class HTTPFleetDriver {
       serverName: target.host)
     let connection = HTTPFleetConnection(tls: tls, slot: slot, driver: self)
     tls.delegate = connection
+    tls.handshakeDelegate = connection
     tls.start()
     slots[slot] = connection
     return connection
