@@ -105,6 +105,38 @@ def test_grpc_legs_run_beside_native_and_report_the_ratio(daemon, kind):
     assert report["goal_ratio"] == (1.15 if kind[0] == "signup" else 1.5)
 
 
+def test_http_legs_run_on_the_event_loop_fleet_beside_native(daemon):
+    """The HTTPS/JSON sign-up's keep-alive HTTP/1.1 connections (one event loop, one
+    request in flight each) complete their calls in every round beside native's, warmed
+    up first, on connections kept open across rounds: nothing had to be reopened."""
+    report = bench(daemon, "signup", "--protocol", "native,http", "--rounds", "2", "--warm-up", "1",
+                   "--connections", "3", "--concurrency", "2")
+    assert report["protocol"] == "native,http", report
+    for leg in ("native", "http"):
+        assert report[leg]["calls"] > 0 and report[leg]["failures"] == 0, report
+        assert report[leg]["server_cpu_us_per_call"] > 0, report
+    # HTTP/1.1 carries one request at a time: one connection per call in flight.
+    assert report["http"]["connections"] == 6 and report["http"]["concurrency"] == 1
+    assert report["http_reconnects"] == 0
+    assert len(report["cpu_ratio_http_native_by_round"]) == 2
+
+
+def test_http_fleet_reopens_the_connections_the_daemon_closed_while_idle():
+    """A daemon that closes connections idle for 200 ms closes every HTTP/1.1 connection
+    of the fleet while the native leg runs (1 s): the next HTTP leg reopens each one,
+    counts it, and loses no call (the closes came between requests)."""
+    d = Daemon(extra=TEST_DAEMON_FLAGS + ONE_SOURCE_FLAGS + ["--idle-timeout-ms", "200"])
+    try:
+        report = bench(d, "signup", "--protocol", "native,http", "--rounds", "2",
+                       "--connections", "3", "--concurrency", "1")
+        assert report["http"]["calls"] > 0 and report["http"]["failures"] == 0, report
+        assert report["native"]["failures"] == 0, report
+        # Each round's HTTP leg follows a native one: all 3 reopened each time.
+        assert report["http_reconnects"] >= 2 * 3, report
+    finally:
+        assert d.stop() == 0
+
+
 def test_grpc_signup_alone_runs(daemon):
     report = bench(daemon, "signup", "--protocol", "grpc", "--connections", "2", "--concurrency", "2")
     assert report["grpc"]["calls"] > 0 and report["grpc"]["failures"] == 0, report

@@ -48,9 +48,6 @@ final class OutboundConnection {
     Socket.close(fd)
   }
 
-  /// The application protocol the server chose (ALPN).
-  var negotiatedProtocol: String? { records.negotiatedProtocol }
-
   /// Writes all of `bytes`.
   func write(_ bytes: [UInt8]) throws(HTTPClientError) {
     var offset = 0

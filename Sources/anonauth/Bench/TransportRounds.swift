@@ -59,7 +59,7 @@ enum TransportRounds {
       do {
         context = try TLSContext.client(
           caFile: endpoint.caFile, insecure: endpoint.insecure,
-          applicationProtocol: KeepAliveHTTPSConnection.applicationProtocol)
+          applicationProtocol: HTTPKeepAlive.applicationProtocol)
       } catch {
         throw .usage("TLS set-up: \(error)")
       }

@@ -3,9 +3,9 @@ import Testing
 
 /// When a bench's kept-alive connection may carry the next request: a connection reused
 /// after a response framed by its end would wait forever for a reply that never comes.
-@Suite struct KeepAliveHTTPSConnectionTests {
+@Suite struct HTTPKeepAliveTests {
   func keeps(_ text: String) throws -> Bool {
-    KeepAliveHTTPSConnection.keepsConnection(try parseHTTPResponse(text))
+    HTTPKeepAlive.keepsConnection(try parseHTTPResponse(text))
   }
 
   @Test func aResponseWithALengthKeepsTheConnection() throws {
