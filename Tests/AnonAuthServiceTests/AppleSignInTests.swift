@@ -1,5 +1,6 @@
 import AnonAuthCrypto
 import AnonAuthStore
+import AnonAuthTestSupport
 import AnonAuthWire
 import Foundation
 import Testing
@@ -228,15 +229,15 @@ import Testing
   }
 
   /// A P-256 key as Apple's portal hands it out (PKCS#8 PEM), made with OpenSSL's CLI.
+  /// Through `ChildProcess`, not Foundation's `Process`, whose `run()` crashed in its own
+  /// memcpy here in CI while other suites held many descriptors open.
   static func p8PEM(curve: String = "P-256") throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-    process.arguments = ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:\(curve)"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let child = try ChildProcess(
+      "/usr/bin/openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:\(curve)"],
+      environment: [:])
+    let data = child.stdout?.readDataToEndOfFile() ?? Data()
+    let status = child.wait()
+    guard status == 0 else { throw POSIXError(.EIO) }
     return String(decoding: data, as: UTF8.self)
   }
 }
