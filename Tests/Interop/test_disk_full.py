@@ -87,6 +87,12 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_recovers_by_itself(pb, small
     watch = grpc_health.Watch(health_pb2.HealthCheckRequest())
     watcher = threading.Thread(target=watch_statuses, args=(watch, watched))
     watcher.start()
+    # The watch's first answer comes once the channel has connected: wait for it, or on a
+    # busy machine the disk may be full before the watcher has seen it serving.
+    deadline = time.monotonic() + 30
+    while not watched:
+        assert time.monotonic() < deadline, "the health watch never answered"
+        time.sleep(0.05)
 
     def grpc_check():
         return grpc_health.Check(health_pb2.HealthCheckRequest(), timeout=10).status
