@@ -1,6 +1,7 @@
-import AnonAuthService
 import AnonAuthWire
 import Testing
+
+@testable import AnonAuthService
 
 /// `--uid-order`: both orders make uids of the contract's shape (28 of `[A-Za-z0-9]`);
 /// `creation` uids start with their second and sort as their seconds do.
@@ -36,6 +37,11 @@ import Testing
       #expect(Array(earlier.utf8.prefix(6)).lexicographicallyPrecedes(Array(later.utf8.prefix(6))))
     }
     #expect(zip(uids, seconds).allSatisfy { UIDOrder.second(ofCreationUID: $0) == $1 })
+  }
+
+  @Test func theCapacityIsSixBase62Digits() {
+    #expect(
+      UIDOrder.secondCapacity == (0..<UIDOrder.secondDigits).reduce(Int64(1)) { product, _ in product * 62 })
   }
 
   @Test func secondsOutsideTheDigitsAreClamped() throws {

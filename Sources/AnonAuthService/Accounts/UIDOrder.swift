@@ -25,6 +25,8 @@ public enum UIDOrder: String, Sendable, CaseIterable {
   static let length = 28
   /// The digits in ASCII order, so that uids sort as their seconds do.
   static let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+  /// How many seconds the digits hold: 62^6.
+  static let secondCapacity: Int64 = 56_800_235_584
 
   /// A new uid for an account made at `nowMs` (milliseconds since the Unix epoch).
   public func newLocalID(nowMs: Int64) throws(RPCError) -> String {
@@ -44,8 +46,7 @@ public enum UIDOrder: String, Sendable, CaseIterable {
   /// The second of `nowMs` in `secondDigits` base-62 digits, most significant first;
   /// a time before the epoch or past the last second the digits hold is clamped to it.
   static func secondPrefix(nowMs: Int64) -> String {
-    let capacity = (0..<secondDigits).reduce(Int64(1)) { product, _ in product * 62 }
-    var second = min(max(nowMs / 1000, 0), capacity - 1)
+    var second = min(max(nowMs / 1000, 0), secondCapacity - 1)
     var out = [UInt8](repeating: digits[0], count: secondDigits)
     for index in stride(from: secondDigits - 1, through: 0, by: -1) {
       out[index] = digits[Int(second % 62)]
